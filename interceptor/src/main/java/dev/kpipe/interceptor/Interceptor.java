@@ -1,0 +1,144 @@
+package dev.kpipe.interceptor;
+
+import dev.kpipe.interceptor.v4_4.Binding44;
+import dev.kpipe.spi.NetworkEventListener;
+import java.lang.instrument.Instrumentation;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
+import net.bytebuddy.agent.builder.AgentBuilder;
+import net.bytebuddy.agent.builder.ResettableClassFileTransformer;
+import net.bytebuddy.description.type.TypeDescription;
+import net.bytebuddy.dynamic.DynamicType;
+import net.bytebuddy.utility.JavaModule;
+
+/**
+ * Installs kpipe's advice into the running broker, once per JVM.
+ *
+ * <p>Steps: pick the binding for the running Kafka version line; check every hook point it needs by
+ * reflection (loading, not initializing, the broker classes); retransform the broker classes with
+ * the binding's advice; check that every class was transformed, and undo everything if one was
+ * not. Until {@link #install} succeeds the broker is untouched.
+ */
+public final class Interceptor {
+
+    private static final AtomicLong HOOK_FAULTS = new AtomicLong();
+
+    private Interceptor() {
+    }
+
+    /** A Kafka version line's binding: its hook points and its advice. */
+    public interface Binding {
+        /** @return the version line, e.g. {@code 4.4} */
+        String versionLine();
+
+        /** @return every broker member the advice and the processor binding use */
+        List<HookPoint> hookPoints();
+
+        /** @return the names of the broker classes the advice transforms */
+        List<String> transformedClasses();
+
+        /**
+         * @param builder an agent builder configured for retransformation
+         * @return the builder with this binding's advice
+         */
+        AgentBuilder advise(AgentBuilder builder);
+
+        /**
+         * Points the installed advice at the listener.
+         *
+         * @param listener the plugin
+         * @param listenerFilter which broker listeners (by name) the plugin sees
+         */
+        void activate(NetworkEventListener listener, Predicate<String> listenerFilter);
+    }
+
+    /**
+     * @param version a Kafka version, e.g. {@code 4.4.0}
+     * @return the binding for its version line
+     * @throws UnsupportedBrokerException if kpipe has no binding for it
+     */
+    public static Binding bindingFor(String version) throws UnsupportedBrokerException {
+        if (version.startsWith("4.4.")) {
+            return new Binding44();
+        }
+        throw new UnsupportedBrokerException("kpipe does not support Kafka " + version
+            + " (supported: 4.4.x)");
+    }
+
+    /**
+     * Checks the hook points of the running broker and installs the advice. Thread: any; called
+     * once per JVM (the caller guards against a second call).
+     *
+     * @param inst the instrumentation (self-attached, or from {@code -javaagent})
+     * @param loader the broker's class loader
+     * @param listener the plugin that receives the network events
+     * @param listenerFilter which broker listeners, by name, are pipelined (never the controller's)
+     * @return the binding that was installed
+     * @throws UnsupportedBrokerException if the version is not supported or a hook point is missing;
+     *     the broker is unchanged then
+     */
+    public static Binding install(Instrumentation inst, ClassLoader loader, NetworkEventListener listener,
+                                  Predicate<String> listenerFilter) throws UnsupportedBrokerException {
+        String version = KafkaVersion.of(loader);
+        Binding binding = bindingFor(version);
+        List<String> missing = HookPoint.missing(loader, binding.hookPoints());
+        if (!missing.isEmpty()) {
+            throw new UnsupportedBrokerException("kpipe cannot hook Kafka " + version
+                + ": missing hook point(s) " + missing);
+        }
+        if (!inst.isRetransformClassesSupported()) {
+            throw new UnsupportedBrokerException("kpipe cannot hook Kafka " + version
+                + ": the JVM does not support class retransformation");
+        }
+        List<String> transformed = new ArrayList<>();
+        List<String> errors = new ArrayList<>();
+        AgentBuilder builder = new AgentBuilder.Default()
+            .disableClassFormatChanges()
+            .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
+            .with(AgentBuilder.InitializationStrategy.NoOp.INSTANCE)
+            .with(AgentBuilder.TypeStrategy.Default.REDEFINE)
+            .with(new AgentBuilder.Listener.Adapter() {
+                @Override
+                public void onTransformation(TypeDescription type, ClassLoader cl, JavaModule module,
+                                             boolean loaded, DynamicType dynamicType) {
+                    synchronized (transformed) {
+                        transformed.add(type.getName());
+                    }
+                }
+
+                @Override
+                public void onError(String typeName, ClassLoader cl, JavaModule module, boolean loaded,
+                                    Throwable throwable) {
+                    synchronized (errors) {
+                        errors.add(typeName + ": " + throwable);
+                    }
+                }
+            });
+        // Activate before transforming: advice that fires before activation finds no listener.
+        binding.activate(listener, listenerFilter);
+        ResettableClassFileTransformer transformer = binding.advise(builder).installOn(inst);
+        List<String> notTransformed = new ArrayList<>(binding.transformedClasses());
+        synchronized (transformed) {
+            notTransformed.removeAll(transformed);
+        }
+        if (!errors.isEmpty() || !notTransformed.isEmpty()) {
+            transformer.reset(inst, AgentBuilder.RedefinitionStrategy.RETRANSFORMATION);
+            binding.activate(null, listenerFilter);
+            throw new UnsupportedBrokerException("kpipe cannot hook Kafka " + version
+                + ": not transformed " + notTransformed + (errors.isEmpty() ? "" : ", errors " + errors));
+        }
+        return binding;
+    }
+
+    /** Counts a throwable caught in a hook; called by the bindings. Thread: any. */
+    public static void hookFault() {
+        HOOK_FAULTS.incrementAndGet();
+    }
+
+    /** @return how many throwables the hooks caught and swallowed so far; thread: any */
+    public static long hookFaults() {
+        return HOOK_FAULTS.get();
+    }
+}

@@ -1,0 +1,212 @@
+package dev.kpipe.interceptor.v4_4;
+
+import dev.kpipe.interceptor.Interceptor;
+import dev.kpipe.spi.Admission;
+import dev.kpipe.spi.MuteEvent;
+import dev.kpipe.spi.NetworkEventListener;
+import java.util.function.Predicate;
+import kafka.network.Processor;
+import kafka.server.KafkaApis;
+import org.apache.kafka.metadata.MetadataCache;
+import org.apache.kafka.network.Request;
+
+/**
+ * The static entry points the inlined advice calls. Each translates the broker's objects to the SPI,
+ * calls the listener, and swallows (and counts) any throwable so that none reaches a broker thread;
+ * on a throwable the broker's own behaviour proceeds.
+ *
+ * <p>Public only because advice is inlined into the broker's classes; not an API.
+ */
+public final class Hooks44 {
+
+    private static final MuteEvent[] MUTE_EVENTS = MuteEvent.values();
+
+    private static volatile NetworkEventListener listener;
+    private static volatile Predicate<String> listenerFilter = name -> false;
+    private static volatile boolean topicNamesPublished;
+
+    /** The binding of the processor whose network thread this is. */
+    private static final ThreadLocal<ProcessorBinding44> CURRENT = new ThreadLocal<>();
+
+    private Hooks44() {
+    }
+
+    static void activate(NetworkEventListener l, Predicate<String> filter) {
+        listenerFilter = filter;
+        listener = l;
+    }
+
+    /** Thread: network. Binds the processor to its thread on its first round. */
+    private static ProcessorBinding44 binding(Object processor) {
+        ProcessorBinding44 b = CURRENT.get();
+        if (b == null || b.processor != processor) {
+            Processor p = (Processor) processor;
+            b = new ProcessorBinding44(p, listenerFilter.test(ProcessorBinding44.listenerNameOf(p)));
+            CURRENT.set(b);
+        }
+        return b;
+    }
+
+    /** {@code Processor.processNewResponses} enter and exit. Thread: network. */
+    public static void round(Object processor) {
+        NetworkEventListener l = listener;
+        if (l == null) {
+            return;
+        }
+        try {
+            ProcessorBinding44 b = binding(processor);
+            if (b.active) {
+                l.onProcessorRound(b);
+            }
+        } catch (Throwable t) {
+            Interceptor.hookFault();
+        }
+    }
+
+    /** {@code Processor.dequeueResponse} exit. Thread: network. */
+    public static Object dequeued(Object processor, Object response) {
+        NetworkEventListener l = listener;
+        if (l == null) {
+            return response;
+        }
+        try {
+            ProcessorBinding44 b = binding(processor);
+            return b.active ? l.onResponseDequeued(b, response) : response;
+        } catch (Throwable t) {
+            Interceptor.hookFault();
+            return response;
+        }
+    }
+
+    /** {@code Processor.updateRequestMetrics} enter. Thread: network. */
+    public static void completed(Object processor, Object response) {
+        NetworkEventListener l = listener;
+        if (l == null) {
+            return;
+        }
+        try {
+            ProcessorBinding44 b = binding(processor);
+            if (b.active) {
+                l.onResponseCompleted(b, response);
+            }
+        } catch (Throwable t) {
+            Interceptor.hookFault();
+        }
+    }
+
+    /** {@code Processor.handleChannelMuteEvent} enter. Thread: network. @return true to skip the broker's body */
+    public static boolean muteEvent(Object processor, String connectionId, Object event) {
+        NetworkEventListener l = listener;
+        if (l == null) {
+            return false;
+        }
+        try {
+            ProcessorBinding44 b = binding(processor);
+            return b.active && l.onMuteEvent(b, connectionId, MUTE_EVENTS[((Enum<?>) event).ordinal()]);
+        } catch (Throwable t) {
+            Interceptor.hookFault();
+            return false;
+        }
+    }
+
+    /** {@code Processor.tryUnmuteChannel} enter. Thread: network. @return true to skip the broker's body */
+    public static boolean tryUnmute(Object processor, String connectionId) {
+        NetworkEventListener l = listener;
+        if (l == null) {
+            return false;
+        }
+        try {
+            ProcessorBinding44 b = binding(processor);
+            return b.active && l.onTryUnmute(b, connectionId);
+        } catch (Throwable t) {
+            Interceptor.hookFault();
+            return false;
+        }
+    }
+
+    /** {@code Processor.close(String)} enter. Thread: network. */
+    public static void closed(Object processor, String connectionId) {
+        NetworkEventListener l = listener;
+        if (l == null) {
+            return;
+        }
+        try {
+            ProcessorBinding44 b = binding(processor);
+            if (b.active) {
+                l.onConnectionClosed(b, connectionId);
+            }
+        } catch (Throwable t) {
+            Interceptor.hookFault();
+        }
+    }
+
+    /** {@code Processor.processDisconnected} enter. Thread: network. */
+    public static void disconnected(Object processor) {
+        NetworkEventListener l = listener;
+        if (l == null) {
+            return;
+        }
+        try {
+            ProcessorBinding44 b = binding(processor);
+            if (!b.active) {
+                return;
+            }
+            for (String connectionId : b.processor.selector().disconnected().keySet()) {
+                l.onConnectionClosed(b, connectionId);
+            }
+        } catch (Throwable t) {
+            Interceptor.hookFault();
+        }
+    }
+
+    /**
+     * {@code RequestChannel.sendRequest} enter. Thread: network (the processor that read the request).
+     *
+     * @return true to skip the broker's body (the request is held)
+     */
+    public static boolean requestReceived(Object channel, Object request) {
+        NetworkEventListener l = listener;
+        if (l == null) {
+            return false;
+        }
+        try {
+            ProcessorBinding44 b = CURRENT.get();
+            if (b == null || !b.active || b.forwarding) {
+                return false;
+            }
+            Request r = (Request) request;
+            if (r.processor() != b.processor.id()) {
+                return false;
+            }
+            return l.onRequestReceived(b, r, r.context(), r.body(), r.sizeInBytes()) == Admission.HELD;
+        } catch (Throwable t) {
+            Interceptor.hookFault();
+            return false;
+        }
+    }
+
+    /** {@code KafkaApis.handle} exit, normal or exceptional. Thread: request handler. */
+    public static void dispatched(Object apis, Object request) {
+        NetworkEventListener l = listener;
+        if (l == null) {
+            return;
+        }
+        try {
+            if (!topicNamesPublished) {
+                publishTopicNames(l, (KafkaApis) apis);
+            }
+            Request r = (Request) request;
+            l.onRequestDispatched(r, r.context());
+        } catch (Throwable t) {
+            Interceptor.hookFault();
+        }
+    }
+
+    private static synchronized void publishTopicNames(NetworkEventListener l, KafkaApis apis) {
+        if (!topicNamesPublished) {
+            MetadataCache cache = apis.metadataCache();
+            l.onTopicNames(id -> cache.getTopicName(id).orElse(null));
+            topicNamesPublished = true;
+        }
+    }
+}

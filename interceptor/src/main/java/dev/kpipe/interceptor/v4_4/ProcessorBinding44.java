@@ -1,0 +1,198 @@
+package dev.kpipe.interceptor.v4_4;
+
+import dev.kpipe.spi.MuteEvent;
+import dev.kpipe.spi.NetworkProcessor;
+import dev.kpipe.spi.ResponseKind;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.util.concurrent.LinkedBlockingDeque;
+import kafka.network.Processor;
+import kafka.network.RequestChannel;
+import org.apache.kafka.common.network.KafkaChannel;
+import org.apache.kafka.common.network.ListenerName;
+import org.apache.kafka.common.network.Selector;
+import org.apache.kafka.common.requests.RequestContext;
+import org.apache.kafka.network.CloseConnectionResponse;
+import org.apache.kafka.network.EndThrottlingResponse;
+import org.apache.kafka.network.NoOpResponse;
+import org.apache.kafka.network.Request;
+import org.apache.kafka.network.Response;
+import org.apache.kafka.network.SendResponse;
+import org.apache.kafka.network.StartThrottlingResponse;
+
+/**
+ * {@link NetworkProcessor} over one Kafka 4.4 {@code kafka.network.Processor}. Private members are
+ * reached through method handles resolved once per JVM (the hook points were checked before
+ * install).
+ */
+final class ProcessorBinding44 implements NetworkProcessor {
+
+    private static final MethodHandle HANDLE_MUTE_EVENT;
+    private static final MethodHandle RESPONSE_QUEUE;
+    private static final MethodHandle LISTENER_NAME;
+    private static final MethodHandle REQUEST_CHANNEL;
+    private static final KafkaChannel.ChannelMuteEvent[] KAFKA_MUTE_EVENTS = new KafkaChannel.ChannelMuteEvent[] {
+        KafkaChannel.ChannelMuteEvent.REQUEST_RECEIVED,
+        KafkaChannel.ChannelMuteEvent.RESPONSE_SENT,
+        KafkaChannel.ChannelMuteEvent.THROTTLE_STARTED,
+        KafkaChannel.ChannelMuteEvent.THROTTLE_ENDED,
+    };
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.privateLookupIn(Processor.class, MethodHandles.lookup());
+            HANDLE_MUTE_EVENT = lookup.findVirtual(Processor.class, "handleChannelMuteEvent",
+                MethodType.methodType(void.class, String.class, KafkaChannel.ChannelMuteEvent.class));
+            RESPONSE_QUEUE = lookup.findVirtual(Processor.class, "responseQueue",
+                MethodType.methodType(LinkedBlockingDeque.class));
+            LISTENER_NAME = lookup.findGetter(Processor.class, "listenerName", ListenerName.class);
+            REQUEST_CHANNEL = lookup.findGetter(Processor.class, "requestChannel", RequestChannel.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    final Processor processor;
+    final boolean active;
+    /** True while {@link #forward} re-enters {@code RequestChannel.sendRequest}. Network thread only. */
+    boolean forwarding;
+    private Object attachment;
+    private final String listenerName;
+    private final Selector selector;
+    private final LinkedBlockingDeque<Response> responseQueue;
+    private final RequestChannel requestChannel;
+
+    @SuppressWarnings("unchecked")
+    ProcessorBinding44(Processor processor, boolean active) {
+        this.processor = processor;
+        this.active = active;
+        this.listenerName = listenerNameOf(processor);
+        this.selector = processor.selector();
+        try {
+            this.responseQueue = (LinkedBlockingDeque<Response>) RESPONSE_QUEUE.invoke(processor);
+            this.requestChannel = (RequestChannel) REQUEST_CHANNEL.invoke(processor);
+        } catch (Throwable t) {
+            throw new IllegalStateException("kpipe: cannot bind processor " + processor.id(), t);
+        }
+    }
+
+    static String listenerNameOf(Processor processor) {
+        try {
+            return ((ListenerName) LISTENER_NAME.invoke(processor)).value();
+        } catch (Throwable t) {
+            throw new IllegalStateException("kpipe: cannot read the processor's listener", t);
+        }
+    }
+
+    @Override
+    public String listenerName() {
+        return listenerName;
+    }
+
+    @Override
+    public int id() {
+        return processor.id();
+    }
+
+    @Override
+    public void mute(String connectionId) {
+        if (selector.channel(connectionId) != null) {
+            selector.mute(connectionId);
+        }
+    }
+
+    @Override
+    public void unmute(String connectionId) {
+        if (selector.channel(connectionId) != null) {
+            selector.unmute(connectionId);
+        }
+    }
+
+    @Override
+    public boolean isOpen(String connectionId) {
+        return selector.channel(connectionId) != null || selector.closingChannel(connectionId) != null;
+    }
+
+    @Override
+    public void forward(Object request) {
+        forwarding = true;
+        try {
+            requestChannel.sendRequest((Request) request);
+        } finally {
+            forwarding = false;
+        }
+    }
+
+    @Override
+    public void deliverMuteEvent(String connectionId, MuteEvent event) {
+        try {
+            HANDLE_MUTE_EVENT.invoke(processor, connectionId, KAFKA_MUTE_EVENTS[event.ordinal()]);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    @Override
+    public Object pollResponse() {
+        Response r = responseQueue.poll();
+        if (r != null) {
+            r.request().responseDequeueTimeNanos(System.nanoTime());
+        }
+        return r;
+    }
+
+    @Override
+    public void discard(Object response) {
+        Response r = (Response) response;
+        r.request().updateRequestMetrics(0L, r.responseLog());
+    }
+
+    @Override
+    public void attach(Object attachment) {
+        this.attachment = attachment;
+    }
+
+    @Override
+    public Object attachment() {
+        return attachment;
+    }
+
+    @Override
+    public void wakeup() {
+        processor.wakeup();
+    }
+
+    @Override
+    public ResponseKind kindOf(Object response) {
+        if (response instanceof SendResponse) {
+            return ResponseKind.SEND;
+        } else if (response instanceof NoOpResponse) {
+            return ResponseKind.NO_OP;
+        } else if (response instanceof CloseConnectionResponse) {
+            return ResponseKind.CLOSE_CONNECTION;
+        } else if (response instanceof StartThrottlingResponse) {
+            return ResponseKind.START_THROTTLING;
+        } else if (response instanceof EndThrottlingResponse) {
+            return ResponseKind.END_THROTTLING;
+        }
+        throw new IllegalArgumentException("kpipe: unknown response type " + response.getClass().getName());
+    }
+
+    @Override
+    public Object requestOf(Object response) {
+        return ((Response) response).request();
+    }
+
+    @Override
+    public RequestContext contextOf(Object request) {
+        return ((Request) request).context();
+    }
+
+    @Override
+    public String toString() {
+        return "processor " + listenerName + "-" + processor.id();
+    }
+}

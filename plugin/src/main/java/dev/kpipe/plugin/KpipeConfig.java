@@ -1,0 +1,187 @@
+package dev.kpipe.plugin;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigException;
+
+/**
+ * The {@code kpipe.*} settings, read from the broker's {@code server.properties} (Kafka passes its
+ * whole configuration to metric reporters). Declared with Kafka's {@link ConfigDef}: a bad value
+ * throws {@link ConfigException} naming the key and the allowed values, which fails broker start-up.
+ */
+public final class KpipeConfig extends AbstractConfig {
+
+    /** Turns pipelining on. */
+    public static final String ENABLE = "kpipe.enable";
+    /** Refuse to start on a broker whose hook points kpipe does not know. */
+    public static final String FAIL_ON_UNSUPPORTED_BROKER = "kpipe.fail.on.unsupported.broker";
+    /** Listener names to pipeline; empty means every broker listener. */
+    public static final String LISTENERS = "kpipe.listeners";
+    /** Requests read but not yet answered on one pipelined connection. */
+    public static final String MAX_INFLIGHT_REQUESTS_PER_CONNECTION = "kpipe.max.inflight.requests.per.connection";
+    /** Request bytes read but not yet answered on one pipelined connection. */
+    public static final String MAX_INFLIGHT_BYTES_PER_CONNECTION = "kpipe.max.inflight.bytes.per.connection";
+    /** Topics whose produce requests may be pipelined (regex). */
+    public static final String TOPICS_INCLUDE = "kpipe.topics.include";
+    /** Topics whose produce requests are never pipelined (regex). */
+    public static final String TOPICS_EXCLUDE = "kpipe.topics.exclude";
+
+    /**
+     * Default for {@link #MAX_INFLIGHT_REQUESTS_PER_CONNECTION}: the Java producer keeps at most 5
+     * produce requests in flight and sends METADATA and telemetry on the same connection; 16 leaves
+     * room for those and for clients that pipeline deeper (librdkafka), while bounding what one
+     * connection can park in broker memory.
+     */
+    public static final int DEFAULT_MAX_INFLIGHT_REQUESTS_PER_CONNECTION = 16;
+    /** Default for {@link #MAX_INFLIGHT_BYTES_PER_CONNECTION}: 64 MiB. */
+    public static final long DEFAULT_MAX_INFLIGHT_BYTES_PER_CONNECTION = 64L * 1024 * 1024;
+
+    /** The definitions of every {@code kpipe.*} key. */
+    public static final ConfigDef CONFIG_DEF = new ConfigDef()
+        .define(ENABLE, Type.BOOLEAN, false, Importance.HIGH,
+            "Turn request pipelining on for the broker listeners.")
+        .define(FAIL_ON_UNSUPPORTED_BROKER, Type.BOOLEAN, false, Importance.MEDIUM,
+            "If true, the broker refuses to start when kpipe cannot hook its Kafka version; if false, "
+                + "kpipe logs one ERROR and the broker runs without pipelining.")
+        .define(LISTENERS, Type.LIST, "", Importance.MEDIUM,
+            "Names of the listeners whose connections may be pipelined. Empty: every broker listener. "
+                + "Controller listeners are never pipelined.")
+        .define(MAX_INFLIGHT_REQUESTS_PER_CONNECTION, Type.INT, DEFAULT_MAX_INFLIGHT_REQUESTS_PER_CONNECTION,
+            Range.between(1, 1000), Importance.MEDIUM,
+            "The most requests read on one pipelined connection and not yet answered.")
+        .define(MAX_INFLIGHT_BYTES_PER_CONNECTION, Type.LONG, DEFAULT_MAX_INFLIGHT_BYTES_PER_CONNECTION,
+            Range.atLeast(1), Importance.MEDIUM,
+            "The most request bytes read on one pipelined connection and not yet answered, in bytes. "
+                + "A single larger request is still read when nothing else is in flight.")
+        .define(TOPICS_INCLUDE, Type.STRING, ".*", new RegexValidator(), Importance.MEDIUM,
+            "Regular expression: produce requests whose every topic matches may be pipelined "
+                + "(internal topics never are).")
+        .define(TOPICS_EXCLUDE, Type.STRING, "", new RegexValidator(), Importance.MEDIUM,
+            "Regular expression: produce requests with a topic that matches are never pipelined. "
+                + "Empty: none excluded.");
+
+    /**
+     * @param originals the broker's configuration (other keys are ignored)
+     * @throws ConfigException if a {@code kpipe.*} value is invalid; the message names the key
+     */
+    public KpipeConfig(Map<?, ?> originals) {
+        super(CONFIG_DEF, originals, false);
+    }
+
+    /** @return {@value #ENABLE} */
+    public boolean enabled() {
+        return getBoolean(ENABLE);
+    }
+
+    /** @return {@value #FAIL_ON_UNSUPPORTED_BROKER} */
+    public boolean failOnUnsupportedBroker() {
+        return getBoolean(FAIL_ON_UNSUPPORTED_BROKER);
+    }
+
+    /** @return {@value #MAX_INFLIGHT_REQUESTS_PER_CONNECTION} */
+    public int maxInflightRequestsPerConnection() {
+        return getInt(MAX_INFLIGHT_REQUESTS_PER_CONNECTION);
+    }
+
+    /** @return {@value #MAX_INFLIGHT_BYTES_PER_CONNECTION}, in bytes */
+    public long maxInflightBytesPerConnection() {
+        return getLong(MAX_INFLIGHT_BYTES_PER_CONNECTION);
+    }
+
+    /** @return the compiled {@value #TOPICS_INCLUDE} */
+    public Pattern topicsInclude() {
+        return Pattern.compile(getString(TOPICS_INCLUDE));
+    }
+
+    /** @return the compiled {@value #TOPICS_EXCLUDE}, or {@code null} when empty */
+    public Pattern topicsExclude() {
+        String s = getString(TOPICS_EXCLUDE);
+        return s.isEmpty() ? null : Pattern.compile(s);
+    }
+
+    /**
+     * The broker listeners to pipeline: {@value #LISTENERS} if set, else every listener named in
+     * the broker's {@code listeners}; never one named in {@code controller.listener.names}.
+     *
+     * @return listener names, upper case as Kafka normalises them
+     * @throws ConfigException if {@value #LISTENERS} names a controller listener
+     */
+    public Set<String> pipelinedListeners() {
+        Set<String> controller = Set.copyOf(upper(listOf(originals().get("controller.listener.names"))));
+        List<String> configured = upper(getList(LISTENERS));
+        if (!configured.isEmpty()) {
+            for (String name : configured) {
+                if (controller.contains(name)) {
+                    throw new ConfigException(LISTENERS, String.join(",", configured),
+                        "controller listener " + name + " cannot be pipelined");
+                }
+            }
+            return Set.copyOf(configured);
+        }
+        List<String> names = new ArrayList<>();
+        for (String listener : listOf(originals().get("listeners"))) {
+            int sep = listener.indexOf("://");
+            String name = (sep > 0 ? listener.substring(0, sep) : listener).trim().toUpperCase(Locale.ROOT);
+            if (!name.isEmpty() && !controller.contains(name)) {
+                names.add(name);
+            }
+        }
+        return Set.copyOf(names);
+    }
+
+    /** @return the effective {@code kpipe.*} settings, for the start-up log line */
+    public Map<String, Object> effectiveSettings() {
+        Map<String, Object> out = new LinkedHashMap<>();
+        for (String key : CONFIG_DEF.names().stream().sorted().toList()) {
+            out.put(key, get(key));
+        }
+        return out;
+    }
+
+    private static List<String> listOf(Object value) {
+        if (value == null) {
+            return List.of();
+        }
+        if (value instanceof List<?> list) {
+            return list.stream().map(String::valueOf).toList();
+        }
+        List<String> out = new ArrayList<>();
+        for (String s : value.toString().split(",")) {
+            if (!s.isBlank()) {
+                out.add(s.trim());
+            }
+        }
+        return out;
+    }
+
+    private static List<String> upper(List<String> names) {
+        return names.stream().map(s -> s.trim().toUpperCase(Locale.ROOT)).filter(s -> !s.isEmpty()).toList();
+    }
+
+    private static final class RegexValidator implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            try {
+                Pattern.compile(String.valueOf(value));
+            } catch (PatternSyntaxException e) {
+                throw new ConfigException(name, value, "not a valid regular expression: " + e.getDescription());
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "a Java regular expression";
+        }
+    }
+}

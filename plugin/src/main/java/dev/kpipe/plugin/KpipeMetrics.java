@@ -1,0 +1,75 @@
+package dev.kpipe.plugin;
+
+import dev.kpipe.interceptor.Interceptor;
+import dev.kpipe.plugin.pipeline.PipelineStats;
+import java.util.List;
+import java.util.function.ToDoubleFunction;
+import org.apache.kafka.common.metrics.Gauge;
+import org.apache.kafka.common.metrics.JmxReporter;
+import org.apache.kafka.common.metrics.KafkaMetricsContext;
+import org.apache.kafka.common.metrics.MetricConfig;
+import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.utils.Time;
+
+/**
+ * kpipe's metrics in a Kafka {@link Metrics} registry, group {@value #GROUP}, exposed in JMX beside
+ * the broker's own as {@code kafka.server:type=kpipe-metrics}. One registry per JVM.
+ */
+public final class KpipeMetrics implements AutoCloseable {
+    /** The metrics group (the JMX {@code type}). */
+    public static final String GROUP = "kpipe-metrics";
+    /** The JMX domain, the broker's own. */
+    public static final String JMX_PREFIX = "kafka.server";
+
+    private final Metrics metrics;
+
+    /**
+     * Registers every metric.
+     *
+     * @param stats the pipelining counters
+     */
+    public KpipeMetrics(PipelineStats stats) {
+        this.metrics = new Metrics(new MetricConfig(), List.of(new JmxReporter()), Time.SYSTEM,
+            new KafkaMetricsContext(JMX_PREFIX));
+        gauge("pipelined-connections", "Connections currently in pipelined or draining mode.",
+            s -> s.pipelinedConnections(), stats);
+        gauge("inflight-requests", "Requests read on pipelined connections and not yet answered.",
+            s -> s.inflightRequests(), stats);
+        gauge("inflight-requests-per-connection-avg", "Average requests in flight per pipelined connection.",
+            s -> s.pipelinedConnections() == 0 ? 0.0 : (double) s.inflightRequests() / s.pipelinedConnections(), stats);
+        gauge("inflight-requests-per-connection-max", "The most requests in flight at once on one connection since start.",
+            s -> s.maxInflightPerConnection(), stats);
+        gauge("held-responses", "Responses ready but held until an earlier response of their connection is written.",
+            s -> s.heldResponses(), stats);
+        gauge("held-requests", "Exclusive requests held until their connection drains.",
+            s -> s.heldRequests(), stats);
+        gauge("throttled-connections", "Pipelined connections inside a client quota throttle window.",
+            s -> s.throttledConnections(), stats);
+        gauge("upgrade-total", "Connections upgraded to pipelined mode.", s -> s.upgrades(), stats);
+        gauge("downgrade-total", "Connections handed back to classic handling.", s -> s.downgrades(), stats);
+        gauge("drain-total", "Exclusive requests that waited for earlier responses (drains).", s -> s.drains(), stats);
+        gauge("drain-time-ms-total", "Total time exclusive requests waited for drains, in ms.",
+            s -> s.drainTimeNanos() / 1e6, stats);
+        gauge("pipelined-request-total", "Requests admitted on pipelined connections.", s -> s.pipelinedRequests(), stats);
+        gauge("throttle-window-total", "Client quota throttle windows on pipelined connections.",
+            s -> s.throttleWindows(), stats);
+        gauge("classification-fallback-total", "Requests handled classically because classification failed.",
+            s -> s.classificationFallbacks(), stats);
+        gauge("plugin-fault-total", "Throwables caught in kpipe code on broker threads (the broker's own path proceeded).",
+            s -> s.pluginFaults() + Interceptor.hookFaults(), stats);
+    }
+
+    private void gauge(String name, String description, ToDoubleFunction<PipelineStats> f, PipelineStats stats) {
+        metrics.addMetric(metrics.metricName(name, GROUP, description), (Gauge<Double>) (config, now) -> f.applyAsDouble(stats));
+    }
+
+    /** @return the registry, for tests and for other metric reporters */
+    public Metrics registry() {
+        return metrics;
+    }
+
+    @Override
+    public void close() {
+        metrics.close();
+    }
+}

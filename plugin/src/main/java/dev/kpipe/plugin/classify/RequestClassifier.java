@@ -1,0 +1,81 @@
+package dev.kpipe.plugin.classify;
+
+import dev.kpipe.spi.TopicNames;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.ProduceRequest;
+
+/**
+ * The default classification policy (see {@link RequestClass}): non-transactional PRODUCE (any
+ * acks) whose every topic the {@link TopicPolicy} pipelines is {@link RequestClass#PIPELINED};
+ * METADATA, API_VERSIONS, GET_TELEMETRY_SUBSCRIPTIONS and PUSH_TELEMETRY are
+ * {@link RequestClass#PIPELINED_NO_UPGRADE}; everything else, transactional produce (KIP-890
+ * verification is asynchronous) and produce that names a topic outside the policy or an unknown
+ * topic id, is {@link RequestClass#EXCLUSIVE}. Thread-safe; runs on network threads; allocates
+ * nothing for a cached topic.
+ */
+public final class RequestClassifier {
+    private final TopicPolicy topics;
+    private volatile TopicNames topicNames;
+
+    /** @param topics the topic policy */
+    public RequestClassifier(TopicPolicy topics) {
+        this.topics = topics;
+    }
+
+    /**
+     * Sets the resolver for produce requests that name topics by id (v13+, KIP-516). Until it is
+     * set, such requests are exclusive. Thread: any.
+     *
+     * @param names the broker's resolver
+     */
+    public void topicNames(TopicNames names) {
+        this.topicNames = names;
+    }
+
+    /**
+     * Thread: network.
+     *
+     * @param apiKey the request's API
+     * @param body the parsed request
+     * @return its class
+     */
+    public RequestClass classify(ApiKeys apiKey, AbstractRequest body) {
+        switch (apiKey) {
+            case PRODUCE:
+                return classifyProduce((ProduceRequest) body);
+            case METADATA:
+            case API_VERSIONS:
+            case GET_TELEMETRY_SUBSCRIPTIONS:
+            case PUSH_TELEMETRY:
+                return RequestClass.PIPELINED_NO_UPGRADE;
+            default:
+                return RequestClass.EXCLUSIVE;
+        }
+    }
+
+    private RequestClass classifyProduce(ProduceRequest produce) {
+        if (produce.transactionalId() != null) {
+            return RequestClass.EXCLUSIVE;
+        }
+        ProduceRequestData.TopicProduceDataCollection data = produce.data().topicData();
+        if (data.isEmpty()) {
+            return RequestClass.EXCLUSIVE;
+        }
+        for (ProduceRequestData.TopicProduceData topic : data) {
+            String name = topic.name();
+            if (name == null || name.isEmpty()) {
+                TopicNames names = topicNames;
+                name = names == null ? null : names.topicName(topic.topicId());
+                if (name == null) {
+                    return RequestClass.EXCLUSIVE;
+                }
+            }
+            if (!topics.pipelines(name)) {
+                return RequestClass.EXCLUSIVE;
+            }
+        }
+        return RequestClass.PIPELINED;
+    }
+}

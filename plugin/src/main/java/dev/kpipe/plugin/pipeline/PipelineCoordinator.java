@@ -1,0 +1,409 @@
+package dev.kpipe.plugin.pipeline;
+
+import dev.kpipe.backpressure.InflightLimits;
+import dev.kpipe.plugin.classify.RequestClass;
+import dev.kpipe.plugin.classify.RequestClassifier;
+import dev.kpipe.quotas.MuteReasons;
+import dev.kpipe.spi.Admission;
+import dev.kpipe.spi.MuteEvent;
+import dev.kpipe.spi.NetworkEventListener;
+import dev.kpipe.spi.NetworkProcessor;
+import dev.kpipe.spi.ResponseKind;
+import dev.kpipe.spi.TopicNames;
+import java.util.ArrayList;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.RequestContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The two-phase pipelining model (dispatch in arrival order, completions overlapping, responses
+ * written in arrival order) for the connections of every processor of the pipelined listeners.
+ *
+ * <p>Per connection:
+ * <ul>
+ *   <li><b>classic</b> (no state here): Kafka's own mute state machine; a {@link RequestClass#PIPELINED}
+ *       request <b>upgrades</b> the connection.</li>
+ *   <li><b>pipelined</b>: after a request is read the connection stays muted until the handler
+ *       returns from {@code KafkaApis.handle} (dispatched), then it is unmuted unless another mute
+ *       reason holds (throttled, in-flight limit). So at most one request per connection is ever in
+ *       the dispatch phase and appends happen in arrival order whatever {@code num.io.threads} is.
+ *       Responses are handed to the broker one at a time, in arrival order; correlation ids are never
+ *       looked at. An acks=0 produce's no-op response takes its turn like any other.</li>
+ *   <li><b>draining</b>: an {@link RequestClass#EXCLUSIVE} request arrived; it is held, the
+ *       connection stays muted, and when every earlier response is written and no throttle window
+ *       is open, the connection is handed back to Kafka in the state Kafka expects right after
+ *       reading a request ({@code REQUEST_RECEIVED} on a muted channel) and the request is queued
+ *       (<b>downgrade</b>).</li>
+ * </ul>
+ * Throttle start/end (KIP-219) are control events: they bypass the ordering and become a mute
+ * reason of their own.
+ *
+ * <p>Threads: every method runs on the network thread of the connection's processor, except
+ * {@link #onRequestDispatched} (a handler thread) and {@link #onTopicNames} (any). Nothing blocks.
+ * A throwable inside is caught, counted, and the broker's own behaviour proceeds.
+ */
+public final class PipelineCoordinator implements NetworkEventListener {
+
+    private static final Logger LOG = LoggerFactory.getLogger(PipelineCoordinator.class);
+
+    private final RequestClassifier classifier;
+    private volatile InflightLimits limits;
+    private final PipelineStats stats;
+    /** Connections kpipe owns, by connection id (unique among a broker's open connections). */
+    private final ConcurrentHashMap<String, ConnectionPipeline> connections = new ConcurrentHashMap<>();
+
+    /**
+     * @param classifier the classification policy
+     * @param limits the per-connection in-flight limits
+     * @param stats where to count
+     */
+    public PipelineCoordinator(RequestClassifier classifier, InflightLimits limits, PipelineStats stats) {
+        this.classifier = classifier;
+        this.limits = limits;
+        this.stats = stats;
+    }
+
+    /** @return the counters */
+    public PipelineStats stats() {
+        return stats;
+    }
+
+    /**
+     * Changes the per-connection limits; connections pick them up at their next evaluation.
+     * Thread: any.
+     *
+     * @param limits the new limits
+     */
+    public void limits(InflightLimits limits) {
+        this.limits = limits;
+    }
+
+    @Override
+    public void onTopicNames(TopicNames topicNames) {
+        classifier.topicNames(topicNames);
+    }
+
+    private static ProcessorPipelines pipelines(NetworkProcessor processor) {
+        Object a = processor.attachment();
+        if (a == null) {
+            ProcessorPipelines p = new ProcessorPipelines(processor);
+            processor.attach(p);
+            return p;
+        }
+        return (ProcessorPipelines) a;
+    }
+
+    // ---------------------------------------------------------------- requests
+
+    @Override
+    public Admission onRequestReceived(NetworkProcessor processor, Object request, RequestContext context,
+                                       AbstractRequest body, int sizeInBytes) {
+        String id = context.connectionId;
+        ConnectionPipeline conn = connections.get(id);
+        RequestClass cls;
+        try {
+            cls = classifier.classify(context.header.apiKey(), body);
+        } catch (RuntimeException e) {
+            stats.classificationFallbacks.increment();
+            LOG.debug("kpipe: classification failed for {} on {}; handled as exclusive", context.header, id, e);
+            cls = RequestClass.EXCLUSIVE;
+        }
+        try {
+            if (conn == null) {
+                if (cls != RequestClass.PIPELINED) {
+                    return Admission.CLASSIC;
+                }
+                conn = new ConnectionPipeline(id, pipelines(processor));
+                connections.put(id, conn);
+                stats.pipelinedConnections.incrementAndGet();
+                stats.upgrades.increment();
+            } else if (conn.awaitingDispatch != null || conn.mode != ConnectionPipeline.Mode.PIPELINED) {
+                // Cannot happen while the invariants hold: the connection stays muted until dispatch,
+                // and while draining. Keep order safe: hold it like an exclusive request would be.
+                stats.pluginFaults.increment();
+                LOG.warn("kpipe: request read on {} while it should be muted: {}", id, conn);
+                return hold(conn, request);
+            } else if (cls == RequestClass.EXCLUSIVE) {
+                if (conn.slots.isEmpty() && !conn.throttle.throttled()) {
+                    release(conn);
+                    return Admission.CLASSIC;
+                }
+                stats.drains.increment();
+                return hold(conn, request);
+            }
+            conn.slots.addLast(new Slot(request, sizeInBytes));
+            conn.inflightBytes += sizeInBytes;
+            conn.awaitingDispatch = request;
+            conn.muted = true;
+            stats.inflightRequests.incrementAndGet();
+            stats.pipelinedRequests.increment();
+            stats.recordInflight(conn.slots.size());
+            return Admission.PIPELINED;
+        } catch (RuntimeException e) {
+            stats.pluginFaults.increment();
+            LOG.warn("kpipe: failed to admit a request on {}; it is handled as exclusive", id, e);
+            ConnectionPipeline tracked = connections.get(id);
+            if (tracked == null) {
+                return Admission.CLASSIC;
+            }
+            if (tracked.slots.isEmpty() && tracked.held == null && !tracked.throttle.throttled()) {
+                release(tracked);
+                return Admission.CLASSIC;
+            }
+            return hold(tracked, request);
+        }
+    }
+
+    private Admission hold(ConnectionPipeline conn, Object request) {
+        if (conn.held != null) {
+            // A second held request would break the order; cannot happen since a draining
+            // connection stays muted. Forward the earlier one first to keep arrival order.
+            stats.pluginFaults.increment();
+            conn.processor.processor.forward(conn.held);
+            stats.heldRequests.decrementAndGet();
+        }
+        conn.mode = ConnectionPipeline.Mode.DRAINING;
+        conn.held = request;
+        conn.drainStartNanos = System.nanoTime();
+        conn.muted = true;
+        stats.heldRequests.incrementAndGet();
+        return Admission.HELD;
+    }
+
+    /** Forgets a connection: Kafka owns it again (downgrade) or it is closed. */
+    private void release(ConnectionPipeline conn) {
+        if (connections.remove(conn.id, conn)) {
+            stats.pipelinedConnections.decrementAndGet();
+            stats.inflightRequests.addAndGet(-conn.slots.size());
+            if (conn.throttle.throttled()) {
+                stats.throttledConnections.decrementAndGet();
+            }
+        }
+    }
+
+    @Override
+    public void onRequestDispatched(Object request, RequestContext context) {
+        ConnectionPipeline conn = connections.get(context.connectionId);
+        if (conn == null || conn.awaitingDispatch != request) {
+            return;
+        }
+        conn.awaitingDispatch = null;
+        ProcessorPipelines p = conn.processor;
+        p.dispatched.add(conn);
+        p.processor.wakeup();
+    }
+
+    // ---------------------------------------------------------------- rounds
+
+    @Override
+    public void onProcessorRound(NetworkProcessor processor) {
+        ProcessorPipelines p = pipelines(processor);
+        ConnectionPipeline conn;
+        while ((conn = p.dispatched.poll()) != null) {
+            schedule(conn);
+        }
+        ArrayList<ConnectionPipeline> pending = p.pending;
+        // evaluate() may schedule again (not the same connection); index loop tolerates appends
+        for (int i = 0; i < pending.size(); i++) {
+            ConnectionPipeline c = pending.get(i);
+            c.scheduled = false;
+            try {
+                evaluate(c);
+            } catch (RuntimeException e) {
+                stats.pluginFaults.increment();
+                LOG.warn("kpipe: failed to evaluate {}", c, e);
+            }
+        }
+        pending.clear();
+    }
+
+    private static void schedule(ConnectionPipeline conn) {
+        if (!conn.scheduled) {
+            conn.scheduled = true;
+            conn.processor.pending.add(conn);
+        }
+    }
+
+    /** Applies the connection's mute reasons, or completes its drain. Network thread, safe point. */
+    private void evaluate(ConnectionPipeline conn) {
+        if (conn.closed) {
+            return;
+        }
+        NetworkProcessor processor = conn.processor.processor;
+        if (conn.mode == ConnectionPipeline.Mode.DRAINING) {
+            if (conn.slots.isEmpty() && !conn.throttle.throttled() && conn.awaitingDispatch == null) {
+                handBack(conn, processor);
+            }
+            return;
+        }
+        int reasons = conn.muteReasons(limits);
+        if (reasons == MuteReasons.NONE) {
+            if (conn.muted) {
+                conn.muted = false;
+                processor.unmute(conn.id);
+            }
+        } else if (!conn.muted) {
+            conn.muted = true;
+            processor.mute(conn.id);
+        }
+    }
+
+    /** Downgrade: Kafka takes the connection back, as if it had just read the held request. */
+    private void handBack(ConnectionPipeline conn, NetworkProcessor processor) {
+        Object held = conn.held;
+        conn.held = null;
+        stats.heldRequests.decrementAndGet();
+        stats.drainTimeNanos.add(System.nanoTime() - conn.drainStartNanos);
+        release(conn);
+        stats.downgrades.increment();
+        // The channel is MUTED (muted when the held request was read, never unmuted since).
+        processor.deliverMuteEvent(conn.id, MuteEvent.REQUEST_RECEIVED);
+        processor.forward(held);
+    }
+
+    // ---------------------------------------------------------------- responses
+
+    @Override
+    public Object onResponseDequeued(NetworkProcessor processor, Object response) {
+        ProcessorPipelines p = pipelines(processor);
+        if (connections.isEmpty() && p.ready.isEmpty()) {
+            return response;
+        }
+        Object r = response;
+        while (true) {
+            if (r == null) {
+                r = p.ready.pollFirst();
+                if (r == null) {
+                    r = processor.pollResponse();
+                    if (r == null) {
+                        return null;
+                    }
+                }
+            }
+            if (deliverNow(processor, r)) {
+                return r;
+            }
+            r = null;
+        }
+    }
+
+    /** @return true if the broker may process the response now; false if it is held for ordering */
+    private boolean deliverNow(NetworkProcessor processor, Object response) {
+        Object request = processor.requestOf(response);
+        ConnectionPipeline conn = connections.get(processor.contextOf(request).connectionId);
+        if (conn == null || conn.closed) {
+            return true;
+        }
+        ResponseKind kind = processor.kindOf(response);
+        if (kind.isControl()) {
+            return true;
+        }
+        Slot slot = conn.slotOf(request);
+        if (slot == null) {
+            return true;
+        }
+        if (slot.response == response) {
+            // released from the ready queue: it is the head and its turn
+            return true;
+        }
+        slot.response = response;
+        if (!conn.sendOutstanding && conn.slots.peekFirst() == slot) {
+            conn.sendOutstanding = true;
+            return true;
+        }
+        stats.heldResponses.incrementAndGet();
+        return false;
+    }
+
+    @Override
+    public void onResponseCompleted(NetworkProcessor processor, Object response) {
+        Object request = processor.requestOf(response);
+        ConnectionPipeline conn = connections.get(processor.contextOf(request).connectionId);
+        if (conn == null) {
+            return;
+        }
+        Slot head = conn.slots.peekFirst();
+        if (head == null || head.response != response) {
+            return;
+        }
+        conn.slots.pollFirst();
+        conn.inflightBytes -= head.bytes;
+        conn.sendOutstanding = false;
+        stats.inflightRequests.decrementAndGet();
+        Slot next = conn.slots.peekFirst();
+        if (next != null && next.response != null) {
+            conn.sendOutstanding = true;
+            stats.heldResponses.decrementAndGet();
+            conn.processor.ready.addLast(next.response);
+        }
+        schedule(conn);
+    }
+
+    // ---------------------------------------------------------------- mute events, close
+
+    @Override
+    public boolean onMuteEvent(NetworkProcessor processor, String connectionId, MuteEvent event) {
+        ConnectionPipeline conn = connections.get(connectionId);
+        if (conn == null) {
+            return false;
+        }
+        switch (event) {
+            case THROTTLE_STARTED:
+                if (!conn.throttle.throttled()) {
+                    stats.throttledConnections.incrementAndGet();
+                }
+                conn.throttle.start();
+                stats.throttleWindows.increment();
+                schedule(conn);
+                break;
+            case THROTTLE_ENDED:
+                if (conn.throttle.end() && !conn.throttle.throttled()) {
+                    stats.throttledConnections.decrementAndGet();
+                }
+                schedule(conn);
+                break;
+            default:
+                // REQUEST_RECEIVED / RESPONSE_SENT of requests kpipe owns: not Kafka's to see.
+                break;
+        }
+        return true;
+    }
+
+    @Override
+    public boolean onTryUnmute(NetworkProcessor processor, String connectionId) {
+        return connections.containsKey(connectionId);
+    }
+
+    @Override
+    public void onConnectionClosed(NetworkProcessor processor, String connectionId) {
+        ConnectionPipeline conn = connections.get(connectionId);
+        if (conn == null) {
+            return;
+        }
+        conn.closed = true;
+        release(conn);
+        Slot head = conn.slots.peekFirst();
+        for (Slot s : conn.slots) {
+            if (s.response == null) {
+                continue;
+            }
+            if (conn.processor.ready.removeFirstOccurrence(s.response)) {
+                processor.discard(s.response);
+            } else if (!(s == head && conn.sendOutstanding)) {
+                stats.heldResponses.decrementAndGet();
+                processor.discard(s.response);
+            }
+            // else: the broker holds it in flight and completes it itself on close
+        }
+        conn.slots.clear();
+        if (conn.held != null) {
+            // Stock Kafka would have queued it as soon as it was read; so does kpipe, now.
+            Object held = conn.held;
+            conn.held = null;
+            stats.heldRequests.decrementAndGet();
+            processor.forward(held);
+        }
+    }
+}

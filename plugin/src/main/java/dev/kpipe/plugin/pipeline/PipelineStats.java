@@ -1,0 +1,108 @@
+package dev.kpipe.plugin.pipeline;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Counters and gauges of the pipelining state, read by the metrics. Updated on network and handler
+ * threads; every field is safe to read from any thread.
+ */
+public final class PipelineStats {
+    /** Connections currently in pipelined or draining mode. */
+    final AtomicInteger pipelinedConnections = new AtomicInteger();
+    /** Responses ready but held back because an earlier response of their connection is outstanding. */
+    final AtomicInteger heldResponses = new AtomicInteger();
+    /** Exclusive requests held until their connection drains. */
+    final AtomicInteger heldRequests = new AtomicInteger();
+    /** Requests read on pipelined connections and not yet answered. */
+    final AtomicInteger inflightRequests = new AtomicInteger();
+    /** Connections with an open quota throttle window. */
+    final AtomicInteger throttledConnections = new AtomicInteger();
+    final LongAdder upgrades = new LongAdder();
+    final LongAdder downgrades = new LongAdder();
+    final LongAdder drains = new LongAdder();
+    final LongAdder drainTimeNanos = new LongAdder();
+    final LongAdder pipelinedRequests = new LongAdder();
+    final LongAdder classificationFallbacks = new LongAdder();
+    final LongAdder pluginFaults = new LongAdder();
+    final LongAdder throttleWindows = new LongAdder();
+    final AtomicLong maxInflightPerConnection = new AtomicLong();
+
+    /** @return connections in pipelined or draining mode now */
+    public int pipelinedConnections() {
+        return pipelinedConnections.get();
+    }
+
+    /** @return responses held for ordering now */
+    public int heldResponses() {
+        return heldResponses.get();
+    }
+
+    /** @return exclusive requests held for a drain now */
+    public int heldRequests() {
+        return heldRequests.get();
+    }
+
+    /** @return requests in flight on pipelined connections now */
+    public int inflightRequests() {
+        return inflightRequests.get();
+    }
+
+    /** @return pipelined connections inside a quota throttle window now */
+    public int throttledConnections() {
+        return throttledConnections.get();
+    }
+
+    /** @return connections upgraded to pipelined mode since start */
+    public long upgrades() {
+        return upgrades.sum();
+    }
+
+    /** @return connections handed back to classic handling since start */
+    public long downgrades() {
+        return downgrades.sum();
+    }
+
+    /** @return drains started (an exclusive request waited for earlier responses) since start */
+    public long drains() {
+        return drains.sum();
+    }
+
+    /** @return total time exclusive requests waited for drains, in nanoseconds */
+    public long drainTimeNanos() {
+        return drainTimeNanos.sum();
+    }
+
+    /** @return requests admitted on pipelined connections since start */
+    public long pipelinedRequests() {
+        return pipelinedRequests.sum();
+    }
+
+    /** @return requests handled classically because classification threw */
+    public long classificationFallbacks() {
+        return classificationFallbacks.sum();
+    }
+
+    /** @return throwables caught in the pipelining code */
+    public long pluginFaults() {
+        return pluginFaults.sum();
+    }
+
+    /** @return quota throttle windows seen on pipelined connections since start */
+    public long throttleWindows() {
+        return throttleWindows.sum();
+    }
+
+    /** @return the most requests ever in flight at once on one connection */
+    public long maxInflightPerConnection() {
+        return maxInflightPerConnection.get();
+    }
+
+    void recordInflight(int inflight) {
+        long max = maxInflightPerConnection.get();
+        while (inflight > max && !maxInflightPerConnection.compareAndSet(max, inflight)) {
+            max = maxInflightPerConnection.get();
+        }
+    }
+}

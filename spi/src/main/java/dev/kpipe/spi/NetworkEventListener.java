@@ -1,0 +1,116 @@
+package dev.kpipe.spi;
+
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.RequestContext;
+
+/**
+ * The events a broker's network layer reports to a pipelining plugin.
+ *
+ * <p>Every method runs on a broker thread that serves many connections: it must not block, and it
+ * must not throw (the broker treats an exception as if the listener had not been installed for that
+ * event: the request is handled classically). Handles ({@code request}, {@code response}) are the
+ * broker's own objects, compared by identity.
+ */
+public interface NetworkEventListener {
+
+    /**
+     * A network processor is about to process its queued responses, or has just done so: the safe
+     * point at which a plugin runs deferred work (unmute connections whose request was
+     * dispatched, release held requests after a drain).
+     * Thread: the processor's network thread.
+     *
+     * @param processor the processor
+     */
+    void onProcessorRound(NetworkProcessor processor);
+
+    /**
+     * A request was read and its header and body parsed, before it is queued for the handlers.
+     * Thread: the processor's network thread. Mirrors the point in
+     * {@code Processor.processCompletedReceives} just before {@code RequestChannel.sendRequest}.
+     *
+     * @param processor the processor that read it
+     * @param request the broker's request handle
+     * @param context the request context (header, connection id, principal, listener)
+     * @param body the parsed request body
+     * @param sizeInBytes the size of the request on the wire, in bytes
+     * @return what the broker must do with the request
+     */
+    Admission onRequestReceived(NetworkProcessor processor, Object request, RequestContext context,
+                                AbstractRequest body, int sizeInBytes);
+
+    /**
+     * A handler finished dispatching the request: {@code KafkaApis.handle} returned. For a
+     * non-transactional produce the local append has happened; only the wait for acks remains.
+     * Thread: a request handler thread.
+     *
+     * @param request the broker's request handle
+     * @param context its context
+     */
+    void onRequestDispatched(Object request, RequestContext context);
+
+    /**
+     * The processor took a response from its response queue. The listener returns the response the
+     * processor must handle now (this one, one it held earlier, or another taken with
+     * {@link NetworkProcessor#pollResponse()}), or {@code null} when there is none: the processor
+     * stops processing responses for this round.
+     * Thread: the processor's network thread.
+     *
+     * @param processor the processor
+     * @param response the response handle taken from the queue, or {@code null} if it was empty
+     * @return the response to process now, or {@code null}
+     */
+    Object onResponseDequeued(NetworkProcessor processor, Object response);
+
+    /**
+     * A response is complete: written to the socket, or a no-op (acks=0) or close response
+     * processed, or dropped because its connection closed. Mirrors
+     * {@code Processor.updateRequestMetrics}.
+     * Thread: the processor's network thread.
+     *
+     * @param processor the processor
+     * @param response the response handle
+     */
+    void onResponseCompleted(NetworkProcessor processor, Object response);
+
+    /**
+     * The broker is about to feed a mute event to its own state machine for a connection.
+     * Returning true consumes the event: the broker's state machine does not see it. Throttle
+     * start/end (KIP-219) arrive here.
+     * Thread: the processor's network thread.
+     *
+     * @param processor the processor
+     * @param connectionId the connection id
+     * @param event the event
+     * @return true if the plugin consumed the event
+     */
+    boolean onMuteEvent(NetworkProcessor processor, String connectionId, MuteEvent event);
+
+    /**
+     * The broker is about to try unmuting a connection after a response or a throttle window.
+     * Returning true consumes the attempt.
+     * Thread: the processor's network thread.
+     *
+     * @param processor the processor
+     * @param connectionId the connection id
+     * @return true if the plugin consumed the attempt
+     */
+    boolean onTryUnmute(NetworkProcessor processor, String connectionId);
+
+    /**
+     * The connection was closed, by either side. Responses completed after this are for a closed
+     * connection. Thread: the processor's network thread.
+     *
+     * @param processor the processor
+     * @param connectionId the connection id
+     */
+    void onConnectionClosed(NetworkProcessor processor, String connectionId);
+
+    /**
+     * The broker's topic id resolver became available (called once, when the request handlers
+     * start). Thread: any.
+     *
+     * @param topicNames the resolver
+     */
+    default void onTopicNames(TopicNames topicNames) {
+    }
+}
