@@ -127,7 +127,9 @@ public final class PipelineCoordinator implements NetworkEventListener {
                 return hold(conn, request);
             } else if (cls == RequestClass.EXCLUSIVE) {
                 if (conn.slots.isEmpty() && !conn.throttle.throttled()) {
+                    // Nothing to drain: Kafka takes the connection back as it reads this request.
                     release(conn);
+                    stats.downgrades.increment();
                     return Admission.CLASSIC;
                 }
                 stats.drains.increment();
@@ -228,7 +230,9 @@ public final class PipelineCoordinator implements NetworkEventListener {
 
     /** Applies the connection's mute reasons, or completes its drain. Network thread, safe point. */
     private void evaluate(ConnectionPipeline conn) {
-        if (conn.closed) {
+        if (conn.closed || connections.get(conn.id) != conn) {
+            // Closed, or no longer kpipe's: a handler thread may queue a connection in dispatched
+            // after it was handed back to Kafka (its awaitingDispatch was already cleared).
             return;
         }
         NetworkProcessor processor = conn.processor.processor;

@@ -1,0 +1,247 @@
+package dev.kpipe.backpressure;
+
+import java.util.ArrayDeque;
+import java.util.Objects;
+
+/**
+ * A broker-wide budget of request bytes admitted on pipelined connections and not yet answered
+ * ({@code kpipe.max.inflight.bytes}).
+ *
+ * <p>A connection must {@linkplain #tryReserve reserve} an estimate of its next request's size before
+ * it is unmuted (Kafka reads the size only with the request); when the request is read its actual
+ * size {@linkplain #settle settles} the reservation, and the bytes are {@linkplain #release released}
+ * when its response has been written or the connection closed. So the bytes admitted can exceed the
+ * capacity only by what requests exceed their reservation. A reservation larger than the capacity
+ * is clamped to the capacity: such a connection is admitted alone once nothing else holds permits,
+ * and never waits forever.
+ *
+ * <p><b>Hysteresis</b>: when the admitted bytes reach the capacity the budget is <i>saturated</i> and
+ * admits nothing until they fall to the low watermark, so connections do not flap.
+ * <b>Fairness</b>: connections that could not reserve wait in FIFO order; while any waits, a new
+ * reservation is refused unless it is the head's, and a release admits waiters from the head, in the
+ * order they started waiting, calling their {@link Waiter#admitted()}.
+ *
+ * <p>Thread-safe: network threads of every processor share one budget. {@link Waiter#admitted()} is
+ * called on the releasing thread, with no lock held; it must only hand the news to the waiter's own
+ * network thread.
+ */
+public final class ByteBudget {
+
+    /** A connection waiting for budget. */
+    public interface Waiter {
+        /** Its reservation was granted; called once per granted wait, on any thread, no lock held. */
+        void admitted();
+    }
+
+    private final long capacity;
+    private final long lowWatermark;
+    private long used;
+    private long peak;
+    private boolean saturated;
+    private long waitsStarted;
+    private long waitNanosTotal;
+    private long oversizeAdmitted;
+    private final ArrayDeque<Entry> waiters = new ArrayDeque<>();
+
+    private static final class Entry {
+        final Waiter waiter;
+        final long bytes;
+        final long sinceNanos;
+
+        Entry(Waiter waiter, long bytes, long sinceNanos) {
+            this.waiter = waiter;
+            this.bytes = bytes;
+            this.sinceNanos = sinceNanos;
+        }
+    }
+
+    /**
+     * @param capacity the budget, in bytes, at least 1
+     * @param lowWatermark once saturated, admit again only when the admitted bytes fall to this, in
+     *     bytes, in {@code [0, capacity)}
+     * @throws IllegalArgumentException if out of range
+     */
+    public ByteBudget(long capacity, long lowWatermark) {
+        if (capacity < 1) {
+            throw new IllegalArgumentException("capacity must be at least 1: " + capacity);
+        }
+        if (lowWatermark < 0 || lowWatermark >= capacity) {
+            throw new IllegalArgumentException("lowWatermark must be in [0, " + capacity + "): " + lowWatermark);
+        }
+        this.capacity = capacity;
+        this.lowWatermark = lowWatermark;
+    }
+
+    /**
+     * Reserves bytes for a connection's next request. On refusal the waiter is queued (once) and
+     * later {@linkplain Waiter#admitted() admitted} with the reservation granted.
+     *
+     * @param waiter the connection
+     * @param bytes the estimate, in bytes; clamped to [1, capacity]
+     * @return the bytes reserved, or 0 if refused (the waiter is queued)
+     */
+    public synchronized long tryReserve(Waiter waiter, long bytes) {
+        Objects.requireNonNull(waiter);
+        long want = clamp(bytes);
+        Entry head = waiters.peekFirst();
+        if (head != null && head.waiter == waiter) {
+            // the head retries by itself: it keeps its place
+            return 0;
+        }
+        if (head == null && admits(want)) {
+            take(want);
+            return want;
+        }
+        for (Entry e : waiters) {
+            if (e.waiter == waiter) {
+                return 0;
+            }
+        }
+        waiters.addLast(new Entry(waiter, want, System.nanoTime()));
+        waitsStarted++;
+        return 0;
+    }
+
+    /**
+     * Replaces a reservation by the actual size of the request read (which may be larger: Kafka does
+     * not tell the size before the read).
+     *
+     * @param reserved the reservation being settled, in bytes (0 if none: the bytes are charged)
+     * @param actual the request's size, in bytes
+     */
+    public void settle(long reserved, long actual) {
+        long delta = actual - reserved;
+        if (delta < 0) {
+            release(-delta);
+        } else if (delta > 0) {
+            synchronized (this) {
+                take(delta);
+            }
+        }
+    }
+
+    /**
+     * Returns bytes to the budget and admits waiters in FIFO order while there is room.
+     *
+     * @param bytes the bytes, as reserved or settled
+     */
+    public void release(long bytes) {
+        if (bytes <= 0) {
+            return;
+        }
+        Waiter[] admitted;
+        synchronized (this) {
+            used -= bytes;
+            if (used < 0) {
+                throw new IllegalStateException("budget released more than it admitted: used=" + used);
+            }
+            if (saturated && used <= lowWatermark) {
+                saturated = false;
+            }
+            admitted = admitWaiters();
+        }
+        for (Waiter w : admitted) {
+            w.admitted();
+        }
+    }
+
+    /**
+     * Forgets a waiter (its connection closed).
+     *
+     * @param waiter the connection
+     */
+    public void cancel(Waiter waiter) {
+        Waiter[] admitted;
+        synchronized (this) {
+            waiters.removeIf(e -> e.waiter == waiter);
+            admitted = admitWaiters();
+        }
+        for (Waiter w : admitted) {
+            w.admitted();
+        }
+    }
+
+    private Waiter[] admitWaiters() {
+        int n = 0;
+        Waiter[] out = null;
+        Entry head;
+        while ((head = waiters.peekFirst()) != null && admits(head.bytes)) {
+            waiters.pollFirst();
+            take(head.bytes);
+            waitNanosTotal += System.nanoTime() - head.sinceNanos;
+            if (out == null) {
+                out = new Waiter[Math.min(waiters.size() + 1, 16)];
+            } else if (n == out.length) {
+                out = java.util.Arrays.copyOf(out, n * 2);
+            }
+            out[n++] = head.waiter;
+        }
+        return out == null ? NONE : (n == out.length ? out : java.util.Arrays.copyOf(out, n));
+    }
+
+    private static final Waiter[] NONE = new Waiter[0];
+
+    private boolean admits(long want) {
+        if (saturated) {
+            return false;
+        }
+        return used == 0 || used + want <= capacity;
+    }
+
+    private void take(long bytes) {
+        if (bytes >= capacity && used == 0) {
+            oversizeAdmitted++;
+        }
+        used += bytes;
+        if (used > peak) {
+            peak = used;
+        }
+        if (used >= capacity) {
+            saturated = true;
+        }
+    }
+
+    private long clamp(long bytes) {
+        return Math.max(1, Math.min(bytes, capacity));
+    }
+
+    /** @return the capacity, in bytes */
+    public long capacity() {
+        return capacity;
+    }
+
+    /** @return bytes reserved or admitted now */
+    public synchronized long used() {
+        return used;
+    }
+
+    /** @return the most bytes ever reserved or admitted at once */
+    public synchronized long peak() {
+        return peak;
+    }
+
+    /** @return connections waiting now */
+    public synchronized int waiting() {
+        return waiters.size();
+    }
+
+    /** @return waits started since creation */
+    public synchronized long waitsStarted() {
+        return waitsStarted;
+    }
+
+    /** @return total time admitted waiters waited, in nanoseconds */
+    public synchronized long waitNanosTotal() {
+        return waitNanosTotal;
+    }
+
+    /** @return reservations admitted alone because they were as large as the whole budget */
+    public synchronized long oversizeAdmitted() {
+        return oversizeAdmitted;
+    }
+
+    /** @return true while saturated (admitting nothing until the low watermark) */
+    public synchronized boolean saturated() {
+        return saturated;
+    }
+}

@@ -1,0 +1,155 @@
+package dev.kpipe.plugin.classify;
+
+import static dev.kpipe.plugin.testkit.KafkaRequests.EXCLUDED;
+import static dev.kpipe.plugin.testkit.KafkaRequests.INCLUDED;
+import static dev.kpipe.plugin.testkit.KafkaRequests.INCLUDED_2;
+import static org.apache.kafka.common.internals.Topic.GROUP_METADATA_TOPIC_NAME;
+import static org.apache.kafka.common.internals.Topic.SHARE_GROUP_STATE_TOPIC_NAME;
+import static org.apache.kafka.common.internals.Topic.TRANSACTION_STATE_TOPIC_NAME;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kpipe.plugin.testkit.KafkaRequests;
+import dev.kpipe.plugin.testkit.KafkaRequests.Parsed;
+import dev.kpipe.plugin.testkit.KafkaRequests.Topic;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** {@link RequestClassifier} on real requests, serialized and parsed back as the broker parses them. */
+class RequestClassifierTest {
+
+    private static final String CONN = "127.0.0.1:9092-127.0.0.1:50000-0";
+
+    private final RequestClassifier classifier = new RequestClassifier(KafkaRequests.policy());
+
+    private RequestClass classify(Parsed p) {
+        return classifier.classify(p.apiKey(), p.body());
+    }
+
+    private static Parsed produce(short acks, String transactionalId, short version, Topic... topics) {
+        return KafkaRequests.parse(CONN, 17, KafkaRequests.produce(acks, transactionalId, List.of(topics)), version);
+    }
+
+    private static Parsed produceByName(short acks, String... topics) {
+        return produce(acks, null, KafkaRequests.PRODUCE_BY_NAME,
+            java.util.Arrays.stream(topics).map(Topic::named).toArray(Topic[]::new));
+    }
+
+    private static Parsed produceById(short acks, Uuid... ids) {
+        return produce(acks, null, KafkaRequests.PRODUCE_BY_ID,
+            java.util.Arrays.stream(ids).map(Topic::byId).toArray(Topic[]::new));
+    }
+
+    @ParameterizedTest(name = "acks={0}")
+    @ValueSource(shorts = {-1, 0, 1})
+    void nonTransactionalProduceToAnIncludedTopicIsPipelinedWhateverTheAcks(short acks) {
+        assertEquals(RequestClass.PIPELINED, classify(produceByName(acks, INCLUDED)));
+        assertEquals(RequestClass.PIPELINED, classify(produceByName(acks, INCLUDED, INCLUDED_2)));
+    }
+
+    @ParameterizedTest(name = "acks={0}")
+    @ValueSource(shorts = {-1, 0, 1})
+    void transactionalProduceIsExclusive(short acks) {
+        assertEquals(RequestClass.EXCLUSIVE,
+            classify(produce(acks, "txn-1", KafkaRequests.PRODUCE_BY_NAME, Topic.named(INCLUDED))));
+        assertEquals(RequestClass.EXCLUSIVE,
+            classify(produce(acks, "txn-1", KafkaRequests.PRODUCE_BY_ID, Topic.byId(KafkaRequests.INCLUDED_ID))));
+    }
+
+    @Test
+    void produceWithOneExcludedTopicAmongIncludedOnesIsExclusive() {
+        assertEquals(RequestClass.EXCLUSIVE, classify(produceByName((short) 1, INCLUDED, EXCLUDED)));
+        assertEquals(RequestClass.EXCLUSIVE, classify(produceByName((short) 1, EXCLUDED, INCLUDED)));
+        assertEquals(RequestClass.EXCLUSIVE, classify(produceByName((short) -1, EXCLUDED)));
+    }
+
+    @Test
+    void produceToAnInternalTopicIsExclusiveEvenWhenTheIncludeRegexMatchesIt() {
+        assertEquals(RequestClass.EXCLUSIVE, classify(produceByName((short) -1, GROUP_METADATA_TOPIC_NAME)));
+        assertEquals(RequestClass.EXCLUSIVE, classify(produceByName((short) -1, TRANSACTION_STATE_TOPIC_NAME)));
+        assertEquals(RequestClass.EXCLUSIVE, classify(produceByName((short) 1, INCLUDED, SHARE_GROUP_STATE_TOPIC_NAME)));
+    }
+
+    @Test
+    void produceOutsideTheIncludeRegexIsExclusive() {
+        RequestClassifier narrow = new RequestClassifier(new TopicPolicy(Pattern.compile("orders|payments"), null));
+        assertEquals(RequestClass.PIPELINED, narrow.classify(ApiKeys.PRODUCE, produceByName((short) 1, INCLUDED).body()));
+        assertEquals(RequestClass.EXCLUSIVE, narrow.classify(ApiKeys.PRODUCE, produceByName((short) 1, "orders-eu").body()));
+        assertEquals(RequestClass.EXCLUSIVE, narrow.classify(ApiKeys.PRODUCE, produceByName((short) 1, INCLUDED, "other").body()));
+    }
+
+    @Test
+    void produceNamingTopicsByIdIsPipelinedOnlyWhenEveryIdResolvesToAPipelinedTopic() {
+        Parsed resolvable = produceById((short) -1, KafkaRequests.INCLUDED_ID, KafkaRequests.INCLUDED_2_ID);
+        assertEquals("", ((org.apache.kafka.common.requests.ProduceRequest) resolvable.body()).data().topicData()
+            .iterator().next().name(), "v13 carries no topic names");
+        assertEquals(RequestClass.EXCLUSIVE, classify(resolvable), "no resolver yet");
+
+        classifier.topicNames(KafkaRequests.TOPIC_NAMES);
+        assertEquals(RequestClass.PIPELINED, classify(resolvable));
+        assertEquals(RequestClass.PIPELINED, classify(produceById((short) 0, KafkaRequests.INCLUDED_ID)));
+        assertEquals(RequestClass.EXCLUSIVE, classify(produceById((short) 1, KafkaRequests.INCLUDED_ID, KafkaRequests.EXCLUDED_ID)));
+        assertEquals(RequestClass.EXCLUSIVE, classify(produceById((short) 1, KafkaRequests.UNKNOWN_ID)), "unknown id");
+        assertEquals(RequestClass.EXCLUSIVE, classify(produceById((short) 1, KafkaRequests.INCLUDED_ID, KafkaRequests.UNKNOWN_ID)));
+    }
+
+    @Test
+    void topicIdResolvingToAnInternalTopicIsExclusive() {
+        Uuid internal = new Uuid(9, 9);
+        classifier.topicNames(id -> id.equals(internal) ? GROUP_METADATA_TOPIC_NAME : null);
+        assertEquals(RequestClass.EXCLUSIVE, classify(produceById((short) 1, internal)));
+    }
+
+    @Test
+    void produceWithoutTopicsIsExclusive() {
+        assertEquals(RequestClass.EXCLUSIVE, classify(produce((short) 1, null, KafkaRequests.PRODUCE_BY_NAME)));
+    }
+
+    @Test
+    void cheapReadOnlyRequestsArePipelinedWithoutUpgrading() {
+        assertEquals(RequestClass.PIPELINED_NO_UPGRADE, classify(KafkaRequests.metadata(CONN, 1)));
+        assertEquals(RequestClass.PIPELINED_NO_UPGRADE, classify(KafkaRequests.apiVersions(CONN, 2)));
+        assertEquals(RequestClass.PIPELINED_NO_UPGRADE, classify(KafkaRequests.getTelemetrySubscriptions(CONN, 3)));
+        assertEquals(RequestClass.PIPELINED_NO_UPGRADE, classify(KafkaRequests.pushTelemetry(CONN, 4)));
+    }
+
+    @Test
+    void fetchAndOtherRequestsAreExclusive() {
+        assertEquals(RequestClass.EXCLUSIVE, classify(KafkaRequests.fetch(CONN, 5)));
+        assertEquals(RequestClass.EXCLUSIVE, classify(KafkaRequests.findCoordinator(CONN, 6)));
+    }
+
+    /** Only PRODUCE bodies are inspected; every other API is decided by its key alone. */
+    @Test
+    void everyOtherApiIsExclusiveExceptTheCheapReadOnlyOnes() {
+        Set<ApiKeys> noUpgrade = EnumSet.of(ApiKeys.METADATA, ApiKeys.API_VERSIONS, ApiKeys.GET_TELEMETRY_SUBSCRIPTIONS,
+            ApiKeys.PUSH_TELEMETRY);
+        for (ApiKeys key : ApiKeys.values()) {
+            if (key == ApiKeys.PRODUCE) {
+                continue;
+            }
+            RequestClass expected = noUpgrade.contains(key) ? RequestClass.PIPELINED_NO_UPGRADE : RequestClass.EXCLUSIVE;
+            assertEquals(expected, classifier.classify(key, null), key.name());
+        }
+    }
+
+    @Test
+    void topicPolicyDecisionsAreStableAcrossTheCache() {
+        TopicPolicy policy = KafkaRequests.policy();
+        for (int i = 0; i < 3; i++) {
+            assertTrue(policy.pipelines(INCLUDED));
+            assertFalse(policy.pipelines(EXCLUDED));
+            assertFalse(policy.pipelines("__consumer_offsets"));
+        }
+        TopicPolicy noExclude = new TopicPolicy(Pattern.compile(".*"), null);
+        assertTrue(noExclude.pipelines(EXCLUDED));
+    }
+}

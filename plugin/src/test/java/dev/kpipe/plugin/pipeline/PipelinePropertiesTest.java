@@ -1,0 +1,188 @@
+package dev.kpipe.plugin.pipeline;
+
+import dev.kpipe.plugin.pipeline.FakeBroker.Step;
+import dev.kpipe.plugin.pipeline.FakeBroker.StepType;
+import dev.kpipe.plugin.pipeline.Scenario.Client;
+import dev.kpipe.plugin.pipeline.Scenario.Kind;
+import dev.kpipe.plugin.pipeline.Scenario.Req;
+import java.util.ArrayList;
+import java.util.List;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.EdgeCasesMode;
+import net.jqwik.api.RandomDistribution;
+import net.jqwik.api.statistics.Statistics;
+import net.jqwik.api.statistics.StatisticsReport;
+
+/**
+ * Random scenarios (several connections and processors, drains, acks=0, throttle windows,
+ * disconnections, small in-flight limits) run under a random interleaving, then to quiescence with a
+ * fair scheduler: every step keeps the {@link FakeBroker} invariants, every client still connected
+ * gets every response in order (no wedge), and once every client has gone kpipe's gauges are 0.
+ * The interleaving is a list of choices, so jqwik shrinks a failure to a short one.
+ */
+class PipelinePropertiesTest {
+
+    private static final int FAIR_STEPS = 200_000;
+    /** A choice at or above this picks a client disconnection, when one is possible. */
+    private static final int DISCONNECT_CHOICE = 995;
+
+    @Property(tries = 2500, edgeCases = EdgeCasesMode.NONE)
+    @StatisticsReport(StatisticsReport.StatisticsReportMode.OFF)
+    void anyInterleavingOfAnyScenarioKeepsTheInvariantsAndAnswersEveryone(
+        @ForAll("scenarios") Scenario scenario, @ForAll("choices") List<Integer> choices) {
+        FakeBroker broker = run(scenario, choices);
+        cover(broker, "drain", 10);
+        cover(broker, "downgrade without drain", 5);
+        cover(broker, "acks=0 on a pipelined connection", 10);
+        cover(broker, "close with parked responses", 1);
+        cover(broker, "in-flight limit reached", 10);
+    }
+
+    @Property(tries = 1500, edgeCases = EdgeCasesMode.NONE)
+    @StatisticsReport(StatisticsReport.StatisticsReportMode.OFF)
+    void drainsThrottlesAndDisconnectionsUnderATightInflightLimit(
+        @ForAll("hostileScenarios") Scenario scenario, @ForAll("choices") List<Integer> choices) {
+        FakeBroker broker = run(scenario, choices);
+        cover(broker, "drain", 20);
+        cover(broker, "throttle starts while draining", 1);
+        cover(broker, "drained but throttled", 1);
+        cover(broker, "close with a held request", 1);
+        cover(broker, "close with parked responses", 1);
+        cover(broker, "close while throttled", 1);
+        cover(broker, "close-connection response", 1);
+        cover(broker, "in-flight limit reached", 20);
+    }
+
+    /** The situation must occur in at least {@code percent} % of the tries (else the generators are off). */
+    private static void cover(FakeBroker broker, String situation, double percent) {
+        Statistics.label(situation).collect(broker.coverage.containsKey(situation));
+        Statistics.label(situation).coverage(c -> c.check(true).percentage(p -> p >= percent));
+    }
+
+    @Provide
+    Arbitrary<List<Integer>> choices() {
+        return Arbitraries.integers().between(0, 999).list().ofMaxSize(2000)
+            .withSizeDistribution(RandomDistribution.uniform());
+    }
+
+    /**
+     * Runs the choices, then to quiescence, then closes every client. A choice picks among the
+     * enabled steps by weight: throttle windows last a while (their end is picked rarely), and a
+     * client disconnects rarely, but more often while kpipe parks something of its connection.
+     */
+    static FakeBroker run(Scenario scenario, List<Integer> choices) {
+        FakeBroker broker = new FakeBroker(scenario);
+        for (int choice : choices) {
+            List<Step> steps = broker.enabled(true);
+            if (steps.isEmpty()) {
+                break;
+            }
+            broker.apply(pick(broker, steps, choice));
+        }
+        broker.runFair(FAIR_STEPS);
+        broker.checkAllAnswered();
+        broker.finishAndCheckGaugesZero(FAIR_STEPS);
+        return broker;
+    }
+
+    private static Step pick(FakeBroker broker, List<Step> steps, int choice) {
+        List<Step> disconnects = new ArrayList<>();
+        List<Step> interesting = new ArrayList<>();
+        List<Step> others = new ArrayList<>();
+        for (Step s : steps) {
+            if (s.type() == StepType.DISCONNECT) {
+                disconnects.add(s);
+                ConnectionPipeline cp = broker.owned(s.arg());
+                if (cp != null && (cp.held != null || cp.slots.size() > 1)) {
+                    interesting.add(s);
+                }
+            } else {
+                others.add(s);
+            }
+        }
+        if (!interesting.isEmpty() && choice >= 900) {
+            return interesting.get(choice % interesting.size());
+        }
+        if (others.isEmpty() || (!disconnects.isEmpty() && choice >= DISCONNECT_CHOICE)) {
+            return disconnects.get(choice % disconnects.size());
+        }
+        double total = 0;
+        for (Step s : others) {
+            total += weight(s.type());
+        }
+        double at = total * choice / 1000.0;
+        for (Step s : others) {
+            at -= weight(s.type());
+            if (at < 0) {
+                return s;
+            }
+        }
+        return others.get(others.size() - 1);
+    }
+
+    private static double weight(StepType type) {
+        return switch (type) {
+            case NET -> 3;
+            case END_THROTTLE -> 0.2;
+            case COMPLETE -> 1;
+            default -> 2;
+        };
+    }
+
+    @Provide
+    Arbitrary<Scenario> scenarios() {
+        return scenarios(requests(1), Arbitraries.of(1, 2, 3, 16), 8);
+    }
+
+    @Provide
+    Arbitrary<Scenario> hostileScenarios() {
+        return scenarios(requests(3), Arbitraries.of(2, 2, 3), 7);
+    }
+
+    private static Arbitrary<Scenario> scenarios(Arbitrary<Req> requests, Arbitrary<Integer> maxInflight, int maxRequests) {
+        Arbitrary<Client> client = Combinators.combine(
+            requests.list().ofMinSize(1).ofMaxSize(maxRequests),
+            Arbitraries.frequencyOf(
+                net.jqwik.api.Tuple.of(3, Arbitraries.just(Integer.MAX_VALUE)),
+                net.jqwik.api.Tuple.of(1, Arbitraries.integers().between(1, 3))),
+            Arbitraries.of(true, false, false)).as(Client::new);
+        return Combinators.combine(
+            Arbitraries.integers().between(1, 2),
+            Arbitraries.integers().between(1, 4),
+            maxInflight,
+            Arbitraries.frequencyOf(
+                net.jqwik.api.Tuple.of(4, Arbitraries.just(Long.MAX_VALUE)),
+                net.jqwik.api.Tuple.of(1, Arbitraries.longs().between(1, 500))),
+            Arbitraries.of(true, false),
+            client.list().ofMinSize(1).ofMaxSize(4),
+            Arbitraries.longs()).as(Scenario::new);
+    }
+
+    /** @param hostility 1 for a realistic mix; higher for more exclusive requests and throttle windows */
+    private static Arbitrary<Req> requests(int hostility) {
+        Arbitrary<Kind> kinds = Arbitraries.frequency(
+            net.jqwik.api.Tuple.of(4, Kind.PRODUCE_ACKS_ALL),
+            net.jqwik.api.Tuple.of(4, Kind.PRODUCE_ACKS_1),
+            net.jqwik.api.Tuple.of(3, Kind.PRODUCE_ACKS_0),
+            net.jqwik.api.Tuple.of(hostility, Kind.PRODUCE_EXCLUDED),
+            net.jqwik.api.Tuple.of(hostility, Kind.PRODUCE_TRANSACTIONAL),
+            net.jqwik.api.Tuple.of(2, Kind.METADATA),
+            net.jqwik.api.Tuple.of(1, Kind.API_VERSIONS),
+            net.jqwik.api.Tuple.of(2 * hostility, Kind.FETCH));
+        Arbitrary<Integer> percent = Arbitraries.integers().between(0, 99);
+        return Combinators.combine(kinds, percent, percent, percent, percent).as((kind, later, throttle, close, byId) -> {
+            boolean canWait = kind == Kind.PRODUCE_ACKS_ALL || kind == Kind.FETCH || kind == Kind.PRODUCE_TRANSACTIONAL;
+            boolean produce = kind.name().startsWith("PRODUCE");
+            return new Req(kind,
+                canWait && later < 60,
+                throttle < 12 * hostility,
+                kind == Kind.PRODUCE_ACKS_0 && close < 8,
+                produce && byId < 30);
+        });
+    }
+}
