@@ -149,16 +149,20 @@ public final class ByteBudget {
      * Forgets a waiter (its connection closed).
      *
      * @param waiter the connection
+     * @return true if it was still waiting; false if it was not queued, or was admitted already (its
+     *     reservation is then held and must be released by the caller)
      */
-    public void cancel(Waiter waiter) {
+    public boolean cancel(Waiter waiter) {
         Waiter[] admitted;
+        boolean removed;
         synchronized (this) {
-            waiters.removeIf(e -> e.waiter == waiter);
+            removed = waiters.removeIf(e -> e.waiter == waiter);
             admitted = admitWaiters();
         }
         for (Waiter w : admitted) {
             w.admitted();
         }
+        return removed;
     }
 
     private Waiter[] admitWaiters() {
@@ -201,7 +205,11 @@ public final class ByteBudget {
         }
     }
 
-    private long clamp(long bytes) {
+    /**
+     * @param bytes a wanted reservation, in bytes
+     * @return what {@link #tryReserve} reserves for it: clamped to [1, capacity]
+     */
+    public long clamp(long bytes) {
         return Math.max(1, Math.min(bytes, capacity));
     }
 

@@ -32,6 +32,12 @@ public final class KpipeConfig extends AbstractConfig {
     public static final String MAX_INFLIGHT_REQUESTS_PER_CONNECTION = "kpipe.max.inflight.requests.per.connection";
     /** Request bytes read but not yet answered on one pipelined connection. */
     public static final String MAX_INFLIGHT_BYTES_PER_CONNECTION = "kpipe.max.inflight.bytes.per.connection";
+    /** Request bytes admitted on all pipelined connections of the broker and not yet answered. */
+    public static final String MAX_INFLIGHT_BYTES = "kpipe.max.inflight.bytes";
+    /** Produce requests waiting for acks in the purgatory above which pipelined connections pause. */
+    public static final String MAX_DELAYED_PRODUCE_REQUESTS = "kpipe.max.delayed.produce.requests";
+    /** A {@code dev.kpipe.spi.StoragePressure} implementation reporting storage-side saturation. */
+    public static final String STORAGE_PRESSURE_CLASS = "kpipe.storage.pressure.class";
     /** Topics whose produce requests may be pipelined (regex). */
     public static final String TOPICS_INCLUDE = "kpipe.topics.include";
     /** Topics whose produce requests are never pipelined (regex). */
@@ -46,6 +52,11 @@ public final class KpipeConfig extends AbstractConfig {
     public static final int DEFAULT_MAX_INFLIGHT_REQUESTS_PER_CONNECTION = 16;
     /** Default for {@link #MAX_INFLIGHT_BYTES_PER_CONNECTION}: 64 MiB. */
     public static final long DEFAULT_MAX_INFLIGHT_BYTES_PER_CONNECTION = 64L * 1024 * 1024;
+
+    /** Default for {@link #MAX_INFLIGHT_BYTES}: 100 MiB. */
+    public static final long DEFAULT_MAX_INFLIGHT_BYTES = 100L * 1024 * 1024;
+    /** Default for {@link #MAX_DELAYED_PRODUCE_REQUESTS}. */
+    public static final int DEFAULT_MAX_DELAYED_PRODUCE_REQUESTS = 10_000;
 
     /** The definitions of every {@code kpipe.*} key. */
     public static final ConfigDef CONFIG_DEF = new ConfigDef()
@@ -64,6 +75,20 @@ public final class KpipeConfig extends AbstractConfig {
             Range.atLeast(1), Importance.MEDIUM,
             "The most request bytes read on one pipelined connection and not yet answered, in bytes. "
                 + "A single larger request is still read when nothing else is in flight.")
+        .define(MAX_INFLIGHT_BYTES, Type.LONG, DEFAULT_MAX_INFLIGHT_BYTES, Range.atLeast(1), Importance.MEDIUM,
+            "The most request bytes admitted on all pipelined connections of the broker and not yet "
+                + "answered, in bytes. A connection reserves its largest request size before it is unmuted; "
+                + "once the budget is full nothing is admitted until use falls to 90% (hysteresis); waiting "
+                + "connections are resumed in the order they started waiting. A single request larger than "
+                + "the budget is admitted alone.")
+        .define(MAX_DELAYED_PRODUCE_REQUESTS, Type.INT, DEFAULT_MAX_DELAYED_PRODUCE_REQUESTS, Range.atLeast(0),
+            Importance.LOW,
+            "Storage-side back pressure: while more produce requests than this wait for acks in the "
+                + "broker's produce purgatory, or the request queue is 80% full (queued.max.requests), no "
+                + "pipelined connection is unmuted. 0 disables the purgatory check.")
+        .define(STORAGE_PRESSURE_CLASS, Type.CLASS, null, Importance.LOW,
+            "A class implementing dev.kpipe.spi.StoragePressure (and optionally Configurable) through "
+                + "which a storage plugin reports saturation, in addition to the broker's own queues.")
         .define(TOPICS_INCLUDE, Type.STRING, ".*", new RegexValidator(), Importance.MEDIUM,
             "Regular expression: produce requests whose every topic matches may be pipelined "
                 + "(internal topics never are).")
@@ -97,6 +122,21 @@ public final class KpipeConfig extends AbstractConfig {
     /** @return {@value #MAX_INFLIGHT_BYTES_PER_CONNECTION}, in bytes */
     public long maxInflightBytesPerConnection() {
         return getLong(MAX_INFLIGHT_BYTES_PER_CONNECTION);
+    }
+
+    /** @return {@value #MAX_INFLIGHT_BYTES}, in bytes */
+    public long maxInflightBytes() {
+        return getLong(MAX_INFLIGHT_BYTES);
+    }
+
+    /** @return {@value #MAX_DELAYED_PRODUCE_REQUESTS} */
+    public int maxDelayedProduceRequests() {
+        return getInt(MAX_DELAYED_PRODUCE_REQUESTS);
+    }
+
+    /** @return the configured {@value #STORAGE_PRESSURE_CLASS}, instantiated and configured, or {@code null} */
+    public dev.kpipe.spi.StoragePressure storagePressure() {
+        return getConfiguredInstance(STORAGE_PRESSURE_CLASS, dev.kpipe.spi.StoragePressure.class);
     }
 
     /** @return the compiled {@value #TOPICS_INCLUDE} */

@@ -1,5 +1,6 @@
 package dev.kpipe.plugin;
 
+import dev.kpipe.backpressure.ByteBudget;
 import dev.kpipe.interceptor.Interceptor;
 import dev.kpipe.plugin.pipeline.PipelineStats;
 import java.util.List;
@@ -27,8 +28,9 @@ public final class KpipeMetrics implements AutoCloseable {
      * Registers every metric.
      *
      * @param stats the pipelining counters
+     * @param budget the broker-wide in-flight byte budget
      */
-    public KpipeMetrics(PipelineStats stats) {
+    public KpipeMetrics(PipelineStats stats, ByteBudget budget) {
         this.metrics = new Metrics(new MetricConfig(), List.of(new JmxReporter()), Time.SYSTEM,
             new KafkaMetricsContext(JMX_PREFIX));
         gauge("pipelined-connections", "Connections currently in pipelined or draining mode.",
@@ -55,12 +57,29 @@ public final class KpipeMetrics implements AutoCloseable {
             s -> s.throttleWindows(), stats);
         gauge("classification-fallback-total", "Requests handled classically because classification failed.",
             s -> s.classificationFallbacks(), stats);
+        budgetGauge("inflight-bytes", "Request bytes reserved or admitted on pipelined connections now (the budget in use).",
+            b -> b.used(), budget);
+        budgetGauge("inflight-bytes-max", "The most request bytes reserved or admitted at once since start.",
+            b -> b.peak(), budget);
+        budgetGauge("inflight-bytes-limit", "kpipe.max.inflight.bytes.", b -> b.capacity(), budget);
+        budgetGauge("budget-waiting-connections", "Pipelined connections waiting for the in-flight byte budget now.",
+            b -> b.waiting(), budget);
+        budgetGauge("budget-wait-total", "Times a connection had to wait for the in-flight byte budget.",
+            b -> b.waitsStarted(), budget);
+        budgetGauge("budget-wait-time-ms-total", "Total time connections waited for the in-flight byte budget, in ms.",
+            b -> b.waitNanosTotal() / 1e6, budget);
+        budgetGauge("budget-oversize-admitted-total", "Requests as large as the whole budget, admitted alone.",
+            b -> b.oversizeAdmitted(), budget);
         gauge("plugin-fault-total", "Throwables caught in kpipe code on broker threads (the broker's own path proceeded).",
             s -> s.pluginFaults() + Interceptor.hookFaults(), stats);
     }
 
     private void gauge(String name, String description, ToDoubleFunction<PipelineStats> f, PipelineStats stats) {
         metrics.addMetric(metrics.metricName(name, GROUP, description), (Gauge<Double>) (config, now) -> f.applyAsDouble(stats));
+    }
+
+    private void budgetGauge(String name, String description, ToDoubleFunction<ByteBudget> f, ByteBudget budget) {
+        metrics.addMetric(metrics.metricName(name, GROUP, description), (Gauge<Double>) (config, now) -> f.applyAsDouble(budget));
     }
 
     /** @return the registry, for tests and for other metric reporters */

@@ -1,5 +1,6 @@
 package dev.kpipe.plugin;
 
+import dev.kpipe.backpressure.ByteBudget;
 import dev.kpipe.backpressure.InflightLimits;
 import dev.kpipe.interceptor.Interceptor;
 import dev.kpipe.interceptor.KafkaVersion;
@@ -8,6 +9,8 @@ import dev.kpipe.plugin.classify.RequestClassifier;
 import dev.kpipe.plugin.classify.TopicPolicy;
 import dev.kpipe.plugin.pipeline.PipelineCoordinator;
 import dev.kpipe.plugin.pipeline.PipelineStats;
+import dev.kpipe.plugin.pressure.BrokerQueuePressure;
+import dev.kpipe.spi.StoragePressure;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.instrument.Instrumentation;
@@ -87,10 +90,18 @@ public final class KpipePlugin implements MetricsReporter {
             }
         }
         PipelineStats stats = new PipelineStats();
+        long budgetBytes = config.maxInflightBytes();
+        ByteBudget budget = new ByteBudget(budgetBytes, budgetBytes * 9 / 10);
         PipelineCoordinator pipeline = new PipelineCoordinator(
             new RequestClassifier(new TopicPolicy(config.topicsInclude(), config.topicsExclude())),
             new InflightLimits(config.maxInflightRequestsPerConnection(), config.maxInflightBytesPerConnection()),
-            stats);
+            budget, stats);
+        StoragePressure pluginPressure = config.storagePressure();
+        if (pluginPressure != null) {
+            pipeline.pressure(pluginPressure);
+        }
+        int maxDelayedProduce = config.maxDelayedProduceRequests();
+        pipeline.pressureFactory(load -> new BrokerQueuePressure(load, maxDelayedProduce, pluginPressure));
         try {
             Interceptor.install(inst, loader, pipeline, listeners::contains);
         } catch (UnsupportedBrokerException e) {
@@ -98,7 +109,7 @@ public final class KpipePlugin implements MetricsReporter {
             return;
         }
         coordinator = pipeline;
-        metrics = new KpipeMetrics(stats);
+        metrics = new KpipeMetrics(stats, budget);
         LOG.info("kpipe {} started: Kafka {}, install mode {}, listeners={}, settings {}",
             version(), kafkaVersion, mode, listeners, config.effectiveSettings());
     }

@@ -145,8 +145,10 @@ class KpipeConfigTest {
     void effectiveSettingsListEveryKpipeKeyInOrder() {
         Map<String, Object> settings = config(KpipeConfig.ENABLE, "true").effectiveSettings();
         assertEquals(List.of(KpipeConfig.ENABLE, KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER, KpipeConfig.LISTENERS,
+            KpipeConfig.MAX_DELAYED_PRODUCE_REQUESTS, KpipeConfig.MAX_INFLIGHT_BYTES,
             KpipeConfig.MAX_INFLIGHT_BYTES_PER_CONNECTION, KpipeConfig.MAX_INFLIGHT_REQUESTS_PER_CONNECTION,
-            KpipeConfig.TOPICS_EXCLUDE, KpipeConfig.TOPICS_INCLUDE), List.copyOf(settings.keySet()));
+            KpipeConfig.STORAGE_PRESSURE_CLASS, KpipeConfig.TOPICS_EXCLUDE, KpipeConfig.TOPICS_INCLUDE),
+            List.copyOf(settings.keySet()));
         assertEquals(true, settings.get(KpipeConfig.ENABLE));
     }
 }

@@ -113,4 +113,13 @@ public interface NetworkEventListener {
      */
     default void onTopicNames(TopicNames topicNames) {
     }
+
+    /**
+     * The broker's queue gauges became available (called once, when the request handlers start).
+     * Thread: any.
+     *
+     * @param load the gauges
+     */
+    default void onBrokerLoad(BrokerLoad load) {
+    }
 }

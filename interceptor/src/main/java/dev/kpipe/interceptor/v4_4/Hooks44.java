@@ -204,9 +204,10 @@ public final class Hooks44 {
 
     private static synchronized void publishTopicNames(NetworkEventListener l, KafkaApis apis) {
         if (!topicNamesPublished) {
+            topicNamesPublished = true;
             MetadataCache cache = apis.metadataCache();
             l.onTopicNames(id -> cache.getTopicName(id).orElse(null));
-            topicNamesPublished = true;
+            l.onBrokerLoad(new BrokerLoad44(apis));
         }
     }
 }

@@ -97,14 +97,15 @@ final class ProcessorBinding44 implements NetworkProcessor {
 
     @Override
     public void mute(String connectionId) {
-        if (selector.channel(connectionId) != null) {
+        if (isOpen(connectionId)) {
             selector.mute(connectionId);
         }
     }
 
     @Override
     public void unmute(String connectionId) {
-        if (selector.channel(connectionId) != null) {
+        // like Processor.tryUnmuteChannel: open or closing channels
+        if (isOpen(connectionId)) {
             selector.unmute(connectionId);
         }
     }

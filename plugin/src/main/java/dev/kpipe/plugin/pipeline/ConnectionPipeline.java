@@ -1,10 +1,12 @@
 package dev.kpipe.plugin.pipeline;
 
+import dev.kpipe.backpressure.ByteBudget;
 import dev.kpipe.backpressure.InflightLimits;
 import dev.kpipe.quotas.MuteReason;
 import dev.kpipe.quotas.MuteReasons;
 import dev.kpipe.quotas.ThrottleWindows;
 import java.util.ArrayDeque;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The state of one connection that kpipe owns (pipelined, or draining back to classic). A connection
@@ -13,7 +15,7 @@ import java.util.ArrayDeque;
  * <p>Owned by the connection's network thread, except {@link #awaitingDispatch}, which a handler
  * thread clears.
  */
-final class ConnectionPipeline {
+final class ConnectionPipeline implements ByteBudget.Waiter {
 
     /** Modes of a connection kpipe owns. */
     enum Mode {
@@ -43,6 +45,20 @@ final class ConnectionPipeline {
     boolean closed;
     /** Queued for evaluation in {@link ProcessorPipelines#pending}. */
     boolean scheduled;
+    /** Bytes of the global budget reserved for the next request read, or 0. */
+    long reserved;
+    /** The reservation asked for while waiting for the budget. */
+    long reservationWanted;
+    /** Queued in the global budget's FIFO. */
+    boolean waitingForBudget;
+    /** Grants of the budget so far, counted by the releasing thread in {@link #admitted()}. */
+    final AtomicInteger grants = new AtomicInteger();
+    /** Grants used or released by the network thread (a grant can be counted after it was released). */
+    int grantsConsumed;
+    /** The largest request read so far, in bytes: the estimate reserved for the next one. */
+    int largestRequest;
+    /** Kept muted only because the storage side is saturated; re-evaluated every round. */
+    boolean pressureBlocked;
 
     ConnectionPipeline(String id, ProcessorPipelines processor) {
         this.id = id;
@@ -62,6 +78,23 @@ final class ConnectionPipeline {
         return r;
     }
 
+    /** Thread: any. The budget granted the reservation: evaluate this connection on its own thread. */
+    @Override
+    public void admitted() {
+        grants.incrementAndGet();
+        processor.dispatched.add(this);
+        processor.processor.wakeup();
+    }
+
+    /** @return true if a grant arrived that the network thread has not used or released yet */
+    boolean takeGrant() {
+        if (grants.get() - grantsConsumed > 0) {
+            grantsConsumed++;
+            return true;
+        }
+        return false;
+    }
+
     /** @return the slot of the request, or {@code null} (scans from the oldest; the list is short) */
     Slot slotOf(Object request) {
         for (Slot s : slots) {
@@ -76,6 +109,7 @@ final class ConnectionPipeline {
     public String toString() {
         return "connection " + id + " " + mode + " inflight=" + slots.size() + " bytes=" + inflightBytes
             + " sendOutstanding=" + sendOutstanding + " throttles=" + throttle.open()
-            + " awaitingDispatch=" + (awaitingDispatch != null) + " held=" + (held != null) + " muted=" + muted;
+            + " awaitingDispatch=" + (awaitingDispatch != null) + " held=" + (held != null) + " muted=" + muted
+            + " reserved=" + reserved + " waitingForBudget=" + waitingForBudget;
     }
 }

@@ -1,16 +1,21 @@
 package dev.kpipe.plugin.pipeline;
 
+import dev.kpipe.backpressure.ByteBudget;
 import dev.kpipe.backpressure.InflightLimits;
 import dev.kpipe.plugin.classify.RequestClass;
 import dev.kpipe.plugin.classify.RequestClassifier;
+import dev.kpipe.quotas.MuteReason;
 import dev.kpipe.quotas.MuteReasons;
 import dev.kpipe.spi.Admission;
+import dev.kpipe.spi.BrokerLoad;
 import dev.kpipe.spi.MuteEvent;
 import dev.kpipe.spi.NetworkEventListener;
 import dev.kpipe.spi.NetworkProcessor;
 import dev.kpipe.spi.ResponseKind;
+import dev.kpipe.spi.StoragePressure;
 import dev.kpipe.spi.TopicNames;
 import java.util.ArrayList;
+import java.util.function.Function;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.RequestContext;
@@ -51,6 +56,10 @@ public final class PipelineCoordinator implements NetworkEventListener {
     private final RequestClassifier classifier;
     private volatile InflightLimits limits;
     private final PipelineStats stats;
+    /** The broker-wide in-flight byte budget, or {@code null} for none. */
+    private final ByteBudget budget;
+    private volatile StoragePressure pressure = StoragePressure.NONE;
+    private volatile Function<BrokerLoad, StoragePressure> pressureFactory;
     /** Connections kpipe owns, by connection id (unique among a broker's open connections). */
     private final ConcurrentHashMap<String, ConnectionPipeline> connections = new ConcurrentHashMap<>();
 
@@ -60,9 +69,55 @@ public final class PipelineCoordinator implements NetworkEventListener {
      * @param stats where to count
      */
     public PipelineCoordinator(RequestClassifier classifier, InflightLimits limits, PipelineStats stats) {
+        this(classifier, limits, null, stats);
+    }
+
+    /**
+     * @param classifier the classification policy
+     * @param limits the per-connection in-flight limits
+     * @param budget the broker-wide in-flight byte budget, or {@code null} for none
+     * @param stats where to count
+     */
+    public PipelineCoordinator(RequestClassifier classifier, InflightLimits limits, ByteBudget budget,
+                               PipelineStats stats) {
         this.classifier = classifier;
         this.limits = limits;
+        this.budget = budget;
         this.stats = stats;
+    }
+
+    /**
+     * Sets the storage-side saturation signal; while it reports saturation no pipelined connection
+     * is unmuted (connections kept muted by it are re-evaluated every processor round, at least every
+     * 300 ms). Thread: any.
+     *
+     * @param pressure the signal
+     */
+    public void pressure(StoragePressure pressure) {
+        this.pressure = pressure;
+    }
+
+    /**
+     * Sets how the storage-side signal is built once the broker's queue gauges are available
+     * ({@link #onBrokerLoad}). Thread: any.
+     *
+     * @param factory builds the signal from the gauges
+     */
+    public void pressureFactory(Function<BrokerLoad, StoragePressure> factory) {
+        this.pressureFactory = factory;
+    }
+
+    @Override
+    public void onBrokerLoad(BrokerLoad load) {
+        Function<BrokerLoad, StoragePressure> f = pressureFactory;
+        if (f != null) {
+            pressure = f.apply(load);
+        }
+    }
+
+    /** @return the broker-wide byte budget, or {@code null} */
+    public ByteBudget budget() {
+        return budget;
     }
 
     /** @return the counters */
@@ -135,6 +190,13 @@ public final class PipelineCoordinator implements NetworkEventListener {
                 stats.drains.increment();
                 return hold(conn, request);
             }
+            if (budget != null) {
+                budget.settle(conn.reserved, sizeInBytes);
+            }
+            conn.reserved = 0;
+            if (sizeInBytes > conn.largestRequest) {
+                conn.largestRequest = sizeInBytes;
+            }
             conn.slots.addLast(new Slot(request, sizeInBytes));
             conn.inflightBytes += sizeInBytes;
             conn.awaitingDispatch = request;
@@ -166,6 +228,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
             conn.processor.processor.forward(conn.held);
             stats.heldRequests.decrementAndGet();
         }
+        releaseReservation(conn);
         conn.mode = ConnectionPipeline.Mode.DRAINING;
         conn.held = request;
         conn.drainStartNanos = System.nanoTime();
@@ -182,7 +245,30 @@ public final class PipelineCoordinator implements NetworkEventListener {
             if (conn.throttle.throttled()) {
                 stats.throttledConnections.decrementAndGet();
             }
+            releaseReservation(conn);
+            if (budget != null) {
+                budget.release(conn.inflightBytes);
+            }
+            conn.inflightBytes = 0;
         }
+    }
+
+    /** Returns the connection's reservation for its next read, granted or still awaited. */
+    private void releaseReservation(ConnectionPipeline conn) {
+        if (budget == null) {
+            return;
+        }
+        if (conn.waitingForBudget) {
+            conn.waitingForBudget = false;
+            if (!budget.cancel(conn)) {
+                // Admitted meanwhile: the reservation is held. Its grant is consumed here, even if
+                // admitted() has not counted it yet.
+                conn.grantsConsumed++;
+                budget.release(conn.reservationWanted);
+            }
+        }
+        budget.release(conn.reserved);
+        conn.reserved = 0;
     }
 
     @Override
@@ -205,6 +291,13 @@ public final class PipelineCoordinator implements NetworkEventListener {
         ConnectionPipeline conn;
         while ((conn = p.dispatched.poll()) != null) {
             schedule(conn);
+        }
+        if (!p.pressureBlocked.isEmpty() && !pressure.saturated()) {
+            for (ConnectionPipeline c : p.pressureBlocked) {
+                c.pressureBlocked = false;
+                schedule(c);
+            }
+            p.pressureBlocked.clear();
         }
         ArrayList<ConnectionPipeline> pending = p.pending;
         // evaluate() may schedule again (not the same connection); index loop tolerates appends
@@ -243,6 +336,16 @@ public final class PipelineCoordinator implements NetworkEventListener {
             return;
         }
         int reasons = conn.muteReasons(limits);
+        if (reasons == MuteReasons.NONE && pressure.saturated()) {
+            reasons = MuteReasons.with(reasons, MuteReason.BACK_PRESSURE);
+            if (!conn.pressureBlocked) {
+                conn.pressureBlocked = true;
+                conn.processor.pressureBlocked.add(conn);
+            }
+        }
+        if (reasons == MuteReasons.NONE && budget != null && !reserve(conn)) {
+            reasons = MuteReasons.with(reasons, MuteReason.BACK_PRESSURE);
+        }
         if (reasons == MuteReasons.NONE) {
             if (conn.muted) {
                 conn.muted = false;
@@ -252,6 +355,34 @@ public final class PipelineCoordinator implements NetworkEventListener {
             conn.muted = true;
             processor.mute(conn.id);
         }
+    }
+
+    /**
+     * Makes sure the connection holds a reservation of the global budget for its next read.
+     *
+     * @return true if it holds one; false if it waits (it is admitted later, in FIFO order)
+     */
+    private boolean reserve(ConnectionPipeline conn) {
+        if (conn.reserved > 0) {
+            return true;
+        }
+        if (conn.waitingForBudget) {
+            if (!conn.takeGrant()) {
+                return false;
+            }
+            conn.waitingForBudget = false;
+            conn.reserved = conn.reservationWanted;
+            return true;
+        }
+        long want = Math.max(1, conn.largestRequest);
+        long got = budget.tryReserve(conn, want);
+        if (got > 0) {
+            conn.reserved = got;
+            return true;
+        }
+        conn.waitingForBudget = true;
+        conn.reservationWanted = budget.clamp(want);
+        return false;
     }
 
     /** Downgrade: Kafka takes the connection back, as if it had just read the held request. */
@@ -334,6 +465,9 @@ public final class PipelineCoordinator implements NetworkEventListener {
         }
         conn.slots.pollFirst();
         conn.inflightBytes -= head.bytes;
+        if (budget != null) {
+            budget.release(head.bytes);
+        }
         conn.sendOutstanding = false;
         stats.inflightRequests.decrementAndGet();
         Slot next = conn.slots.peekFirst();

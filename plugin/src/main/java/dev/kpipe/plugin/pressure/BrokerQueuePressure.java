@@ -1,0 +1,40 @@
+package dev.kpipe.plugin.pressure;
+
+import dev.kpipe.spi.BrokerLoad;
+import dev.kpipe.spi.StoragePressure;
+
+/**
+ * The default storage-side signal: the broker is saturated while its request queue is at least
+ * {@value #QUEUE_FULL_PERCENT}% full ({@code queued.max.requests}; beyond it the network threads
+ * would block putting requests), or while more than a configured number of produce requests wait
+ * for acks in the produce purgatory; optionally also while a storage plugin's own signal says so.
+ * Thread-safe, allocation-free.
+ */
+public final class BrokerQueuePressure implements StoragePressure {
+    /** Request queue fill, in percent of its capacity, at which the broker counts as saturated. */
+    public static final int QUEUE_FULL_PERCENT = 80;
+
+    private final BrokerLoad load;
+    private final int queueThreshold;
+    private final int maxDelayedProduce;
+    private final StoragePressure plugin;
+
+    /**
+     * @param load the broker's queue gauges
+     * @param maxDelayedProduce purgatory threshold; 0 disables the purgatory check
+     * @param plugin a storage plugin's signal, or {@code null}
+     */
+    public BrokerQueuePressure(BrokerLoad load, int maxDelayedProduce, StoragePressure plugin) {
+        this.load = load;
+        this.queueThreshold = Math.max(1, load.requestQueueCapacity() * QUEUE_FULL_PERCENT / 100);
+        this.maxDelayedProduce = maxDelayedProduce;
+        this.plugin = plugin;
+    }
+
+    @Override
+    public boolean saturated() {
+        return load.requestQueueSize() >= queueThreshold
+            || (maxDelayedProduce > 0 && load.delayedProduceRequests() > maxDelayedProduce)
+            || (plugin != null && plugin.saturated());
+    }
+}

@@ -1,0 +1,25 @@
+package dev.kpipe.spi;
+
+/**
+ * End-to-end back pressure: the storage side of the produce path (a diskless topic's write-ahead
+ * queue, a tiered upload backlog, the broker's own request queue and produce purgatory) reports
+ * that it cannot take more work. While it is saturated, no pipelined connection is unmuted; the
+ * classic path is unaffected.
+ *
+ * <p>Implementations may implement {@code org.apache.kafka.common.Configurable} to receive the
+ * broker's configuration.
+ */
+@FunctionalInterface
+public interface StoragePressure {
+
+    /** Never saturated. */
+    StoragePressure NONE = () -> false;
+
+    /**
+     * Thread: network threads, often (once per pipelined connection evaluation); must be cheap and
+     * must not block.
+     *
+     * @return true while the storage side is saturated
+     */
+    boolean saturated();
+}
