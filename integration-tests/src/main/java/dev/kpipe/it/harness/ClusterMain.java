@@ -1,0 +1,95 @@
+package dev.kpipe.it.harness;
+
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * Command line: starts a cluster, prints how to connect, runs until Ctrl-C (SIGINT/SIGTERM), then stops it.
+ *
+ * <pre>
+ * ClusterMain [--nodes N] [--kpipe true|false] [--no-plugin] [--heap 1g] [--config key=value | nodeId:key=value]...
+ * </pre>
+ *
+ * Harness settings ({@link HarnessSettings}) come from the build; override with {@code -Dkpipe.it.*=...}.
+ */
+public final class ClusterMain {
+  private ClusterMain() {}
+
+  /**
+   * Runs the CLI.
+   *
+   * @param args see the class documentation
+   * @throws InterruptedException never in practice: the main thread waits until the JVM exits
+   */
+  public static void main(String[] args) throws InterruptedException {
+    ClusterSpec.Builder b = ClusterSpec.builder().name("cli");
+    for (int i = 0; i < args.length; i++) {
+      String a = args[i];
+      switch (a) {
+        case "--nodes" -> b.nodes(Integer.parseInt(value(args, ++i, a)));
+        case "--kpipe" -> b.kpipe(parseBoolean(value(args, ++i, a)));
+        case "--no-plugin" -> b.installPlugin(false);
+        case "--heap" -> b.heap(value(args, ++i, a));
+        case "--config" -> b.config(value(args, ++i, a));
+        case "-h", "--help" -> {
+          usage();
+          return;
+        }
+        default -> {
+          System.err.println("unknown argument: " + a);
+          usage();
+          System.exit(2);
+        }
+      }
+    }
+    ClusterSpec spec = b.build();
+    HarnessSettings settings = HarnessSettings.load();
+    // No own shutdown hook: the harness's hook stops every open cluster (brokers first) when the JVM exits.
+    Cluster cluster = Cluster.create(spec, settings);
+    cluster.start();
+
+    String bs = cluster.bootstrapServers();
+    String tool = settings.javaExecutable() + " -Dlog4j2.configurationFile=" + cluster.toolsLog4jConfig()
+        + " -cp '" + settings.kafkaHome().resolve("libs") + "/*' ";
+    StringBuilder out = new StringBuilder();
+    out.append("\nKafka ").append(settings.kafkaVersion()).append(" cluster up: ").append(spec.nodes())
+        .append(" node(s), ")
+        .append(spec.installPlugin() ? "kpipe " + settings.pluginVersion() + " installed, kpipe.enable="
+            + spec.kpipeEnabled() : "stock (no kpipe)")
+        .append("\n\nbootstrap.servers=").append(bs).append('\n');
+    for (KafkaNode n : cluster.nodes()) {
+      out.append("  ").append(n).append("  jmx ").append(n.jmxServiceUrl()).append("  log ").append(n.logFile())
+          .append('\n');
+    }
+    out.append("\nTry (from another terminal):\n")
+        .append("  ").append(tool).append("org.apache.kafka.tools.ProducerPerformance --topic demo")
+        .append(" --num-records 1000000 --record-size 100 --throughput -1 --producer-props bootstrap.servers=")
+        .append(bs).append('\n')
+        .append("  ").append(tool).append("org.apache.kafka.tools.ConsoleProducer --bootstrap-server ").append(bs)
+        .append(" --topic demo\n")
+        .append("  ").append(tool).append("org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server ")
+        .append(bs).append(" --topic demo --from-beginning\n")
+        .append("\nCtrl-C stops the cluster.\n");
+    System.out.print(out);
+    System.out.flush();
+    new CountDownLatch(1).await(); // until Ctrl-C
+  }
+
+  private static String value(String[] args, int i, String flag) {
+    if (i >= args.length) {
+      throw new IllegalArgumentException(flag + " needs a value");
+    }
+    return args[i];
+  }
+
+  private static boolean parseBoolean(String v) {
+    if (!v.equalsIgnoreCase("true") && !v.equalsIgnoreCase("false")) {
+      throw new IllegalArgumentException("expected true or false: " + v);
+    }
+    return Boolean.parseBoolean(v);
+  }
+
+  private static void usage() {
+    System.err.println("usage: ClusterMain [--nodes N] [--kpipe true|false] [--no-plugin] [--heap 1g]"
+        + " [--config key=value | --config nodeId:key=value]...");
+  }
+}

@@ -1,0 +1,205 @@
+package dev.kpipe.it.harness;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What cluster to run: node count, whether kpipe is installed and enabled, config overrides, heap.
+ *
+ * <p>Node 1 is combined ({@code process.roles=broker,controller}, the only controller); nodes 2..n are brokers.
+ * Broker config is layered, later layers winning: harness defaults, kpipe settings, {@link
+ * Builder#brokerConfig cluster-wide overrides}, {@link Builder#nodeConfig per-node overrides}. Immutable.
+ */
+public final class ClusterSpec {
+
+  /** The class that installs kpipe, as an operator configures it in {@code metric.reporters}. */
+  public static final String KPIPE_PLUGIN_CLASS = "dev.kpipe.plugin.KpipePlugin";
+
+  private final String name;
+  private final int nodes;
+  private final boolean installPlugin;
+  private final boolean kpipeEnabled;
+  private final Map<String, String> brokerConfig;
+  private final Map<Integer, Map<String, String>> nodeConfig;
+  private final String heap;
+
+  private ClusterSpec(Builder b) {
+    this.name = b.name;
+    this.nodes = b.nodes;
+    this.installPlugin = b.installPlugin;
+    this.kpipeEnabled = b.kpipeEnabled;
+    this.brokerConfig = Collections.unmodifiableMap(new LinkedHashMap<>(b.brokerConfig));
+    Map<Integer, Map<String, String>> nc = new TreeMap<>();
+    b.nodeConfig.forEach((k, v) -> nc.put(k, Collections.unmodifiableMap(new LinkedHashMap<>(v))));
+    this.nodeConfig = Collections.unmodifiableMap(nc);
+    this.heap = b.heap;
+  }
+
+  /** @return a builder for a 1-node cluster with kpipe installed and enabled */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** @return a short name used for the cluster's folder */
+  public String name() {
+    return name;
+  }
+
+  /** @return the number of nodes (1 combined node + brokers) */
+  public int nodes() {
+    return nodes;
+  }
+
+  /** @return whether the kpipe jar is copied into libs/ and {@code metric.reporters} names its plugin class */
+  public boolean installPlugin() {
+    return installPlugin;
+  }
+
+  /** @return the value written for {@code kpipe.enable} when the plugin is installed */
+  public boolean kpipeEnabled() {
+    return kpipeEnabled;
+  }
+
+  /** @return the cluster-wide overrides, in insertion order */
+  public Map<String, String> brokerConfig() {
+    return brokerConfig;
+  }
+
+  /** @return the per-node overrides by node id */
+  public Map<Integer, Map<String, String>> nodeConfig() {
+    return nodeConfig;
+  }
+
+  /** @return the broker heap ({@code -Xmx} value), or {@code null} for the harness default */
+  public String heap() {
+    return heap;
+  }
+
+  @Override
+  public String toString() {
+    return name + "[nodes=" + nodes + ", plugin=" + installPlugin + ", kpipe.enable=" + kpipeEnabled
+        + ", brokerConfig=" + brokerConfig + ", nodeConfig=" + nodeConfig + "]";
+  }
+
+  /** Builds a {@link ClusterSpec}. Not thread-safe. */
+  public static final class Builder {
+    private String name = "cluster";
+    private int nodes = 1;
+    private boolean installPlugin = true;
+    private boolean kpipeEnabled = true;
+    private final Map<String, String> brokerConfig = new LinkedHashMap<>();
+    private final Map<Integer, Map<String, String>> nodeConfig = new TreeMap<>();
+    private String heap;
+
+    private Builder() {}
+
+    /**
+     * @param name folder-friendly name; other characters are replaced by {@code _}
+     * @return this
+     */
+    public Builder name(String name) {
+      this.name = name.replaceAll("[^A-Za-z0-9._-]", "_");
+      return this;
+    }
+
+    /**
+     * @param nodes number of nodes, at least 1; node 1 is broker+controller, the others brokers
+     * @return this
+     */
+    public Builder nodes(int nodes) {
+      if (nodes < 1) {
+        throw new IllegalArgumentException("nodes must be >= 1: " + nodes);
+      }
+      this.nodes = nodes;
+      return this;
+    }
+
+    /**
+     * @param install whether to drop the kpipe jar into libs/ and set {@code metric.reporters} (default true);
+     *     false gives a stock broker
+     * @return this
+     */
+    public Builder installPlugin(boolean install) {
+      this.installPlugin = install;
+      return this;
+    }
+
+    /**
+     * @param enabled value of {@code kpipe.enable} (default true); only written if the plugin is installed
+     * @return this
+     */
+    public Builder kpipe(boolean enabled) {
+      this.kpipeEnabled = enabled;
+      return this;
+    }
+
+    /**
+     * Sets a cluster-wide broker config override.
+     *
+     * @param key config key
+     * @param value config value
+     * @return this
+     */
+    public Builder brokerConfig(String key, String value) {
+      brokerConfig.put(key, value);
+      return this;
+    }
+
+    /**
+     * Sets a config override for one node.
+     *
+     * @param nodeId node id, 1-based
+     * @param key config key
+     * @param value config value
+     * @return this
+     */
+    public Builder nodeConfig(int nodeId, String key, String value) {
+      nodeConfig.computeIfAbsent(nodeId, k -> new LinkedHashMap<>()).put(key, value);
+      return this;
+    }
+
+    /**
+     * Parses {@code key=value} (cluster-wide) or {@code nodeId:key=value} (one node).
+     *
+     * @param entry the override
+     * @return this
+     */
+    public Builder config(String entry) {
+      int eq = entry.indexOf('=');
+      if (eq <= 0) {
+        throw new IllegalArgumentException("expected key=value or nodeId:key=value, got: " + entry);
+      }
+      String left = entry.substring(0, eq).trim();
+      String value = entry.substring(eq + 1).trim();
+      int colon = left.indexOf(':');
+      if (colon > 0 && left.substring(0, colon).chars().allMatch(Character::isDigit)) {
+        return nodeConfig(Integer.parseInt(left.substring(0, colon)), left.substring(colon + 1).trim(), value);
+      }
+      return brokerConfig(left, value);
+    }
+
+    /**
+     * @param heap {@code -Xmx} value for each broker JVM, e.g. {@code 512m} or {@code 1g}; null for the default
+     * @return this
+     */
+    public Builder heap(String heap) {
+      this.heap = heap == null || heap.isBlank() ? null : heap.trim();
+      return this;
+    }
+
+    /**
+     * @return the spec
+     * @throws IllegalArgumentException if a node override names a node that does not exist
+     */
+    public ClusterSpec build() {
+      for (int id : nodeConfig.keySet()) {
+        if (id < 1 || id > nodes) {
+          throw new IllegalArgumentException("node override for node " + id + " but the cluster has " + nodes);
+        }
+      }
+      return new ClusterSpec(this);
+    }
+  }
+}

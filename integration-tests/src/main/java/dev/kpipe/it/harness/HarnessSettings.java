@@ -1,0 +1,147 @@
+package dev.kpipe.it.harness;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.stream.Stream;
+
+/**
+ * Where the harness finds its inputs: the laid-out Kafka distribution, the kpipe drop-in jar, the working directory.
+ *
+ * <p>Each value comes from the system property of the same name if set, else from {@code harness.properties}, which
+ * the Maven build fills in (so the CLI works without any {@code -D}). Keys:
+ *
+ * <ul>
+ *   <li>{@code kpipe.it.kafka.home}: the distribution folder holding {@code libs/} (e.g. {@code
+ *       integration-tests/target/kafka-4.4.0});
+ *   <li>{@code kpipe.it.kafka.version}: its Kafka version;
+ *   <li>{@code kpipe.it.plugin.jar}, {@code kpipe.it.plugin.version}: the drop-in jar and its version;
+ *   <li>{@code kpipe.it.work.dir}: where cluster folders (configs, data, logs) are created;
+ *   <li>{@code kpipe.it.heap}: default broker heap ({@code -Xmx}), e.g. {@code 512m};
+ *   <li>{@code kpipe.it.java}: the {@code java} executable for broker JVMs (default: the running JVM's);
+ *   <li>{@code kpipe.it.start.timeout.seconds}: how long a node may take to become ready (default 90);
+ *   <li>{@code kpipe.it.jvm.opts}: extra JVM options for every broker JVM, space separated.
+ * </ul>
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class HarnessSettings {
+
+  private final Properties values;
+
+  private HarnessSettings(Properties values) {
+    this.values = values;
+  }
+
+  /**
+   * Reads the settings: system properties over the build-time defaults.
+   *
+   * @return the settings in force now
+   */
+  public static HarnessSettings load() {
+    Properties p = new Properties();
+    try (InputStream in = HarnessSettings.class.getResourceAsStream("harness.properties")) {
+      if (in != null) {
+        p.load(in);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    for (String key : System.getProperties().stringPropertyNames()) {
+      if (key.startsWith("kpipe.it.")) {
+        p.setProperty(key, System.getProperty(key));
+      }
+    }
+    return new HarnessSettings(p);
+  }
+
+  private String get(String key, String def) {
+    String v = values.getProperty(key);
+    return v == null || v.isBlank() || v.startsWith("${") ? def : v.trim();
+  }
+
+  private String required(String key) {
+    String v = get(key, null);
+    if (v == null) {
+      throw new IllegalStateException("harness setting " + key + " is not set (system property or harness.properties)");
+    }
+    return v;
+  }
+
+  /**
+   * @return the Kafka version of the distribution, e.g. {@code 4.4.0}: taken from its {@code libs/kafka_2.13-<v>.jar},
+   *     else from {@code kpipe.it.kafka.version}
+   */
+  public String kafkaVersion() {
+    String home = get("kpipe.it.kafka.home", null);
+    if (home != null) {
+      try (Stream<Path> jars = Files.list(Path.of(home, "libs"))) {
+        Optional<String> v = jars.map(p -> p.getFileName().toString())
+            .filter(n -> n.startsWith("kafka_2.13-") && n.endsWith(".jar"))
+            .map(n -> n.substring("kafka_2.13-".length(), n.length() - ".jar".length()))
+            .findFirst();
+        if (v.isPresent()) {
+          return v.get();
+        }
+      } catch (IOException e) {
+        // no distribution (yet): fall back to the configured version
+      }
+    }
+    return required("kpipe.it.kafka.version");
+  }
+
+  /**
+   * @return the distribution folder holding {@code libs/}
+   * @throws IllegalStateException if it has no {@code libs/} folder (the build did not lay it out)
+   */
+  public Path kafkaHome() {
+    Path home = Path.of(required("kpipe.it.kafka.home")).toAbsolutePath().normalize();
+    if (!Files.isDirectory(home.resolve("libs"))) {
+      throw new IllegalStateException(
+          "no Kafka distribution at " + home + " (libs/ missing): build it with "
+              + "mvn -B -pl integration-tests -am package -DskipTests");
+    }
+    return home;
+  }
+
+  /** @return the path of the kpipe drop-in jar; it may not exist (checked when a cluster installs it) */
+  public Path pluginJar() {
+    return Path.of(required("kpipe.it.plugin.jar")).toAbsolutePath().normalize();
+  }
+
+  /** @return the project version of the kpipe jar, as it appears in its start-up log line */
+  public String pluginVersion() {
+    return required("kpipe.it.plugin.version");
+  }
+
+  /** @return the folder under which each cluster gets its own folder */
+  public Path workDir() {
+    return Path.of(get("kpipe.it.work.dir", "target/it-clusters")).toAbsolutePath().normalize();
+  }
+
+  /** @return the default broker heap size as given to {@code -Xmx}, e.g. {@code 512m} */
+  public String heap() {
+    return get("kpipe.it.heap", "512m");
+  }
+
+  /** @return the {@code java} executable used for broker and tool JVMs */
+  public Path javaExecutable() {
+    return Path.of(get("kpipe.it.java", Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+  }
+
+  /** @return how long a node may take from process start until it is ready */
+  public Duration startTimeout() {
+    return Duration.ofSeconds(Long.parseLong(get("kpipe.it.start.timeout.seconds", "90")));
+  }
+
+  /** @return extra JVM options for broker JVMs (may be empty) */
+  public String[] extraJvmOptions() {
+    String v = get("kpipe.it.jvm.opts", "");
+    return v.isEmpty() ? new String[0] : v.split("\\s+");
+  }
+}

@@ -1,0 +1,56 @@
+package dev.kpipe.it.harness;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Runs a real Kafka cluster for a JUnit 5 test class (started before all its tests, stopped after them) or, when put
+ * on a test method, for that method alone. Test methods, lifecycle methods and constructors get it by declaring a
+ * {@link Cluster} parameter; a method-level cluster wins over the class-level one.
+ *
+ * <pre>{@code
+ * @KafkaCluster(nodes = 2, kpipe = true, brokerConfig = {"num.partitions=3"},
+ *     nodeConfig = {"2:replica.fetch.wait.max.ms=100"})
+ * class MyIT {
+ *   @Test void works(Cluster cluster) { cluster.admin()...; cluster.node(2).jmx()...; }
+ * }
+ * }</pre>
+ *
+ * <p>The cluster is always stopped, also when tests fail; its logs stay in {@link Cluster#dir()}.
+ */
+@Documented
+@Inherited
+@Retention(RetentionPolicy.RUNTIME)
+@Target({ElementType.TYPE, ElementType.METHOD})
+@ExtendWith(KafkaClusterExtension.class)
+public @interface KafkaCluster {
+
+  /** @return number of nodes; node 1 is broker+controller, nodes 2.. are brokers */
+  int nodes() default 1;
+
+  /** @return value of {@code kpipe.enable} (only written if {@link #installPlugin()}) */
+  boolean kpipe() default true;
+
+  /** @return whether the kpipe jar is dropped into libs/ and configured in {@code metric.reporters}; false = stock */
+  boolean installPlugin() default true;
+
+  /** @return cluster-wide broker config overrides, {@code key=value} */
+  String[] brokerConfig() default {};
+
+  /** @return per-node overrides, {@code nodeId:key=value} */
+  String[] nodeConfig() default {};
+
+  /** @return broker heap ({@code -Xmx}), e.g. {@code 1g}; empty for {@code kpipe.it.heap} (default 512m) */
+  String heap() default "";
+
+  /**
+   * @return whether the extension starts the cluster; false lays it out only, e.g. for {@link
+   *     KafkaNode#startExpectingFailure}
+   */
+  boolean start() default true;
+}

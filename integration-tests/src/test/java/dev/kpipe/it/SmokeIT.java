@@ -1,0 +1,44 @@
+package dev.kpipe.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kpipe.it.harness.Cluster;
+import dev.kpipe.it.harness.KafkaCluster;
+import dev.kpipe.it.harness.KafkaNode;
+import java.time.Duration;
+import java.util.List;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/** One combined (broker+controller) node with kpipe installed and enabled, as an operator would run it. */
+@KafkaCluster(nodes = 1, kpipe = true)
+class SmokeIT {
+
+  @Test
+  void idempotentProducerRoundTripOf10kRecordsKeepsContentAndPerPartitionOrder(Cluster cluster) throws Exception {
+    RoundTrip.Acks acks = RoundTrip.produce(cluster, "smoke", 3, (short) 1, 10_000);
+    RoundTrip.consumeAndVerify(cluster, "smoke", List.of(acks), Duration.ofSeconds(60));
+  }
+
+  @Test
+  void installsExactlyOnceAndLeavesTheControllerListenerAlone(Cluster cluster) {
+    KafkaNode node = cluster.node(1);
+    assertTrue(node.isController(), "node 1 runs broker and controller");
+    List<String> started = KpipeLog.startedLines(node.log());
+    assertEquals(1, started.size(), () -> "expected exactly one 'kpipe <version> started' line in " + node.logFile()
+        + ", got " + started.size() + ": " + started);
+    String line = started.get(0);
+    String version = cluster.settings().pluginVersion();
+    assertTrue(line.contains("kpipe " + version + " started"), () -> "plugin version " + version + " in: " + line);
+    assertTrue(line.contains(cluster.kafkaVersion()), () -> "Kafka version " + cluster.kafkaVersion() + " in: " + line);
+    String listeners = KpipeLog.listeners(line)
+        .orElseThrow(() -> new AssertionError("no listeners=[...] in: " + line));
+    assertFalse(Pattern.compile("\\b" + KafkaNode.CONTROLLER_LISTENER + "\\b").matcher(listeners).find(),
+        () -> "controller listener in kpipe's listeners: " + line);
+    assertFalse(listeners.contains(":" + node.controllerPort()), () -> "controller port in kpipe's listeners: " + line);
+    assertTrue(Pattern.compile("\\b" + KafkaNode.CLIENT_LISTENER + "\\b").matcher(listeners).find(),
+        () -> "client listener missing from kpipe's listeners: " + line);
+  }
+}
