@@ -7,12 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kpipe.it.harness.Cluster;
 import dev.kpipe.it.harness.KafkaCluster;
 import dev.kpipe.it.harness.KafkaNode;
+import dev.kpipe.it.pipelining.KpipeJmx;
 import java.time.Duration;
 import java.util.List;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** One combined (broker+controller) node with kpipe installed and enabled, as an operator would run it. */
+@Tag("core") // also run against every supported Kafka line (failsafe executions core-kafka-*)
 @KafkaCluster(nodes = 1, kpipe = true)
 class SmokeIT {
 
@@ -20,6 +23,7 @@ class SmokeIT {
   void idempotentProducerRoundTripOf10kRecordsKeepsContentAndPerPartitionOrder(Cluster cluster) throws Exception {
     RoundTrip.Acks acks = RoundTrip.produce(cluster, "smoke", 3, (short) 1, 10_000);
     RoundTrip.consumeAndVerify(cluster, "smoke", List.of(acks), Duration.ofSeconds(60));
+    assertEquals(0.0, KpipeJmx.kpipe(cluster.node(1), "plugin-fault-total"), "no throwable caught in kpipe's hooks or plugin");
   }
 
   @Test

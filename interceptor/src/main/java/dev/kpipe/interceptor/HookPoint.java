@@ -4,15 +4,29 @@ import java.lang.reflect.Field;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One broker class member a binding needs, checked by reflection before anything is installed.
  *
  * @param className the binary class name, e.g. {@code kafka.network.Processor}
- * @param member a method or field name
- * @param parameterTypes the method's parameter types (binary names), or {@code null} for a field
+ * @param member a method or field name, or {@code null} for the class itself
+ * @param parameterTypes the method's parameter types (binary names, or primitive names such as {@code long}), or
+ *     {@code null} for a field
  */
 public record HookPoint(String className, String member, String... parameterTypes) {
+
+    private static final Map<String, Class<?>> PRIMITIVES = Map.of(
+        "boolean", boolean.class, "byte", byte.class, "char", char.class, "short", short.class,
+        "int", int.class, "long", long.class, "float", float.class, "double", double.class);
+
+    /**
+     * @param className the class
+     * @return a hook point naming a class (it must exist; its members are not checked)
+     */
+    public static HookPoint type(String className) {
+        return new HookPoint(className, null, (String[]) null);
+    }
 
     /**
      * @param className the class
@@ -53,13 +67,17 @@ public record HookPoint(String className, String member, String... parameterType
     boolean existsIn(ClassLoader loader) {
         try {
             Class<?> type = Class.forName(className, false, loader);
+            if (member == null) {
+                return true;
+            }
             if (parameterTypes == null) {
                 Field f = type.getDeclaredField(member);
                 return f != null;
             }
             Class<?>[] params = new Class<?>[parameterTypes.length];
             for (int i = 0; i < params.length; i++) {
-                params[i] = Class.forName(parameterTypes[i], false, loader);
+                Class<?> primitive = PRIMITIVES.get(parameterTypes[i]);
+                params[i] = primitive != null ? primitive : Class.forName(parameterTypes[i], false, loader);
             }
             type.getDeclaredMethod(member, params);
             return true;
@@ -70,6 +88,9 @@ public record HookPoint(String className, String member, String... parameterType
 
     @Override
     public String toString() {
+        if (member == null) {
+            return className;
+        }
         return parameterTypes == null
             ? className + "." + member
             : className + "." + member + "(" + String.join(", ", Arrays.asList(parameterTypes)) + ")";

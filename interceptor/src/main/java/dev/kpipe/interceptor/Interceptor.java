@@ -1,10 +1,12 @@
 package dev.kpipe.interceptor;
 
-import dev.kpipe.interceptor.v4_4.Binding44;
 import dev.kpipe.spi.NetworkEventListener;
 import java.lang.instrument.Instrumentation;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import net.bytebuddy.agent.builder.AgentBuilder;
@@ -25,12 +27,27 @@ public final class Interceptor {
 
     private static final AtomicLong HOOK_FAULTS = new AtomicLong();
 
+    /**
+     * The binding class of each supported Kafka version line ({@code major.minor}). Bindings are loaded by name: each
+     * is compiled against its own Kafka version, some in their own module ({@code interceptor-kafka-4.2}), and all
+     * are shaded into the plugin jar.
+     */
+    private static final Map<String, String> BINDINGS;
+
+    static {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("4.2", "dev.kpipe.interceptor.v4_2.Binding42");
+        m.put("4.3", "dev.kpipe.interceptor.v4_2.Binding42");
+        m.put("4.4", "dev.kpipe.interceptor.v4_4.Binding44");
+        BINDINGS = Collections.unmodifiableMap(m);
+    }
+
     private Interceptor() {
     }
 
     /** A Kafka version line's binding: its hook points and its advice. */
     public interface Binding {
-        /** @return the version line, e.g. {@code 4.4} */
+        /** @return the Kafka version line(s) it serves, e.g. {@code 4.4} or {@code 4.2-4.3} */
         String versionLine();
 
         /** @return every broker member the advice and the processor binding use */
@@ -55,16 +72,39 @@ public final class Interceptor {
     }
 
     /**
+     * Picks the binding for a Kafka version by its version line ({@code major.minor}): 4.2.x and 4.3.x share one
+     * binding ({@code v4_2}: Scala {@code kafka.network.RequestChannel$Request}), 4.4.x has its own ({@code v4_4}:
+     * Java {@code org.apache.kafka.network.Request}). Does not check the hook points (see {@link #install}).
+     * Thread: any.
+     *
      * @param version a Kafka version, e.g. {@code 4.4.0}
      * @return the binding for its version line
-     * @throws UnsupportedBrokerException if kpipe has no binding for it
+     * @throws UnsupportedBrokerException if kpipe has no binding for it, or its binding is missing from the jar
      */
     public static Binding bindingFor(String version) throws UnsupportedBrokerException {
-        if (version.startsWith("4.4.")) {
-            return new Binding44();
+        String className = BINDINGS.get(versionLine(version));
+        if (className == null) {
+            throw new UnsupportedBrokerException("kpipe does not support Kafka " + version
+                + " (supported: " + supportedVersions() + ")");
         }
-        throw new UnsupportedBrokerException("kpipe does not support Kafka " + version
-            + " (supported: 4.4.x)");
+        try {
+            return Class.forName(className, true, Interceptor.class.getClassLoader())
+                .asSubclass(Binding.class).getDeclaredConstructor().newInstance();
+        } catch (ReflectiveOperationException | LinkageError | ClassCastException e) {
+            throw new UnsupportedBrokerException("kpipe cannot hook Kafka " + version + ": its binding " + className
+                + " is missing from the kpipe jar or cannot be loaded (" + e + ")");
+        }
+    }
+
+    /** @return the supported version lines, e.g. {@code 4.2.x, 4.3.x, 4.4.x} */
+    public static String supportedVersions() {
+        return String.join(", ", BINDINGS.keySet().stream().map(line -> line + ".x").toList());
+    }
+
+    /** @return {@code major.minor} of a version such as {@code 4.4.0} or {@code 4.4.0-SNAPSHOT}, else the input */
+    static String versionLine(String version) {
+        String[] parts = version.split("\\.", 3);
+        return parts.length >= 2 ? parts[0] + "." + parts[1] : version;
     }
 
     /**

@@ -55,6 +55,8 @@ public final class KpipeMetrics implements AutoCloseable {
         gauge("pipelined-request-total", "Requests admitted on pipelined connections.", s -> s.pipelinedRequests(), stats);
         gauge("throttle-window-total", "Client quota throttle windows on pipelined connections.",
             s -> s.throttleWindows(), stats);
+        gauge("throttle-time-ms-total", "Total time pipelined connections spent inside client quota throttle windows"
+            + " (overlapping windows of a connection count once), in ms.", s -> s.throttleTimeNanos() / 1e6, stats);
         gauge("classification-fallback-total", "Requests handled classically because classification failed.",
             s -> s.classificationFallbacks(), stats);
         budgetGauge("inflight-bytes", "Request bytes reserved or admitted on pipelined connections now (the budget in use).",

@@ -14,6 +14,7 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -35,8 +36,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A KRaft cluster of 1..n Kafka nodes running as child JVMs on 127.0.0.1, laid out from the Kafka distribution in
- * {@link HarnessSettings#kafkaHome()} with, if the spec says so, the kpipe jar dropped into its {@code libs/}.
+ * A KRaft cluster of 1..n Kafka nodes running as child JVMs on 127.0.0.1, laid out from a Kafka distribution ({@link
+ * #kafkaHome()}: the spec's, else {@link HarnessSettings#kafkaHome()}) with, if the spec says so, the kpipe jar
+ * dropped into its {@code libs/}.
  *
  * <p>Folder layout ({@link #dir()}, under {@code kpipe.it.work.dir}): {@code libs/} (symlinks to the distribution's
  * jars plus a copy of the kpipe jar), {@code node-<id>/} with {@code server.properties}, {@code log4j2.xml}, {@code
@@ -120,7 +122,7 @@ public final class Cluster implements AutoCloseable {
   }
 
   private void layOut() {
-    Path home = settings.kafkaHome();
+    Path home = kafkaHome();
     try {
       Files.createDirectories(libsDir());
       try (Stream<Path> jars = Files.list(home.resolve("libs"))) {
@@ -159,13 +161,21 @@ public final class Cluster implements AutoCloseable {
     c.put("process.roles", n.isController() ? "broker,controller" : "broker");
     c.put("node.id", Integer.toString(n.id()));
     c.put("controller.quorum.voters", ctl.id() + "@127.0.0.1:" + ctl.controllerPort());
-    c.put("listeners", KafkaNode.CLIENT_LISTENER + "://127.0.0.1:" + n.port()
+    String sasl = spec.saslScram() ? "," + KafkaNode.SASL_LISTENER + "://127.0.0.1:" + n.saslPort() : "";
+    c.put("listeners", KafkaNode.CLIENT_LISTENER + "://127.0.0.1:" + n.port() + sasl
         + (n.isController() ? "," + KafkaNode.CONTROLLER_LISTENER + "://127.0.0.1:" + n.controllerPort() : ""));
-    c.put("advertised.listeners", KafkaNode.CLIENT_LISTENER + "://127.0.0.1:" + n.port());
+    c.put("advertised.listeners", KafkaNode.CLIENT_LISTENER + "://127.0.0.1:" + n.port() + sasl);
     c.put("controller.listener.names", KafkaNode.CONTROLLER_LISTENER);
     c.put("inter.broker.listener.name", KafkaNode.CLIENT_LISTENER);
     c.put("listener.security.protocol.map",
-        KafkaNode.CLIENT_LISTENER + ":PLAINTEXT," + KafkaNode.CONTROLLER_LISTENER + ":PLAINTEXT");
+        KafkaNode.CLIENT_LISTENER + ":PLAINTEXT," + KafkaNode.CONTROLLER_LISTENER + ":PLAINTEXT"
+            + (spec.saslScram() ? "," + KafkaNode.SASL_LISTENER + ":SASL_PLAINTEXT" : ""));
+    if (spec.saslScram()) {
+      c.put("sasl.enabled.mechanisms", KafkaNode.SASL_MECHANISM);
+      c.put("listener.name." + KafkaNode.SASL_LISTENER.toLowerCase(Locale.ROOT) + "."
+              + KafkaNode.SASL_MECHANISM.toLowerCase(Locale.ROOT) + ".sasl.jaas.config",
+          "org.apache.kafka.common.security.scram.ScramLoginModule required;");
+    }
     c.put("log.dirs", n.dataDir().toString());
     // Small and quick on a 2-core machine.
     c.put("num.network.threads", "2");
@@ -366,6 +376,24 @@ public final class Cluster implements AutoCloseable {
     return nodes.stream().map(KafkaNode::bootstrapAddress).collect(Collectors.joining(","));
   }
 
+  /**
+   * @param user a SCRAM user (create its credentials first, e.g. with {@code Admin.alterUserScramCredentials})
+   * @param password its password
+   * @return a new mutable client config map for the {@value KafkaNode#SASL_LISTENER} listeners ({@link
+   *     ClusterSpec.Builder#saslScramListener}): bootstrap, security protocol, mechanism and JAAS login
+   * @throws IllegalStateException if the spec has no SASL listener
+   */
+  public Map<String, Object> saslClientConfig(String user, String password) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG,
+        nodes.stream().map(KafkaNode::saslBootstrapAddress).collect(Collectors.joining(",")));
+    m.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_PLAINTEXT");
+    m.put("sasl.mechanism", KafkaNode.SASL_MECHANISM);
+    m.put("sasl.jaas.config", "org.apache.kafka.common.security.scram.ScramLoginModule required username=\""
+        + user + "\" password=\"" + password + "\";");
+    return m;
+  }
+
   /** @return a new mutable client config map holding {@code bootstrap.servers}, to add producer/consumer settings to */
   public Map<String, Object> clientConfig() {
     Map<String, Object> m = new LinkedHashMap<>();
@@ -418,9 +446,28 @@ public final class Cluster implements AutoCloseable {
     return clusterId;
   }
 
-  /** @return the Kafka version of the distribution the nodes run */
+  /**
+   * @return the distribution folder (holding {@code libs/}) the nodes run: {@link ClusterSpec#kafkaHome()}, else the
+   *     laid-out {@link ClusterSpec#kafkaVersion()}, else {@link HarnessSettings#kafkaHome()}
+   * @throws IllegalStateException if it is not laid out
+   */
+  public Path kafkaHome() {
+    if (spec.kafkaHome() != null) {
+      Path home = spec.kafkaHome();
+      if (!Files.isDirectory(home.resolve("libs"))) {
+        throw new IllegalStateException("no Kafka distribution at " + home + " (libs/ missing)");
+      }
+      return home;
+    }
+    return spec.kafkaVersion() != null ? settings.kafkaHome(spec.kafkaVersion()) : settings.kafkaHome();
+  }
+
+  /** @return the Kafka version of the distribution the nodes run, e.g. {@code 4.4.0} */
   public String kafkaVersion() {
-    return settings.kafkaVersion();
+    if (spec.kafkaHome() == null && spec.kafkaVersion() == null) {
+      return settings.kafkaVersion();
+    }
+    return HarnessSettings.kafkaVersionOf(kafkaHome()).orElse(spec.kafkaVersion());
   }
 
   /** @return this cluster's folder */

@@ -6,8 +6,12 @@ import java.util.concurrent.CountDownLatch;
  * Command line: starts a cluster, prints how to connect, runs until Ctrl-C (SIGINT/SIGTERM), then stops it.
  *
  * <pre>
- * ClusterMain [--nodes N] [--kpipe true|false] [--no-plugin] [--heap 1g] [--config key=value | nodeId:key=value]...
+ * ClusterMain [--nodes N] [--kpipe true|false] [--no-plugin] [--heap 1g] [--sasl-scram] [--kafka-version V]
+ *             [--config key=value | nodeId:key=value]...
  * </pre>
+ *
+ * {@code --kafka-version} runs another laid-out Kafka distribution ({@code integration-tests/target/kafka-V}, see
+ * {@link HarnessSettings#kafkaHome(String)}) than the build's.
  *
  * Harness settings ({@link HarnessSettings}) come from the build; override with {@code -Dkpipe.it.*=...}.
  */
@@ -29,6 +33,8 @@ public final class ClusterMain {
         case "--kpipe" -> b.kpipe(parseBoolean(value(args, ++i, a)));
         case "--no-plugin" -> b.installPlugin(false);
         case "--heap" -> b.heap(value(args, ++i, a));
+        case "--sasl-scram" -> b.saslScramListener(true);
+        case "--kafka-version" -> b.kafkaVersion(value(args, ++i, a));
         case "--config" -> b.config(value(args, ++i, a));
         case "-h", "--help" -> {
           usage();
@@ -49,13 +55,18 @@ public final class ClusterMain {
 
     String bs = cluster.bootstrapServers();
     String tool = settings.javaExecutable() + " -Dlog4j2.configurationFile=" + cluster.toolsLog4jConfig()
-        + " -cp '" + settings.kafkaHome().resolve("libs") + "/*' ";
+        + " -cp '" + cluster.kafkaHome().resolve("libs") + "/*' ";
     StringBuilder out = new StringBuilder();
-    out.append("\nKafka ").append(settings.kafkaVersion()).append(" cluster up: ").append(spec.nodes())
+    out.append("\nKafka ").append(cluster.kafkaVersion()).append(" cluster up: ").append(spec.nodes())
         .append(" node(s), ")
         .append(spec.installPlugin() ? "kpipe " + settings.pluginVersion() + " installed, kpipe.enable="
             + spec.kpipeEnabled() : "stock (no kpipe)")
         .append("\n\nbootstrap.servers=").append(bs).append('\n');
+    if (spec.saslScram()) {
+      out.append("SASL_PLAINTEXT (SCRAM-SHA-512) bootstrap.servers=")
+          .append(cluster.saslClientConfig("u", "p").get("bootstrap.servers"))
+          .append(" (create users with kafka-configs --alter --add-config 'SCRAM-SHA-512=[password=...]')\n");
+    }
     for (KafkaNode n : cluster.nodes()) {
       out.append("  ").append(n).append("  jmx ").append(n.jmxServiceUrl()).append("  log ").append(n.logFile())
           .append('\n');
@@ -89,7 +100,7 @@ public final class ClusterMain {
   }
 
   private static void usage() {
-    System.err.println("usage: ClusterMain [--nodes N] [--kpipe true|false] [--no-plugin] [--heap 1g]"
-        + " [--config key=value | --config nodeId:key=value]...");
+    System.err.println("usage: ClusterMain [--nodes N] [--kpipe true|false] [--no-plugin] [--heap 1g] [--sasl-scram]"
+        + " [--kafka-version V] [--config key=value | --config nodeId:key=value]...");
   }
 }

@@ -1,12 +1,14 @@
 package dev.kpipe.it.harness;
 
+import java.nio.file.Path;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * What cluster to run: node count, whether kpipe is installed and enabled, config overrides, heap.
+ * What cluster to run: node count, whether kpipe is installed and enabled, config overrides, heap, and optionally
+ * which Kafka distribution (by version or folder; default: the harness's {@code kpipe.it.kafka.home}).
  *
  * <p>Node 1 is combined ({@code process.roles=broker,controller}, the only controller); nodes 2..n are brokers.
  * Broker config is layered, later layers winning: harness defaults, kpipe settings, {@link
@@ -24,6 +26,9 @@ public final class ClusterSpec {
   private final Map<String, String> brokerConfig;
   private final Map<Integer, Map<String, String>> nodeConfig;
   private final String heap;
+  private final boolean saslScram;
+  private final String kafkaVersion;
+  private final Path kafkaHome;
 
   private ClusterSpec(Builder b) {
     this.name = b.name;
@@ -35,6 +40,9 @@ public final class ClusterSpec {
     b.nodeConfig.forEach((k, v) -> nc.put(k, Collections.unmodifiableMap(new LinkedHashMap<>(v))));
     this.nodeConfig = Collections.unmodifiableMap(nc);
     this.heap = b.heap;
+    this.saslScram = b.saslScram;
+    this.kafkaVersion = b.kafkaVersion;
+    this.kafkaHome = b.kafkaHome;
   }
 
   /** @return a builder for a 1-node cluster with kpipe installed and enabled */
@@ -77,10 +85,32 @@ public final class ClusterSpec {
     return heap;
   }
 
+  /**
+   * @return whether every node also has a {@value KafkaNode#SASL_LISTENER} client listener with {@value
+   *     KafkaNode#SASL_MECHANISM} (see {@link Builder#saslScramListener})
+   */
+  public boolean saslScram() {
+    return saslScram;
+  }
+
+  /**
+   * @return the Kafka version whose laid-out distribution the nodes run ({@link HarnessSettings#kafkaHome(String)}),
+   *     or {@code null} for {@link #kafkaHome()} or the harness default
+   */
+  public String kafkaVersion() {
+    return kafkaVersion;
+  }
+
+  /** @return the distribution folder (holding {@code libs/}) the nodes run, or {@code null} if not set explicitly */
+  public Path kafkaHome() {
+    return kafkaHome;
+  }
+
   @Override
   public String toString() {
     return name + "[nodes=" + nodes + ", plugin=" + installPlugin + ", kpipe.enable=" + kpipeEnabled
-        + ", brokerConfig=" + brokerConfig + ", nodeConfig=" + nodeConfig + "]";
+        + (kafkaHome != null ? ", kafkaHome=" + kafkaHome : kafkaVersion != null ? ", kafka=" + kafkaVersion : "")
+        + (saslScram ? ", saslScram" : "") + ", brokerConfig=" + brokerConfig + ", nodeConfig=" + nodeConfig + "]";
   }
 
   /** Builds a {@link ClusterSpec}. Not thread-safe. */
@@ -92,6 +122,9 @@ public final class ClusterSpec {
     private final Map<String, String> brokerConfig = new LinkedHashMap<>();
     private final Map<Integer, Map<String, String>> nodeConfig = new TreeMap<>();
     private String heap;
+    private boolean saslScram;
+    private String kafkaVersion;
+    private Path kafkaHome;
 
     private Builder() {}
 
@@ -186,6 +219,46 @@ public final class ClusterSpec {
      */
     public Builder heap(String heap) {
       this.heap = heap == null || heap.isBlank() ? null : heap.trim();
+      return this;
+    }
+
+    /**
+     * Adds a second client listener on every node, {@value KafkaNode#SASL_LISTENER} on its own free port ({@link
+     * KafkaNode#saslPort()}), with {@code sasl.enabled.mechanisms=}{@value KafkaNode#SASL_MECHANISM} and a JAAS
+     * config of {@code ScramLoginModule}. The {@value KafkaNode#CLIENT_LISTENER} listener stays the inter-broker one
+     * and the controller listener stays PLAINTEXT. No user exists at first: create SCRAM credentials with {@code
+     * Admin.alterUserScramCredentials}; connect with {@link Cluster#saslClientConfig}. Default false.
+     *
+     * @param enabled whether to add the listener
+     * @return this
+     */
+    public Builder saslScramListener(boolean enabled) {
+      this.saslScram = enabled;
+      return this;
+    }
+
+    /**
+     * Runs the nodes on another laid-out Kafka version than the harness default ({@code kpipe.it.kafka.version}):
+     * the distribution {@code kafka-<version>/} under {@link HarnessSettings#kafkaDists()}. Test clients are not
+     * affected (they are the build's kafka-clients).
+     *
+     * @param version e.g. {@code 4.2.1}; null or blank for the default
+     * @return this
+     */
+    public Builder kafkaVersion(String version) {
+      this.kafkaVersion = version == null || version.isBlank() ? null : version.trim();
+      return this;
+    }
+
+    /**
+     * Runs the nodes on the Kafka distribution in a folder (holding {@code libs/} as in the official tarball); wins
+     * over {@link #kafkaVersion}.
+     *
+     * @param home the distribution folder; null for the default
+     * @return this
+     */
+    public Builder kafkaHome(Path home) {
+      this.kafkaHome = home == null ? null : home.toAbsolutePath().normalize();
       return this;
     }
 

@@ -17,9 +17,11 @@ import java.util.stream.Stream;
  * the Maven build fills in (so the CLI works without any {@code -D}). Keys:
  *
  * <ul>
- *   <li>{@code kpipe.it.kafka.home}: the distribution folder holding {@code libs/} (e.g. {@code
- *       integration-tests/target/kafka-4.4.0});
+ *   <li>{@code kpipe.it.kafka.home}: the default distribution folder holding {@code libs/} (e.g. {@code
+ *       integration-tests/target/kafka-4.4.0}), used by clusters whose {@link ClusterSpec} names no Kafka version;
  *   <li>{@code kpipe.it.kafka.version}: its Kafka version;
+ *   <li>{@code kpipe.it.kafka.dists}: the folder holding every laid-out distribution as {@code kafka-<version>/}
+ *       (default: the parent of {@code kpipe.it.kafka.home}), for {@link #kafkaHome(String)};
  *   <li>{@code kpipe.it.plugin.jar}, {@code kpipe.it.plugin.version}: the drop-in jar and its version;
  *   <li>{@code kpipe.it.work.dir}: where cluster folders (configs, data, logs) are created;
  *   <li>{@code kpipe.it.heap}: default broker heap ({@code -Xmx}), e.g. {@code 512m};
@@ -74,37 +76,73 @@ public final class HarnessSettings {
   }
 
   /**
-   * @return the Kafka version of the distribution, e.g. {@code 4.4.0}: taken from its {@code libs/kafka_2.13-<v>.jar},
-   *     else from {@code kpipe.it.kafka.version}
+   * @return the Kafka version of the default distribution, e.g. {@code 4.4.0}: taken from its {@code
+   *     libs/kafka_2.13-<v>.jar}, else from {@code kpipe.it.kafka.version}
    */
   public String kafkaVersion() {
     String home = get("kpipe.it.kafka.home", null);
     if (home != null) {
-      try (Stream<Path> jars = Files.list(Path.of(home, "libs"))) {
-        Optional<String> v = jars.map(p -> p.getFileName().toString())
-            .filter(n -> n.startsWith("kafka_2.13-") && n.endsWith(".jar"))
-            .map(n -> n.substring("kafka_2.13-".length(), n.length() - ".jar".length()))
-            .findFirst();
-        if (v.isPresent()) {
-          return v.get();
-        }
-      } catch (IOException e) {
-        // no distribution (yet): fall back to the configured version
+      Optional<String> v = kafkaVersionOf(Path.of(home));
+      if (v.isPresent()) {
+        return v.get();
       }
     }
     return required("kpipe.it.kafka.version");
   }
 
   /**
-   * @return the distribution folder holding {@code libs/}
+   * @param home a distribution folder
+   * @return the Kafka version of its {@code libs/kafka_2.13-<v>.jar}, or empty if it has none (not laid out)
+   */
+  public static Optional<String> kafkaVersionOf(Path home) {
+    try (Stream<Path> jars = Files.list(home.resolve("libs"))) {
+      return jars.map(p -> p.getFileName().toString())
+          .filter(n -> n.startsWith("kafka_2.13-") && n.endsWith(".jar"))
+          .map(n -> n.substring("kafka_2.13-".length(), n.length() - ".jar".length()))
+          .findFirst();
+    } catch (IOException e) {
+      return Optional.empty(); // no distribution (yet)
+    }
+  }
+
+  /**
+   * @return the default distribution folder holding {@code libs/}
    * @throws IllegalStateException if it has no {@code libs/} folder (the build did not lay it out)
    */
   public Path kafkaHome() {
-    Path home = Path.of(required("kpipe.it.kafka.home")).toAbsolutePath().normalize();
+    return checkedHome(Path.of(required("kpipe.it.kafka.home")));
+  }
+
+  /**
+   * @return the folder holding every laid-out distribution as {@code kafka-<version>/}: {@code kpipe.it.kafka.dists},
+   *     else the parent of {@code kpipe.it.kafka.home}
+   */
+  public Path kafkaDists() {
+    String dists = get("kpipe.it.kafka.dists", null);
+    return (dists != null ? Path.of(dists) : Path.of(required("kpipe.it.kafka.home")).toAbsolutePath().getParent())
+        .toAbsolutePath().normalize();
+  }
+
+  /**
+   * The distribution of one Kafka version: {@code kafka-<version>/} under {@link #kafkaDists()}. The build lays out
+   * the project's Kafka version and those of the {@code kafka-dists} modules (3.9.1, 4.2.1, 4.3.1); {@code
+   * -Dkpipe.it.kafka.version=X} lays out X as well.
+   *
+   * @param version a Kafka version, e.g. {@code 4.2.1}
+   * @return its distribution folder holding {@code libs/}
+   * @throws IllegalStateException if that version is not laid out
+   */
+  public Path kafkaHome(String version) {
+    return checkedHome(kafkaDists().resolve("kafka-" + version));
+  }
+
+  private static Path checkedHome(Path dir) {
+    Path home = dir.toAbsolutePath().normalize();
     if (!Files.isDirectory(home.resolve("libs"))) {
       throw new IllegalStateException(
           "no Kafka distribution at " + home + " (libs/ missing): build it with "
-              + "mvn -B -pl integration-tests -am package -DskipTests");
+              + "mvn -B -pl integration-tests -am package -DskipTests (versions other than those of kafka-dists: "
+              + "add -Dkpipe.it.kafka.version=<version>)");
     }
     return home;
   }

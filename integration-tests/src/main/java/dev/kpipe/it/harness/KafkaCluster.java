@@ -49,6 +49,19 @@ public @interface KafkaCluster {
   String heap() default "";
 
   /**
+   * @return whether every node also gets a {@code SASL_PLAINTEXT} client listener with SCRAM-SHA-512 (see {@link
+   *     ClusterSpec.Builder#saslScramListener}); default false
+   */
+  boolean saslScram() default false;
+
+  /**
+   * @return the Kafka version the nodes run, e.g. {@code 3.9.1}: its distribution must be laid out under {@code
+   *     kpipe.it.kafka.dists} (the build lays out its own version and those of the {@code kafka-dists} modules); empty
+   *     for the harness default {@code kpipe.it.kafka.version} (which a failsafe execution may set, see the pom)
+   */
+  String kafkaVersion() default "";
+
+  /**
    * @return whether the extension starts the cluster; false lays it out only, e.g. for {@link
    *     KafkaNode#startExpectingFailure}
    */

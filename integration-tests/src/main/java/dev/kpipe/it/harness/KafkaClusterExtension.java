@@ -93,7 +93,9 @@ public final class KafkaClusterExtension
         .nodes(ann.nodes())
         .installPlugin(ann.installPlugin())
         .kpipe(ann.kpipe())
-        .heap(ann.heap());
+        .heap(ann.heap())
+        .kafkaVersion(ann.kafkaVersion())
+        .saslScramListener(ann.saslScram());
     for (String kv : ann.brokerConfig()) {
       if (kv.indexOf('=') <= 0) {
         throw new IllegalArgumentException("brokerConfig entry must be key=value: " + kv);

@@ -42,6 +42,12 @@ public final class KafkaNode {
   /** Name of the client listener on every node. */
   public static final String CLIENT_LISTENER = "PLAINTEXT";
 
+  /** Name (and security protocol) of the optional SASL client listener ({@link ClusterSpec#saslScram()}). */
+  public static final String SASL_LISTENER = "SASL_PLAINTEXT";
+
+  /** The SASL mechanism enabled on {@link #SASL_LISTENER}. */
+  public static final String SASL_MECHANISM = "SCRAM-SHA-512";
+
   /** Name of the controller listener (node 1 only). */
   public static final String CONTROLLER_LISTENER = "CONTROLLER";
 
@@ -52,6 +58,7 @@ public final class KafkaNode {
   private final boolean controller;
   private final int port;
   private final int controllerPort;
+  private final int saslPort;
   private final int jmxPort;
   private final Path dir;
 
@@ -68,6 +75,7 @@ public final class KafkaNode {
     this.dir = dir;
     this.port = Ports.freeLoopbackPort();
     this.controllerPort = controller ? Ports.freeLoopbackPort() : -1;
+    this.saslPort = cluster.spec().saslScram() ? Ports.freeLoopbackPort() : -1;
     this.jmxPort = Ports.freeLoopbackPort();
   }
 
@@ -89,6 +97,19 @@ public final class KafkaNode {
   /** @return {@code 127.0.0.1:port} of the client listener */
   public String bootstrapAddress() {
     return "127.0.0.1:" + port;
+  }
+
+  /** @return the port of the {@value #SASL_LISTENER} listener, or -1 if the spec has none */
+  public int saslPort() {
+    return saslPort;
+  }
+
+  /** @return {@code 127.0.0.1:port} of the {@value #SASL_LISTENER} listener */
+  public String saslBootstrapAddress() {
+    if (saslPort < 0) {
+      throw new IllegalStateException("cluster " + cluster.spec().name() + " has no SASL listener");
+    }
+    return "127.0.0.1:" + saslPort;
   }
 
   /** @return the port of the {@code CONTROLLER} listener, or -1 if this node is not a controller */

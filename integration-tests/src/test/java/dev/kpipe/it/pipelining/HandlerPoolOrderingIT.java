@@ -17,6 +17,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.Test;
  * would show up as OUT_OF_ORDER_SEQUENCE_NUMBER. kpipe dispatches one request per connection at a
  * time, so there must be none.
  */
+@Tag("core") // also run against every supported Kafka line (failsafe executions core-kafka-*)
 @KafkaCluster(nodes = 1, brokerConfig = {"num.io.threads=8"})
 class HandlerPoolOrderingIT {
 
@@ -66,5 +68,6 @@ class HandlerPoolOrderingIT {
             .get(new TopicPartition(topic, 0)).offset();
         assertEquals(RECORDS, end, "every record appended exactly once");
         assertTrue(KpipeJmx.kpipe(node, "pipelined-request-total") > 0, "the producer connection was pipelined");
+        assertEquals(0.0, KpipeJmx.kpipe(node, "plugin-fault-total"), "no throwable caught in kpipe's hooks or plugin");
     }
 }

@@ -26,6 +26,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.IntegerDeserializer;
 import org.apache.kafka.common.serialization.IntegerSerializer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.Test;
  * partitions, each present once and in per-partition order, and kpipe saw more than one request in
  * flight on a connection.
  */
+@Tag("core") // also run against every supported Kafka line (failsafe executions core-kafka-*)
 @KafkaCluster(nodes = 2, brokerConfig = {"num.io.threads=8"},
     nodeConfig = {"2:replica.fetch.min.bytes=10000000", "2:replica.fetch.wait.max.ms=50"})
 class ProducerPipelineIT {
@@ -74,6 +76,7 @@ class ProducerPipelineIT {
             "more than one request was in flight on a connection");
         assertTrue(KpipeJmx.kpipe(leader, "pipelined-request-total") > 0);
         assertEquals(0, KpipeJmx.produceErrors(leader, "OUT_OF_ORDER_SEQUENCE_NUMBER"));
+        assertEquals(0.0, KpipeJmx.kpipe(leader, "plugin-fault-total"), "no throwable caught in kpipe's hooks or plugin");
 
         // Read everything back: per partition, keys must be i, i+P, i+2P, ... exactly once each.
         Map<String, Object> cprops = new HashMap<>(cluster.clientConfig());

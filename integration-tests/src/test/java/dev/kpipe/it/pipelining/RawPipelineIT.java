@@ -38,6 +38,7 @@ import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.ProduceResponse;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -48,6 +49,7 @@ import org.junit.jupiter.api.Test;
  * request order with its own correlation id, the connection must stay open, and the records must be
  * stored once each, in order.
  */
+@Tag("core") // also run against every supported Kafka line (failsafe executions core-kafka-*)
 @KafkaCluster(nodes = 1, brokerConfig = {"num.io.threads=8", "kpipe.topics.exclude=excluded.*"})
 class RawPipelineIT {
 
@@ -141,6 +143,7 @@ class RawPipelineIT {
 
         assertTrue(KpipeJmx.kpipe(node, "upgrade-total") > upgradesBefore, "the connection was pipelined");
         assertTrue(KpipeJmx.kpipe(node, "downgrade-total") > downgradesBefore, "exclusive requests downgraded it");
+        assertEquals(0.0, KpipeJmx.kpipe(node, "plugin-fault-total"), "no throwable caught in kpipe's hooks or plugin");
 
         // Every produced record is stored once, in per-partition order (acks=0 ones included).
         Map<Integer, List<String>> stored = consumeAll(cluster, sent.stream()

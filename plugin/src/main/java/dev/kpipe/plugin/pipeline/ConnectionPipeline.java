@@ -37,6 +37,8 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
     /** The request in the dispatch phase, or {@code null}; cleared by the handler thread. */
     volatile Object awaitingDispatch;
     final ThrottleWindows throttle = new ThrottleWindows();
+    /** When the first of the currently open throttle windows opened ({@link System#nanoTime}). */
+    long throttleStartNanos;
     /** The exclusive request held for a drain, or {@code null}. */
     Object held;
     long drainStartNanos;

@@ -244,6 +244,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
             stats.inflightRequests.addAndGet(-conn.slots.size());
             if (conn.throttle.throttled()) {
                 stats.throttledConnections.decrementAndGet();
+                stats.throttleTimeNanos.add(System.nanoTime() - conn.throttleStartNanos);
             }
             releaseReservation(conn);
             if (budget != null) {
@@ -491,6 +492,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
             case THROTTLE_STARTED:
                 if (!conn.throttle.throttled()) {
                     stats.throttledConnections.incrementAndGet();
+                    conn.throttleStartNanos = System.nanoTime();
                 }
                 conn.throttle.start();
                 stats.throttleWindows.increment();
@@ -499,6 +501,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
             case THROTTLE_ENDED:
                 if (conn.throttle.end() && !conn.throttle.throttled()) {
                     stats.throttledConnections.decrementAndGet();
+                    stats.throttleTimeNanos.add(System.nanoTime() - conn.throttleStartNanos);
                 }
                 schedule(conn);
                 break;

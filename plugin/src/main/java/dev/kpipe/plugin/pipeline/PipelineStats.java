@@ -27,6 +27,8 @@ public final class PipelineStats {
     final LongAdder classificationFallbacks = new LongAdder();
     final LongAdder pluginFaults = new LongAdder();
     final LongAdder throttleWindows = new LongAdder();
+    /** Time pipelined connections spent with at least one throttle window open. */
+    final LongAdder throttleTimeNanos = new LongAdder();
     final AtomicLong maxInflightPerConnection = new AtomicLong();
 
     /** @return connections in pipelined or draining mode now */
@@ -92,6 +94,15 @@ public final class PipelineStats {
     /** @return quota throttle windows seen on pipelined connections since start */
     public long throttleWindows() {
         return throttleWindows.sum();
+    }
+
+    /**
+     * @return total time pipelined connections spent throttled, in nanoseconds: per connection, from a
+     *     window opening while none was open to the last open window closing (or the connection being
+     *     closed or handed back), so overlapping windows count once
+     */
+    public long throttleTimeNanos() {
+        return throttleTimeNanos.sum();
     }
 
     /** @return the most requests ever in flight at once on one connection */

@@ -1,4 +1,4 @@
-package dev.kpipe.interceptor.v4_4;
+package dev.kpipe.interceptor.core;
 
 import dev.kpipe.interceptor.Interceptor;
 import dev.kpipe.spi.Admission;
@@ -8,40 +8,46 @@ import java.util.function.Predicate;
 import kafka.network.Processor;
 import kafka.server.KafkaApis;
 import org.apache.kafka.metadata.MetadataCache;
-import org.apache.kafka.network.Request;
 
 /**
- * The static entry points the inlined advice calls. Each translates the broker's objects to the SPI,
- * calls the listener, and swallows (and counts) any throwable so that none reaches a broker thread;
- * on a throwable the broker's own behaviour proceeds.
+ * The static entry points the inlined advice calls, for every Kafka version line: the hooked members of
+ * {@code kafka.network.Processor}, {@code RequestChannel} and {@code KafkaApis} are the same in 4.2 to 4.4; the
+ * version's request and response classes are reached through the active binding's {@link RequestModel}. Each entry
+ * point translates the broker's objects to the SPI, calls the listener, and swallows (and counts) any throwable so
+ * that none reaches a broker thread; on a throwable the broker's own behaviour proceeds.
+ *
+ * <p>Threads: as noted per method (network threads, request handler threads). One binding is active per JVM.
  *
  * <p>Public only because advice is inlined into the broker's classes; not an API.
  */
-public final class Hooks44 {
+public final class Hooks {
 
     private static final MuteEvent[] MUTE_EVENTS = MuteEvent.values();
 
     private static volatile NetworkEventListener listener;
     private static volatile Predicate<String> listenerFilter = name -> false;
+    private static volatile RequestModel model;
     private static volatile boolean topicNamesPublished;
 
     /** The binding of the processor whose network thread this is. */
-    private static final ThreadLocal<ProcessorBinding44> CURRENT = new ThreadLocal<>();
+    private static final ThreadLocal<ProcessorBinding> CURRENT = new ThreadLocal<>();
 
-    private Hooks44() {
+    private Hooks() {
     }
 
-    static void activate(NetworkEventListener l, Predicate<String> filter) {
+    /** Thread: any (install). The listener is published last: advice that sees it sees the filter and model. */
+    static void activate(NetworkEventListener l, Predicate<String> filter, RequestModel requestModel) {
         listenerFilter = filter;
+        model = requestModel;
         listener = l;
     }
 
     /** Thread: network. Binds the processor to its thread on its first round. */
-    private static ProcessorBinding44 binding(Object processor) {
-        ProcessorBinding44 b = CURRENT.get();
+    private static ProcessorBinding binding(Object processor) {
+        ProcessorBinding b = CURRENT.get();
         if (b == null || b.processor != processor) {
             Processor p = (Processor) processor;
-            b = new ProcessorBinding44(p, listenerFilter.test(ProcessorBinding44.listenerNameOf(p)));
+            b = new ProcessorBinding(p, listenerFilter.test(ProcessorBinding.listenerNameOf(p)), model);
             CURRENT.set(b);
         }
         return b;
@@ -54,7 +60,7 @@ public final class Hooks44 {
             return;
         }
         try {
-            ProcessorBinding44 b = binding(processor);
+            ProcessorBinding b = binding(processor);
             if (b.active) {
                 l.onProcessorRound(b);
             }
@@ -70,7 +76,7 @@ public final class Hooks44 {
             return response;
         }
         try {
-            ProcessorBinding44 b = binding(processor);
+            ProcessorBinding b = binding(processor);
             return b.active ? l.onResponseDequeued(b, response) : response;
         } catch (Throwable t) {
             Interceptor.hookFault();
@@ -85,7 +91,7 @@ public final class Hooks44 {
             return;
         }
         try {
-            ProcessorBinding44 b = binding(processor);
+            ProcessorBinding b = binding(processor);
             if (b.active) {
                 l.onResponseCompleted(b, response);
             }
@@ -101,7 +107,7 @@ public final class Hooks44 {
             return false;
         }
         try {
-            ProcessorBinding44 b = binding(processor);
+            ProcessorBinding b = binding(processor);
             return b.active && l.onMuteEvent(b, connectionId, MUTE_EVENTS[((Enum<?>) event).ordinal()]);
         } catch (Throwable t) {
             Interceptor.hookFault();
@@ -116,7 +122,7 @@ public final class Hooks44 {
             return false;
         }
         try {
-            ProcessorBinding44 b = binding(processor);
+            ProcessorBinding b = binding(processor);
             return b.active && l.onTryUnmute(b, connectionId);
         } catch (Throwable t) {
             Interceptor.hookFault();
@@ -131,7 +137,7 @@ public final class Hooks44 {
             return;
         }
         try {
-            ProcessorBinding44 b = binding(processor);
+            ProcessorBinding b = binding(processor);
             if (b.active) {
                 l.onConnectionClosed(b, connectionId);
             }
@@ -147,7 +153,7 @@ public final class Hooks44 {
             return;
         }
         try {
-            ProcessorBinding44 b = binding(processor);
+            ProcessorBinding b = binding(processor);
             if (!b.active) {
                 return;
             }
@@ -170,15 +176,16 @@ public final class Hooks44 {
             return false;
         }
         try {
-            ProcessorBinding44 b = CURRENT.get();
+            ProcessorBinding b = CURRENT.get();
             if (b == null || !b.active || b.forwarding) {
                 return false;
             }
-            Request r = (Request) request;
-            if (r.processor() != b.processor.id()) {
+            RequestModel m = b.model;
+            if (m.processorOf(request) != b.processor.id()) {
                 return false;
             }
-            return l.onRequestReceived(b, r, r.context(), r.body(), r.sizeInBytes()) == Admission.HELD;
+            return l.onRequestReceived(b, request, m.contextOf(request), m.bodyOf(request), m.sizeInBytesOf(request))
+                == Admission.HELD;
         } catch (Throwable t) {
             Interceptor.hookFault();
             return false;
@@ -195,8 +202,7 @@ public final class Hooks44 {
             if (!topicNamesPublished) {
                 publishTopicNames(l, (KafkaApis) apis);
             }
-            Request r = (Request) request;
-            l.onRequestDispatched(r, r.context());
+            l.onRequestDispatched(request, model.contextOf(request));
         } catch (Throwable t) {
             Interceptor.hookFault();
         }
@@ -207,7 +213,7 @@ public final class Hooks44 {
             topicNamesPublished = true;
             MetadataCache cache = apis.metadataCache();
             l.onTopicNames(id -> cache.getTopicName(id).orElse(null));
-            l.onBrokerLoad(new BrokerLoad44(apis));
+            l.onBrokerLoad(new KafkaBrokerLoad(apis));
         }
     }
 }

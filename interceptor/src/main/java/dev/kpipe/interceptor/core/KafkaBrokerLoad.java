@@ -1,4 +1,4 @@
-package dev.kpipe.interceptor.v4_4;
+package dev.kpipe.interceptor.core;
 
 import dev.kpipe.spi.BrokerLoad;
 import java.lang.invoke.MethodHandles;
@@ -8,13 +8,18 @@ import kafka.network.RequestChannel;
 import kafka.server.KafkaApis;
 import org.apache.kafka.server.purgatory.DelayedOperationPurgatory;
 
-/** {@link BrokerLoad} over a Kafka 4.4 broker's request channel and produce purgatory. */
-final class BrokerLoad44 implements BrokerLoad {
+/**
+ * {@link BrokerLoad} over a broker's request channel and produce purgatory. The members it uses
+ * ({@code KafkaApis.requestChannel/replicaManager}, {@code RequestChannel.requestQueue/queueSize},
+ * {@code ReplicaManager.delayedProducePurgatory}, {@code DelayedOperationPurgatory.numDelayed}) have the same erased
+ * signatures in Kafka 4.2 to 4.4. Thread: any.
+ */
+final class KafkaBrokerLoad implements BrokerLoad {
     private final ArrayBlockingQueue<?> requestQueue;
     private final int capacity;
     private final DelayedOperationPurgatory<?> producePurgatory;
 
-    BrokerLoad44(KafkaApis apis) {
+    KafkaBrokerLoad(KafkaApis apis) {
         RequestChannel channel = apis.requestChannel();
         try {
             this.requestQueue = (ArrayBlockingQueue<?>) MethodHandles.privateLookupIn(RequestChannel.class,

@@ -1,9 +1,9 @@
-package dev.kpipe.interceptor.v4_4;
+package dev.kpipe.interceptor.core;
 
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.implementation.bytecode.assign.Assigner;
 
-/** Advice on {@code kafka.network.Processor}; each method forwards to {@link Hooks44}. */
+/** Advice on {@code kafka.network.Processor}; each method forwards to {@link Hooks}. */
 final class ProcessorAdvice {
     private ProcessorAdvice() {
     }
@@ -12,12 +12,12 @@ final class ProcessorAdvice {
     static final class Round {
         @Advice.OnMethodEnter(suppress = Throwable.class)
         static void enter(@Advice.This Object processor) {
-            Hooks44.round(processor);
+            Hooks.round(processor);
         }
 
         @Advice.OnMethodExit(suppress = Throwable.class)
         static void exit(@Advice.This Object processor) {
-            Hooks44.round(processor);
+            Hooks.round(processor);
         }
     }
 
@@ -26,7 +26,7 @@ final class ProcessorAdvice {
         @Advice.OnMethodExit(suppress = Throwable.class)
         static void exit(@Advice.This Object processor,
                          @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object response) {
-            response = Hooks44.dequeued(processor, response);
+            response = Hooks.dequeued(processor, response);
         }
     }
 
@@ -34,7 +34,7 @@ final class ProcessorAdvice {
     static final class Completed {
         @Advice.OnMethodEnter(suppress = Throwable.class)
         static void enter(@Advice.This Object processor, @Advice.Argument(0) Object response) {
-            Hooks44.completed(processor, response);
+            Hooks.completed(processor, response);
         }
     }
 
@@ -43,7 +43,7 @@ final class ProcessorAdvice {
         @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
         static boolean enter(@Advice.This Object processor, @Advice.Argument(0) String connectionId,
                              @Advice.Argument(1) Object event) {
-            return Hooks44.muteEvent(processor, connectionId, event);
+            return Hooks.muteEvent(processor, connectionId, event);
         }
     }
 
@@ -51,7 +51,7 @@ final class ProcessorAdvice {
     static final class TryUnmute {
         @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
         static boolean enter(@Advice.This Object processor, @Advice.Argument(0) String connectionId) {
-            return Hooks44.tryUnmute(processor, connectionId);
+            return Hooks.tryUnmute(processor, connectionId);
         }
     }
 
@@ -59,7 +59,7 @@ final class ProcessorAdvice {
     static final class Close {
         @Advice.OnMethodEnter(suppress = Throwable.class)
         static void enter(@Advice.This Object processor, @Advice.Argument(0) String connectionId) {
-            Hooks44.closed(processor, connectionId);
+            Hooks.closed(processor, connectionId);
         }
     }
 
@@ -67,7 +67,7 @@ final class ProcessorAdvice {
     static final class Disconnected {
         @Advice.OnMethodEnter(suppress = Throwable.class)
         static void enter(@Advice.This Object processor) {
-            Hooks44.disconnected(processor);
+            Hooks.disconnected(processor);
         }
     }
 }

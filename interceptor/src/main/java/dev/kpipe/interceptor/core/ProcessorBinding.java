@@ -1,4 +1,4 @@
-package dev.kpipe.interceptor.v4_4;
+package dev.kpipe.interceptor.core;
 
 import dev.kpipe.spi.MuteEvent;
 import dev.kpipe.spi.NetworkProcessor;
@@ -13,20 +13,16 @@ import org.apache.kafka.common.network.KafkaChannel;
 import org.apache.kafka.common.network.ListenerName;
 import org.apache.kafka.common.network.Selector;
 import org.apache.kafka.common.requests.RequestContext;
-import org.apache.kafka.network.CloseConnectionResponse;
-import org.apache.kafka.network.EndThrottlingResponse;
-import org.apache.kafka.network.NoOpResponse;
-import org.apache.kafka.network.Request;
-import org.apache.kafka.network.Response;
-import org.apache.kafka.network.SendResponse;
-import org.apache.kafka.network.StartThrottlingResponse;
 
 /**
- * {@link NetworkProcessor} over one Kafka 4.4 {@code kafka.network.Processor}. Private members are
- * reached through method handles resolved once per JVM (the hook points were checked before
- * install).
+ * {@link NetworkProcessor} over one {@code kafka.network.Processor} (the same class, with the same members this uses,
+ * in Kafka 4.2 to 4.4); the version's request and response objects are handled by its {@link RequestModel}. Private
+ * members are reached through method handles resolved once per JVM (the hook points were checked before install).
+ *
+ * <p>Threads: see {@link NetworkProcessor}; one instance per processor, created on and confined to its network
+ * thread except for the methods that interface allows from any thread.
  */
-final class ProcessorBinding44 implements NetworkProcessor {
+final class ProcessorBinding implements NetworkProcessor {
 
     private static final MethodHandle HANDLE_MUTE_EVENT;
     private static final MethodHandle RESPONSE_QUEUE;
@@ -55,22 +51,23 @@ final class ProcessorBinding44 implements NetworkProcessor {
 
     final Processor processor;
     final boolean active;
+    final RequestModel model;
     /** True while {@link #forward} re-enters {@code RequestChannel.sendRequest}. Network thread only. */
     boolean forwarding;
     private Object attachment;
     private final String listenerName;
     private final Selector selector;
-    private final LinkedBlockingDeque<Response> responseQueue;
+    private final LinkedBlockingDeque<?> responseQueue;
     private final RequestChannel requestChannel;
 
-    @SuppressWarnings("unchecked")
-    ProcessorBinding44(Processor processor, boolean active) {
+    ProcessorBinding(Processor processor, boolean active, RequestModel model) {
         this.processor = processor;
         this.active = active;
+        this.model = model;
         this.listenerName = listenerNameOf(processor);
         this.selector = processor.selector();
         try {
-            this.responseQueue = (LinkedBlockingDeque<Response>) RESPONSE_QUEUE.invoke(processor);
+            this.responseQueue = (LinkedBlockingDeque<?>) RESPONSE_QUEUE.invoke(processor);
             this.requestChannel = (RequestChannel) REQUEST_CHANNEL.invoke(processor);
         } catch (Throwable t) {
             throw new IllegalStateException("kpipe: cannot bind processor " + processor.id(), t);
@@ -119,7 +116,7 @@ final class ProcessorBinding44 implements NetworkProcessor {
     public void forward(Object request) {
         forwarding = true;
         try {
-            requestChannel.sendRequest((Request) request);
+            model.sendRequest(requestChannel, request);
         } finally {
             forwarding = false;
         }
@@ -138,17 +135,16 @@ final class ProcessorBinding44 implements NetworkProcessor {
 
     @Override
     public Object pollResponse() {
-        Response r = responseQueue.poll();
+        Object r = responseQueue.poll();
         if (r != null) {
-            r.request().responseDequeueTimeNanos(System.nanoTime());
+            model.markDequeued(r, System.nanoTime());
         }
         return r;
     }
 
     @Override
     public void discard(Object response) {
-        Response r = (Response) response;
-        r.request().updateRequestMetrics(0L, r.responseLog());
+        model.discard(response);
     }
 
     @Override
@@ -168,28 +164,17 @@ final class ProcessorBinding44 implements NetworkProcessor {
 
     @Override
     public ResponseKind kindOf(Object response) {
-        if (response instanceof SendResponse) {
-            return ResponseKind.SEND;
-        } else if (response instanceof NoOpResponse) {
-            return ResponseKind.NO_OP;
-        } else if (response instanceof CloseConnectionResponse) {
-            return ResponseKind.CLOSE_CONNECTION;
-        } else if (response instanceof StartThrottlingResponse) {
-            return ResponseKind.START_THROTTLING;
-        } else if (response instanceof EndThrottlingResponse) {
-            return ResponseKind.END_THROTTLING;
-        }
-        throw new IllegalArgumentException("kpipe: unknown response type " + response.getClass().getName());
+        return model.kindOf(response);
     }
 
     @Override
     public Object requestOf(Object response) {
-        return ((Response) response).request();
+        return model.requestOf(response);
     }
 
     @Override
     public RequestContext contextOf(Object request) {
-        return ((Request) request).context();
+        return model.contextOf(request);
     }
 
     @Override
