@@ -89,7 +89,7 @@ public final class ByteBudget {
             return 0;
         }
         if (head == null && admits(want)) {
-            take(want);
+            admit(want);
             return want;
         }
         for (Entry e : waiters) {
@@ -171,7 +171,7 @@ public final class ByteBudget {
         Entry head;
         while ((head = waiters.peekFirst()) != null && admits(head.bytes)) {
             waiters.pollFirst();
-            take(head.bytes);
+            admit(head.bytes);
             waitNanosTotal += System.nanoTime() - head.sinceNanos;
             if (out == null) {
                 out = new Waiter[Math.min(waiters.size() + 1, 16)];
@@ -192,10 +192,16 @@ public final class ByteBudget {
         return used == 0 || used + want <= capacity;
     }
 
-    private void take(long bytes) {
+    /** Takes a reservation being admitted. */
+    private void admit(long bytes) {
         if (bytes >= capacity && used == 0) {
             oversizeAdmitted++;
         }
+        take(bytes);
+    }
+
+    /** Takes bytes: an admitted reservation, or what a request read exceeds its reservation by (settle). */
+    private void take(long bytes) {
         used += bytes;
         if (used > peak) {
             peak = used;

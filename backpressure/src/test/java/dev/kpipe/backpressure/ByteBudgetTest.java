@@ -67,6 +67,18 @@ class ByteBudgetTest {
     }
 
     @Test
+    void aLargeRequestChargedWithoutAReservationIsNotCountedAsAnOversizeAdmission() {
+        ByteBudget b = new ByteBudget(100, 10);
+        // the first request of a connection Kafka owned: read before any reservation, charged by settle
+        b.settle(0, 150);
+        assertEquals(150, b.used());
+        assertEquals(0, b.oversizeAdmitted(), "no reservation was admitted");
+        b.release(150);
+        assertEquals(100, b.tryReserve(new Conn("huge", new ArrayList<>()), 150));
+        assertEquals(1, b.oversizeAdmitted());
+    }
+
+    @Test
     void waitersAreAdmittedInTheOrderTheyStartedWaiting() {
         ByteBudget b = new ByteBudget(100, 0);
         List<String> log = new ArrayList<>();

@@ -58,6 +58,35 @@ class PipelinePropertiesTest {
         cover(broker, "in-flight limit reached", 20);
     }
 
+    /**
+     * The same, with a broker-wide byte budget of a few requests (random capacity; request sizes vary, some larger
+     * than the whole budget), storage pressure saturating and clearing at random points (a flag, or the plugin's
+     * BrokerQueuePressure over the fake's request queue and purgatory), admitted() callbacks that may run late,
+     * and disconnections: the budget's accounting holds on every step, grants are FIFO, no pipelined connection is
+     * unmuted while saturated, no wedge once the pressure clears (but the known idle-reservation starvation, which is
+     * counted), and the budget is empty once every client has gone.
+     */
+    @Property(tries = 700, edgeCases = EdgeCasesMode.NONE)
+    @StatisticsReport(StatisticsReport.StatisticsReportMode.OFF)
+    void budgetAndStoragePressureUnderAnyInterleaving(
+        @ForAll("budgetScenarios") Scenario scenario, @ForAll("choices") List<Integer> choices) {
+        FakeBroker broker = run(scenario, choices);
+        cover(broker, "budget wait", 30);
+        cover(broker, "budget grant", 30);
+        cover(broker, "two budget waiters", 12);
+        cover(broker, "oversize read", 12);
+        cover(broker, "read above its reservation", 10);
+        cover(broker, "pressure-blocked", 20);
+        cover(broker, "admission callback delayed", 10);
+        cover(broker, "close while waiting for budget", 12);
+        cover(broker, "close while granted, grant not consumed", 8);
+        cover(broker, "close before the admitted() callback ran", 3);
+        cover(broker, "close with a reservation", 30);
+        cover(broker, "drain", 4);
+        Statistics.label("issue bound exceeded").collect(broker.coverage.containsKey("issue bound exceeded"));
+        Statistics.label("idle-reservation starvation").collect(broker.coverage.containsKey("idle-reservation starvation"));
+    }
+
     /** The situation must occur in at least {@code percent} % of the tries (else the generators are off). */
     private static void cover(FakeBroker broker, String situation, double percent) {
         Statistics.label(situation).collect(broker.coverage.containsKey(situation));
@@ -98,7 +127,7 @@ class PipelinePropertiesTest {
             if (s.type() == StepType.DISCONNECT) {
                 disconnects.add(s);
                 ConnectionPipeline cp = broker.owned(s.arg());
-                if (cp != null && (cp.held != null || cp.slots.size() > 1)) {
+                if (cp != null && (cp.held != null || cp.slots.size() > 1 || cp.waitingForBudget)) {
                     interesting.add(s);
                 }
             } else {
@@ -130,6 +159,9 @@ class PipelinePropertiesTest {
             case NET -> 3;
             case END_THROTTLE -> 0.2;
             case COMPLETE -> 1;
+            case PRESSURE -> 0.3;
+            case ADMIT -> 1;
+            case TIMEOUT -> 1;
             default -> 2;
         };
     }
@@ -142,6 +174,24 @@ class PipelinePropertiesTest {
     @Provide
     Arbitrary<Scenario> hostileScenarios() {
         return scenarios(requests(3), Arbitraries.of(2, 2, 3), 7);
+    }
+
+    @Provide
+    Arbitrary<Scenario> budgetScenarios() {
+        Arbitrary<Integer> capacity = Arbitraries.integers().between(3, 24);
+        // sizes 1..12, and one in ten well beyond any capacity
+        Arbitrary<Req> requests = Combinators.combine(requests(2), Arbitraries.integers().between(1, 12),
+            Arbitraries.integers().between(0, 9)).as((r, size, big) -> r.sized(big == 0 ? 20 + 2 * size : size));
+        Arbitrary<Scenario.BackPressure> backPressure = Combinators.combine(capacity,
+            Arbitraries.integers().between(0, 3), Arbitraries.of(true, false),
+            Arbitraries.frequencyOf(
+                net.jqwik.api.Tuple.of(3, Arbitraries.just(0)),
+                net.jqwik.api.Tuple.of(1, Arbitraries.integers().between(1, 4))),
+            Arbitraries.integers().between(0, 2))
+            .as((cap, windows, delayed, queue, purgatory) ->
+                new Scenario.BackPressure(cap, windows, delayed, queue, purgatory, true));
+        return Combinators.combine(scenarios(requests, Arbitraries.of(1, 2, 3, 16), 6), backPressure)
+            .as(Scenario::with);
     }
 
     private static Arbitrary<Scenario> scenarios(Arbitrary<Req> requests, Arbitrary<Integer> maxInflight, int maxRequests) {

@@ -68,34 +68,97 @@ final class Scenario {
      * @param throttled a quota throttle window: StartThrottling precedes the response, EndThrottling follows later
      * @param closeConnection acks=0 only: the broker answers with a CloseConnectionResponse (produce error)
      * @param byTopicId PRODUCE v13 (topic ids, resolved through TopicNames) instead of v12 (names)
+     * @param size the size on the wire the broker reports (sizeInBytes), in bytes; 0 for the serialized size
      */
-    record Req(Kind kind, boolean delayed, boolean throttled, boolean closeConnection, boolean byTopicId) {
+    record Req(Kind kind, boolean delayed, boolean throttled, boolean closeConnection, boolean byTopicId, int size) {
+        Req(Kind kind, boolean delayed, boolean throttled, boolean closeConnection, boolean byTopicId) {
+            this(kind, delayed, throttled, closeConnection, byTopicId, 0);
+        }
+
         static Req of(Kind kind) {
-            return new Req(kind, false, false, false, false);
+            return new Req(kind, false, false, false, false, 0);
         }
 
         /** @return this request, answered later (purgatory) */
         Req later() {
-            return new Req(kind, true, throttled, closeConnection, byTopicId);
+            return new Req(kind, true, throttled, closeConnection, byTopicId, size);
         }
 
         /** @return this request, with a quota throttle window */
         Req throttle() {
-            return new Req(kind, delayed, true, closeConnection, byTopicId);
+            return new Req(kind, delayed, true, closeConnection, byTopicId, size);
         }
 
         Req closing() {
-            return new Req(kind, delayed, throttled, true, byTopicId);
+            return new Req(kind, delayed, throttled, true, byTopicId, size);
         }
 
         Req byId() {
-            return new Req(kind, delayed, throttled, closeConnection, true);
+            return new Req(kind, delayed, throttled, closeConnection, true, size);
+        }
+
+        /** @return this request, reported as {@code bytes} long on the wire */
+        Req sized(int bytes) {
+            return new Req(kind, delayed, throttled, closeConnection, byTopicId, bytes);
         }
 
         @Override
         public String toString() {
             return kind.code() + (delayed ? "~" : "") + (throttled ? "!" : "") + (closeConnection ? "X" : "")
-                + (byTopicId ? "#" : "");
+                + (byTopicId ? "#" : "") + (size > 0 ? "@" + size : "");
+        }
+    }
+
+    /**
+     * The broker-wide back pressure given to the coordinator.
+     *
+     * @param budget the capacity of the global {@link dev.kpipe.backpressure.ByteBudget}, in bytes (low watermark
+     *     90 %, as the plugin configures it); 0 for no budget (the 3-argument coordinator)
+     * @param pressureWindows how many times the storage side may become saturated (a PRESSURE step each way)
+     * @param delayedAdmissions the budget's {@code Waiter.admitted()} callback runs later, as its own ADMIT step (it
+     *     runs on the releasing thread, which may be another processor's); else inline
+     * @param queueCapacity if positive, the signal is the plugin's {@code BrokerQueuePressure} over the fake's
+     *     request queue ({@code queued.max.requests} = this) and purgatory, with the flag as the storage plugin
+     * @param maxDelayedProduce the purgatory threshold of {@code BrokerQueuePressure} (0: off)
+     * @param tolerateIdleStarvation accept, in a quiescent state, a connection left waiting for budget held only by
+     *     idle connections' reservations (a known design limit, counted as "idle-reservation starvation";
+     *     see {@code PipelineBudgetScenariosTest#idleConnectionsReservationsStarveAWaiterForever})
+     */
+    record BackPressure(long budget, int pressureWindows, boolean delayedAdmissions, int queueCapacity,
+                        int maxDelayedProduce, boolean tolerateIdleStarvation) {
+        static final BackPressure NONE = new BackPressure(0, 0, false, 0, 0, false);
+
+        static BackPressure budget(long capacity) {
+            return new BackPressure(capacity, 0, false, 0, 0, false);
+        }
+
+        BackPressure pressure(int windows) {
+            return new BackPressure(budget, windows, delayedAdmissions, queueCapacity, maxDelayedProduce,
+                tolerateIdleStarvation);
+        }
+
+        BackPressure delayed() {
+            return new BackPressure(budget, pressureWindows, true, queueCapacity, maxDelayedProduce, tolerateIdleStarvation);
+        }
+
+        BackPressure queue(int capacity, int maxDelayed) {
+            return new BackPressure(budget, pressureWindows, delayedAdmissions, capacity, maxDelayed, tolerateIdleStarvation);
+        }
+
+        BackPressure tolerant() {
+            return new BackPressure(budget, pressureWindows, delayedAdmissions, queueCapacity, maxDelayedProduce, true);
+        }
+
+        boolean anyPressure() {
+            return pressureWindows > 0 || queueCapacity > 0;
+        }
+
+        @Override
+        public String toString() {
+            return (budget > 0 ? "budget=" + budget : "no budget") + (pressureWindows > 0 ? " pressureWindows=" + pressureWindows : "")
+                + (delayedAdmissions ? " delayedAdmissions" : "")
+                + (queueCapacity > 0 ? " queuePressure(" + queueCapacity + "," + maxDelayedProduce + ")" : "")
+                + (tolerateIdleStarvation ? " tolerateIdleStarvation" : "");
         }
     }
 
@@ -121,8 +184,9 @@ final class Scenario {
     final boolean fineGrained;
     final List<Client> clients;
     final long seed;
+    final BackPressure backPressure;
     /** Parsed requests, per client, and their correlation ids. */
-    final List<List<Parsed>> parsed = new ArrayList<>();
+    final List<List<Parsed>> parsed;
 
     Scenario(int processors, int handlers, int maxInflight, long maxInflightBytes, boolean fineGrained,
              List<Client> clients, long seed) {
@@ -133,6 +197,8 @@ final class Scenario {
         this.fineGrained = fineGrained;
         this.clients = List.copyOf(clients);
         this.seed = seed;
+        this.backPressure = BackPressure.NONE;
+        this.parsed = new ArrayList<>();
         Random random = new Random(seed);
         for (int c = 0; c < clients.size(); c++) {
             List<Parsed> list = new ArrayList<>();
@@ -146,6 +212,29 @@ final class Scenario {
             }
             parsed.add(list);
         }
+    }
+
+    private Scenario(Scenario s, BackPressure backPressure) {
+        this.processors = s.processors;
+        this.handlers = s.handlers;
+        this.maxInflight = s.maxInflight;
+        this.maxInflightBytes = s.maxInflightBytes;
+        this.fineGrained = s.fineGrained;
+        this.clients = s.clients;
+        this.seed = s.seed;
+        this.parsed = s.parsed;
+        this.backPressure = backPressure;
+    }
+
+    /** @return this scenario with this back pressure (budget, storage pressure) */
+    Scenario with(BackPressure backPressure) {
+        return new Scenario(this, backPressure);
+    }
+
+    /** @return the size the broker reports for request {@code i} of client {@code c}, in bytes */
+    int size(int c, int i) {
+        int size = clients.get(c).requests().get(i).size();
+        return size > 0 ? size : parsed.get(c).get(i).sizeInBytes();
     }
 
     /** One processor, two handler threads, the default limits, one client. */
@@ -183,6 +272,7 @@ final class Scenario {
     public String toString() {
         return "Scenario{processors=" + processors + ", handlers=" + handlers + ", maxInflight=" + maxInflight
             + (maxInflightBytes < Long.MAX_VALUE ? ", maxInflightBytes=" + maxInflightBytes : "")
-            + (fineGrained ? ", fine-grained" : "") + ", clients=" + clients + "}";
+            + (fineGrained ? ", fine-grained" : "") + (backPressure.equals(BackPressure.NONE) ? "" : ", " + backPressure)
+            + ", clients=" + clients + "}";
     }
 }

@@ -1,0 +1,267 @@
+package dev.kpipe.plugin.pipeline;
+
+import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.ADMIT;
+import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.COMPLETE;
+import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.DISCONNECT;
+import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.HANDLE;
+import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.NET;
+import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.PRESSURE;
+import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.RETURN;
+import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.SEND_DONE;
+import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.TIMEOUT;
+import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.WRITE;
+import static dev.kpipe.plugin.pipeline.Scenario.Kind.METADATA;
+import static dev.kpipe.plugin.pipeline.Scenario.Kind.PRODUCE_ACKS_1;
+import static dev.kpipe.plugin.pipeline.Scenario.Kind.PRODUCE_ACKS_ALL;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kpipe.plugin.pipeline.FakeBroker.Step;
+import dev.kpipe.plugin.pipeline.Scenario.BackPressure;
+import dev.kpipe.plugin.pipeline.Scenario.Client;
+import dev.kpipe.plugin.pipeline.Scenario.Req;
+import java.util.List;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Example scenarios of the broker-wide byte budget and the storage-side pressure on the {@link FakeBroker}; every
+ * step is also checked against its invariants (the budget's accounting, FIFO grants, no unmute while saturated).
+ */
+class PipelineBudgetScenariosTest {
+
+    private static Req p1(int size) {
+        return Req.of(PRODUCE_ACKS_1).sized(size);
+    }
+
+    private static Req pAll(int size) {
+        return Req.of(PRODUCE_ACKS_ALL).later().sized(size);
+    }
+
+    private static Client client(Req... requests) {
+        return Scenario.client(requests);
+    }
+
+    private static Client disconnecting(Req... requests) {
+        return new Client(List.of(requests), Integer.MAX_VALUE, true);
+    }
+
+    private static Scenario budgeted(BackPressure bp, Client... clients) {
+        return new Scenario(1, 4, 16, Long.MAX_VALUE, false, List.of(clients), 11).with(bp);
+    }
+
+    /** The handler thread running the first request of client c that is being handled. */
+    private static int handlerOf(Run run, int c) {
+        FakeBroker.Request[] handlers = run.broker.handlers;
+        for (int h = 0; h < handlers.length; h++) {
+            if (handlers[h] != null && handlers[h].conn.index == c) {
+                return h;
+            }
+        }
+        throw new AssertionError("no handler runs a request of client " + c);
+    }
+
+    /** The index, among the pending completions, of client c's delayed response. */
+    private static int completionOf(Run run, int c) {
+        for (int k = 0; k < run.broker.completions.size(); k++) {
+            if (run.broker.completions.get(k).conn.index == c) {
+                return k;
+            }
+        }
+        throw new AssertionError("no delayed response of client " + c);
+    }
+
+    @Test
+    void requestLargerThanTheWholeBudgetIsAdmittedAloneAndCompletes() {
+        Run run = new Run(budgeted(BackPressure.budget(100),
+            client(p1(150), p1(150)), disconnecting(pAll(40))));
+        run.except(COMPLETE);
+        // The first 150 was read while Kafka owned the connection (charged without a reservation) and answered;
+        // the estimate for the next is 150, clamped to the budget: it waits for the budget to be empty.
+        assertTrue(run.kpipe(0).waitingForBudget);
+        assertEquals(100, run.kpipe(0).reservationWanted);
+        assertTrue(run.kpipe(1).waitingForBudget, "FIFO: client 1 queues behind the oversize head even though it fits");
+        assertEquals(40, run.broker.budget.used());
+        assertEquals(1, run.conn(0).inbound.size());
+
+        run.step(COMPLETE, 0).only(NET).step(SEND_DONE, 1).only(NET);
+        // Client 1's 40 bytes are released: the budget is empty, the oversize reservation is admitted alone and the
+        // request read; client 1's reservation waits behind it.
+        assertEquals(1, run.broker.budget.oversizeAdmitted());
+        assertEquals(List.of(0), run.broker.grantLog);
+        assertEquals(1, run.kpipe(0).slots.size());
+        assertEquals(150, run.broker.budget.used(), "the oversize request alone");
+        assertTrue(run.kpipe(1).waitingForBudget);
+
+        // Client 1 leaves (else its reservation for a request that never comes would keep client 0's next
+        // reservation waiting: see idleConnectionsReservationsStarveAWaiterForever).
+        run.step(DISCONNECT, 1).settle();
+        run.assertReceivedInOrder(0);
+        run.finish();
+    }
+
+    @Test
+    void connectionsWaitingForBudgetAreAdmittedAndUnmutedInTheOrderTheyStartedWaiting() {
+        Run run = new Run(budgeted(BackPressure.budget(100),
+            client(pAll(60), p1(30)), client(pAll(60), p1(30)), client(pAll(60), p1(30))));
+        run.except(RETURN, COMPLETE);
+        assertEquals(180, run.broker.budget.used(), "three first requests, read before kpipe owned the connections");
+        // They start waiting in the order their handlers return: 2, 0, 1.
+        for (int c : new int[] {2, 0, 1}) {
+            run.step(RETURN, handlerOf(run, c)).only(NET);
+            assertTrue(run.kpipe(c).waitingForBudget);
+        }
+        assertEquals(3, run.broker.budget.waiting());
+        assertTrue(run.broker.unmuteLog.isEmpty());
+
+        run.step(COMPLETE, completionOf(run, 0)).except(COMPLETE);
+        assertEquals(120, run.broker.budget.used());
+        assertTrue(run.broker.grantLog.isEmpty(), "still above the low watermark (90)");
+        run.step(COMPLETE, completionOf(run, 1)).step(COMPLETE, completionOf(run, 2)).except();
+
+        assertEquals(List.of(2, 0, 1), run.broker.grantLog.subList(0, 3), "granted in FIFO order");
+        assertEquals(List.of(2, 0, 1), run.broker.unmuteLog.subList(0, 3), "unmuted in FIFO order");
+        for (int c = 0; c < 3; c++) {
+            run.assertReceivedInOrder(c);
+        }
+        // Not settle(): each idle connection now wants 60 for a next request, and only one fits beside another.
+        run.finish();
+    }
+
+    @Test
+    void closeWhileWaitingForBudgetReleasesItsBytesOnceAndAdmitsTheNextWaiter() {
+        Run run = new Run(budgeted(BackPressure.budget(100),
+            disconnecting(pAll(80), p1(10)), client(pAll(50), p1(10))));
+        run.except(COMPLETE);
+        assertTrue(run.kpipe(0).waitingForBudget);
+        assertTrue(run.kpipe(1).waitingForBudget);
+        assertEquals(130, run.broker.budget.used());
+
+        ConnectionPipeline closed = run.kpipe(0);
+        run.step(DISCONNECT, 0).except(COMPLETE);
+        assertNull(run.kpipe(0));
+        assertEquals(0, closed.reserved);
+        assertFalse(closed.waitingForBudget);
+        // Its 80 in-flight bytes went back once; client 1 was admitted (50) and read its 10, whose response waits
+        // behind the first one's; 60 in flight + a next estimate of 50 do not fit: it waits again.
+        assertEquals(List.of(1), run.broker.grantLog);
+        assertEquals(50 + 10, run.broker.budget.used());
+        assertEquals(1, run.broker.budget.waiting());
+
+        run.settle();
+        run.assertReceivedInOrder(1);
+        assertEquals(50, run.broker.budget.used(), "client 1's reservation for its next request");
+        run.finish();
+    }
+
+    @Test
+    void closeAfterTheBudgetAdmittedTheConnectionButBeforeItsCallbackRanReleasesTheGrantOnce() {
+        Run run = new Run(budgeted(BackPressure.budget(100).delayed(),
+            disconnecting(pAll(40), p1(10)), client(pAll(70))));
+        run.except(RETURN, COMPLETE, ADMIT);
+        run.step(RETURN, handlerOf(run, 0)).only(NET).step(RETURN, handlerOf(run, 1)).only(NET);
+        assertEquals(110, run.broker.budget.used());
+        assertEquals(2, run.broker.budget.waiting());
+
+        // Client 1's response releases 70: the budget admits client 0 (40) on this thread; the admitted() callback,
+        // which would hand the news to client 0's network thread, has not run yet.
+        run.step(COMPLETE, completionOf(run, 1)).except(COMPLETE, ADMIT);
+        ConnectionPipeline granted = run.kpipe(0);
+        assertEquals(List.of(granted), run.broker.pendingAdmissions);
+        assertTrue(granted.waitingForBudget);
+        assertEquals(0, granted.grants.get());
+        assertEquals(40 + 40, run.broker.budget.used());
+
+        run.step(DISCONNECT, 0).only(NET);
+        // The close found the grant already made (cancel failed): it released the reservation and counted the grant
+        // as consumed before the callback counted it.
+        assertNull(run.kpipe(0));
+        assertEquals(1, granted.grantsConsumed);
+        assertEquals(0, run.broker.budget.used() - 70, "only client 1's reservation, admitted on the release");
+
+        run.step(ADMIT, 0).only(NET);
+        assertEquals(granted.grantsConsumed, granted.grants.get(), "the late callback balances the grant");
+        assertTrue(granted.closed);
+        run.settle();
+        run.finish();
+    }
+
+    @Test
+    void whileStoragePressureIsSaturatedNoPipelinedConnectionIsUnmutedButClassicOnesProceed() {
+        Run run = new Run(budgeted(BackPressure.budget(100).pressure(1),
+            client(p1(10), p1(10)), client(Req.of(METADATA), Req.of(METADATA))));
+        run.step(PRESSURE, 1).except(PRESSURE, TIMEOUT);
+        // The first produce was read while Kafka owned the connection; after its dispatch kpipe keeps it muted.
+        assertTrue(run.kpipe(0).pressureBlocked);
+        assertTrue(run.conn(0).channel.isMuted());
+        assertEquals(1, run.conn(0).inbound.size());
+        assertEquals(2, run.conn(1).received.size(), "the classic connection is not held back");
+        assertTrue(run.broker.unmuteLog.isEmpty());
+
+        run.step(PRESSURE, 0);
+        // Nothing wakes the processor; its poll times out (300 ms) and the round re-evaluates the connection.
+        assertEquals(List.of(new Step(TIMEOUT, 0)), run.broker.enabled(false));
+        run.step(TIMEOUT, 0).settle();
+        assertFalse(run.kpipe(0).pressureBlocked);
+        run.assertReceivedInOrder(0);
+        run.finish();
+    }
+
+    /**
+     * Design limit, not a kpipe bug to fix here: the issue's bound "budget plus one request" does not hold. Two
+     * connections can overshoot at once: one reads a request larger than its reservation (its estimate is its
+     * largest request so far), and another reads the first produce of a connection Kafka still owns, which is
+     * charged without any reservation. The bound that holds is the capacity plus, per connection, its largest
+     * request (checked on every step by {@link FakeBroker#checkInvariants()}).
+     */
+    @Test
+    void budgetPlusOneRequestIsExceededWhenTwoConnectionsOvershootAtOnce() {
+        Run run = new Run(budgeted(BackPressure.budget(10), client(p1(5), p1(8)), client(p1(8))));
+        run.step(WRITE, 0).only(NET);
+        assertEquals(5, run.broker.budget.used(), "client 0's first request, read while Kafka owned the connection");
+        run.step(WRITE, 0).step(WRITE, 1).step(HANDLE, 0).step(RETURN, 0).only(NET);
+        // Client 0 reserved its estimate, 5 (used 10), then read 8; client 1's first produce (8) upgraded it.
+        assertEquals(5 + 8 + 8, run.broker.budget.peak());
+        assertTrue(run.broker.budget.peak() > 10 + 8, "capacity + the largest request is exceeded");
+        assertTrue(run.broker.budget.peak() <= 10 + 8 + 8, "capacity + each connection's largest request holds");
+
+        Run twoOversize = new Run(budgeted(BackPressure.budget(10), client(p1(15)), client(p1(15))));
+        twoOversize.step(WRITE, 0).step(WRITE, 1).only(NET);
+        assertEquals(30, twoOversize.broker.budget.peak(), "two first requests larger than the budget, both unreserved");
+        twoOversize.finish();
+        run.finish();
+    }
+
+    /**
+     * Known limit (reported; fixing it needs a reservation-revocation protocol): a connection kpipe unmuted holds the
+     * reservation for its next request for as long as it is idle. A waiter that does not fit beside the idle
+     * reservations waits until the idle connection sends something or closes, which may be never.
+     * Client 0 is idle holding 6 of 10; client 1 wants 6 for its second request: 6 + 6 &gt; 10.
+     */
+    @Disabled("design limit: idle connections' reservations starve a waiter forever (see the report)")
+    @Test
+    void idleConnectionsReservationsStarveAWaiterForever() {
+        Run run = new Run(budgeted(BackPressure.budget(10), client(p1(6)), client(p1(6), p1(6))));
+        run.step(WRITE, 0).except(WRITE);
+        assertEquals(6, run.kpipe(0).reserved, "client 0 is idle, unmuted, holding its estimate");
+        run.step(WRITE, 1).step(WRITE, 1).settle();
+        run.assertReceivedInOrder(1);
+        run.finish();
+    }
+
+    /**
+     * The same limit for a request larger than the budget: its clamped reservation needs the budget to be empty,
+     * which an idle connection's reservation (3 bytes here) prevents.
+     */
+    @Disabled("design limit: an oversize reservation waits forever behind an idle connection's reservation")
+    @Test
+    void oversizeRequestWaitsForeverBehindAnIdleConnectionsReservation() {
+        Run run = new Run(budgeted(BackPressure.budget(10), client(p1(3)), client(p1(12), p1(1))));
+        run.step(WRITE, 0).except(WRITE);
+        run.step(WRITE, 1).step(WRITE, 1).settle();
+        run.assertReceivedInOrder(1);
+        run.finish();
+    }
+}
