@@ -26,6 +26,21 @@ class SmokeIT {
     assertEquals(0.0, KpipeJmx.kpipe(cluster.node(1), "plugin-fault-total"), "no throwable caught in kpipe's hooks or plugin");
   }
 
+  /**
+   * Kafka's default {@code metric.reporters} is its JmxReporter; the two install lines replace that
+   * list, so kpipe keeps the broker's Kafka-metrics MBeans (here the socket server's) in JMX itself.
+   */
+  @Test
+  void brokerMetricsStayInJmxWithOnlyKpipeAsMetricReporter(Cluster cluster) throws Exception {
+    javax.management.MBeanServerConnection jmx = cluster.node(1).jmx();
+    org.junit.jupiter.api.Assertions.assertFalse(
+        jmx.queryNames(new javax.management.ObjectName("kafka.server:type=socket-server-metrics,*"), null).isEmpty(),
+        "the broker's socket-server-metrics MBeans are registered");
+    org.junit.jupiter.api.Assertions.assertFalse(
+        jmx.queryNames(new javax.management.ObjectName("kafka.server:type=kpipe-metrics"), null).isEmpty(),
+        "kpipe's own MBean is registered");
+  }
+
   @Test
   void installsExactlyOnceAndLeavesTheControllerListenerAlone(Cluster cluster) {
     KafkaNode node = cluster.node(1);

@@ -20,7 +20,10 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import net.bytebuddy.agent.ByteBuddyAgent;
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.metrics.JmxReporter;
+import org.apache.kafka.common.metrics.MetricsContext;
 import org.apache.kafka.common.metrics.KafkaMetric;
 import org.apache.kafka.common.metrics.MetricsReporter;
 import org.slf4j.Logger;
@@ -39,7 +42,9 @@ import org.slf4j.LoggerFactory;
  * cannot be hooked (the broker then runs without pipelining, unless
  * {@code kpipe.fail.on.unsupported.broker=true}).
  *
- * <p>It reports no broker metrics itself; kpipe's own metrics live in {@link KpipeMetrics}.
+ * <p>As a metrics reporter it stands in for Kafka's default {@link JmxReporter} when
+ * {@code metric.reporters} does not name it (the broker's own MBeans stay visible); kpipe's own
+ * metrics live in {@link KpipeMetrics}.
  */
 public final class KpipePlugin implements MetricsReporter {
 
@@ -59,6 +64,10 @@ public final class KpipePlugin implements MetricsReporter {
     @Override
     public void configure(Map<String, ?> configs) {
         KpipeConfig config = new KpipeConfig(configs);
+        if (!listsJmxReporter(configs.get(CommonClientConfigs.METRIC_REPORTER_CLASSES_CONFIG))) {
+            jmx = new JmxReporter();
+            jmx.configure(configs);
+        }
         synchronized (LOCK) {
             if (started) {
                 return;
@@ -150,19 +159,68 @@ public final class KpipePlugin implements MetricsReporter {
         }
     }
 
+    /**
+     * Kafka's default {@code metric.reporters} is {@link JmxReporter}; naming only kpipe there would
+     * silently drop the broker's Kafka-metrics MBeans (quota and request metrics). So when the list
+     * does not name {@code JmxReporter}, each kpipe reporter instance forwards to one of its own.
+     */
+    private JmxReporter jmx;
+
+    private static boolean listsJmxReporter(Object reporters) {
+        return reporters != null && reporters.toString().contains(JmxReporter.class.getName());
+    }
+
+    @Override
+    public void contextChange(MetricsContext metricsContext) {
+        if (jmx != null) {
+            jmx.contextChange(metricsContext);
+        }
+    }
+
     @Override
     public void init(List<KafkaMetric> metrics) {
+        if (jmx != null) {
+            jmx.init(metrics);
+        }
     }
 
     @Override
     public void metricChange(KafkaMetric metric) {
+        if (jmx != null) {
+            jmx.metricChange(metric);
+        }
     }
 
     @Override
     public void metricRemoval(KafkaMetric metric) {
+        if (jmx != null) {
+            jmx.metricRemoval(metric);
+        }
+    }
+
+    @Override
+    public Set<String> reconfigurableConfigs() {
+        return jmx != null ? jmx.reconfigurableConfigs() : Set.of();
+    }
+
+    @Override
+    public void validateReconfiguration(Map<String, ?> configs) throws ConfigException {
+        if (jmx != null) {
+            jmx.validateReconfiguration(configs);
+        }
+    }
+
+    @Override
+    public void reconfigure(Map<String, ?> configs) {
+        if (jmx != null) {
+            jmx.reconfigure(configs);
+        }
     }
 
     @Override
     public void close() {
+        if (jmx != null) {
+            jmx.close();
+        }
     }
 }
