@@ -156,7 +156,7 @@ public final class Interceptor {
                     }
                 }
             });
-        // Activate before transforming: advice that fires before activation finds no listener.
+        // Activate before transforming, so that no transformed method ever runs without the listener.
         binding.activate(listener, listenerFilter);
         ResettableClassFileTransformer transformer = binding.advise(builder).installOn(inst);
         List<String> notTransformed = new ArrayList<>(binding.transformedClasses());

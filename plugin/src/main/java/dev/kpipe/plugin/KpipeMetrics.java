@@ -70,6 +70,8 @@ public final class KpipeMetrics implements AutoCloseable {
             b -> b.waitsStarted(), budget);
         budgetGauge("budget-wait-time-ms-total", "Total time connections waited for the in-flight byte budget, in ms.",
             b -> b.waitNanosTotal() / 1e6, budget);
+        gauge("budget-reservation-revoked-total", "Idle budget reservations given back because other connections waited.",
+            s -> s.reservationsRevoked(), stats);
         budgetGauge("budget-oversize-admitted-total", "Requests as large as the whole budget, admitted alone.",
             b -> b.oversizeAdmitted(), budget);
         gauge("plugin-fault-total", "Throwables caught in kpipe code on broker threads (the broker's own path proceeded).",

@@ -40,7 +40,7 @@ class KpipeConfigTest {
         assertEquals(KpipeConfig.DEFAULT_MAX_INFLIGHT_BYTES_PER_CONNECTION, c.maxInflightBytesPerConnection());
         assertEquals(".*", c.topicsInclude().pattern());
         assertNull(c.topicsExclude(), "empty exclude: none excluded");
-        assertEquals(Set.of(), c.pipelinedListeners(), "no listeners configured");
+        assertEquals(Set.of("PLAINTEXT"), c.pipelinedListeners(), "Kafka's default listeners: PLAINTEXT://:9092");
     }
 
     @Test
@@ -150,5 +150,20 @@ class KpipeConfigTest {
             KpipeConfig.STORAGE_PRESSURE_CLASS, KpipeConfig.TOPICS_EXCLUDE, KpipeConfig.TOPICS_INCLUDE),
             List.copyOf(settings.keySet()));
         assertEquals(true, settings.get(KpipeConfig.ENABLE));
+    }
+
+    @Test
+    void saslListenersWithReauthenticationStayClassic() {
+        KpipeConfig c = config("listeners", "PLAINTEXT://:9092,SASL://:9094,CONTROLLER://:9093",
+            "listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,SASL:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT",
+            "controller.listener.names", "CONTROLLER",
+            "listener.name.sasl.scram-sha-512.connections.max.reauth.ms", "60000");
+        assertEquals(Set.of("PLAINTEXT", "SASL"), c.pipelinedListeners());
+        assertEquals(Set.of("SASL"), c.reauthenticatingListeners(c.pipelinedListeners()));
+        KpipeConfig noReauth = config("listeners", "SASL_PLAINTEXT://:9094");
+        assertEquals(Set.of(), noReauth.reauthenticatingListeners(noReauth.pipelinedListeners()));
+        KpipeConfig brokerWide = config("listeners", "SASL_PLAINTEXT://:9094,PLAINTEXT://:9092",
+            "connections.max.reauth.ms", "1000");
+        assertEquals(Set.of("SASL_PLAINTEXT"), brokerWide.reauthenticatingListeners(brokerWide.pipelinedListeners()));
     }
 }

@@ -49,6 +49,10 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
     boolean scheduled;
     /** Bytes of the global budget reserved for the next request read, or 0. */
     long reserved;
+    /** When {@link #reserved} was granted ({@link System#nanoTime}). */
+    long reservedAtNanos;
+    /** Listed in {@link ProcessorPipelines#holders}. */
+    boolean holding;
     /** The reservation asked for while waiting for the budget. */
     long reservationWanted;
     /** Queued in the global budget's FIFO. */

@@ -56,6 +56,10 @@ public final class PipelineCoordinator implements NetworkEventListener {
     private final RequestClassifier classifier;
     private volatile InflightLimits limits;
     private final PipelineStats stats;
+    /** How long a reservation may stay unused while others wait for the budget: 20 ms. */
+    static final long IDLE_RESERVATION_NANOS = 20_000_000L;
+    /** {@link #IDLE_RESERVATION_NANOS}; tests that cannot wait set 0. Network threads read it. */
+    volatile long idleReservationNanos = IDLE_RESERVATION_NANOS;
     /** The broker-wide in-flight byte budget, or {@code null} for none. */
     private final ByteBudget budget;
     private volatile StoragePressure pressure = StoragePressure.NONE;
@@ -214,6 +218,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
             }
             if (tracked.slots.isEmpty() && tracked.held == null && !tracked.throttle.throttled()) {
                 release(tracked);
+                stats.downgrades.increment();
                 return Admission.CLASSIC;
             }
             return hold(tracked, request);
@@ -293,7 +298,10 @@ public final class PipelineCoordinator implements NetworkEventListener {
         while ((conn = p.dispatched.poll()) != null) {
             schedule(conn);
         }
-        if (!p.pressureBlocked.isEmpty() && !pressure.saturated()) {
+        if (budget != null && !p.holders.isEmpty()) {
+            revokeIdleReservations(p);
+        }
+        if (!p.pressureBlocked.isEmpty() && !saturated()) {
             for (ConnectionPipeline c : p.pressureBlocked) {
                 c.pressureBlocked = false;
                 schedule(c);
@@ -313,6 +321,54 @@ public final class PipelineCoordinator implements NetworkEventListener {
             }
         }
         pending.clear();
+    }
+
+    /**
+     * While connections wait for the byte budget, a connection that reserved bytes for its next
+     * request {@link #IDLE_RESERVATION_NANOS} or more ago and has read nothing since gives them
+     * back and waits in line again (muted): an idle connection must not hold budget that others
+     * wait for, nor keep an oversize reservation from ever seeing the budget empty.
+     */
+    private void revokeIdleReservations(ProcessorPipelines p) {
+        boolean revoke = budget.waiting() > 0;
+        if (!revoke && p.holders.size() < p.holdersCleanupAt) {
+            return;
+        }
+        long now = System.nanoTime();
+        ArrayList<ConnectionPipeline> holders = p.holders;
+        int kept = 0;
+        for (int i = 0; i < holders.size(); i++) {
+            ConnectionPipeline c = holders.get(i);
+            boolean holding = !c.closed && c.reserved > 0 && connections.get(c.id) == c;
+            if (revoke && holding && !c.muted && c.mode == ConnectionPipeline.Mode.PIPELINED
+                && now - c.reservedAtNanos >= idleReservationNanos) {
+                c.muted = true;
+                p.processor.mute(c.id);
+                long bytes = c.reserved;
+                c.reserved = 0;
+                c.holding = false;
+                stats.reservationsRevoked.increment();
+                budget.release(bytes);
+                schedule(c);
+            } else if (holding) {
+                holders.set(kept++, c);
+            } else {
+                c.holding = false;
+            }
+        }
+        holders.subList(kept, holders.size()).clear();
+        // closed or handed-back connections leave the list at the latest when it doubles
+        p.holdersCleanupAt = Math.max(64, 2 * kept);
+    }
+
+    /** @return the storage-side signal; a throwing signal counts as a fault and as not saturated */
+    private boolean saturated() {
+        try {
+            return pressure.saturated();
+        } catch (RuntimeException e) {
+            stats.pluginFaults.increment();
+            return false;
+        }
     }
 
     private static void schedule(ConnectionPipeline conn) {
@@ -337,7 +393,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
             return;
         }
         int reasons = conn.muteReasons(limits);
-        if (reasons == MuteReasons.NONE && pressure.saturated()) {
+        if (reasons == MuteReasons.NONE && saturated()) {
             reasons = MuteReasons.with(reasons, MuteReason.BACK_PRESSURE);
             if (!conn.pressureBlocked) {
                 conn.pressureBlocked = true;
@@ -372,18 +428,27 @@ public final class PipelineCoordinator implements NetworkEventListener {
                 return false;
             }
             conn.waitingForBudget = false;
-            conn.reserved = conn.reservationWanted;
+            holds(conn, conn.reservationWanted);
             return true;
         }
         long want = Math.max(1, conn.largestRequest);
         long got = budget.tryReserve(conn, want);
         if (got > 0) {
-            conn.reserved = got;
+            holds(conn, got);
             return true;
         }
         conn.waitingForBudget = true;
         conn.reservationWanted = budget.clamp(want);
         return false;
+    }
+
+    private static void holds(ConnectionPipeline conn, long bytes) {
+        conn.reserved = bytes;
+        conn.reservedAtNanos = System.nanoTime();
+        if (!conn.holding) {
+            conn.holding = true;
+            conn.processor.holders.add(conn);
+        }
     }
 
     /** Downgrade: Kafka takes the connection back, as if it had just read the held request. */
@@ -395,8 +460,11 @@ public final class PipelineCoordinator implements NetworkEventListener {
         release(conn);
         stats.downgrades.increment();
         // The channel is MUTED (muted when the held request was read, never unmuted since).
-        processor.deliverMuteEvent(conn.id, MuteEvent.REQUEST_RECEIVED);
-        processor.forward(held);
+        try {
+            processor.deliverMuteEvent(conn.id, MuteEvent.REQUEST_RECEIVED);
+        } finally {
+            processor.forward(held);
+        }
     }
 
     // ---------------------------------------------------------------- responses

@@ -30,6 +30,13 @@ public final class PipelineStats {
     /** Time pipelined connections spent with at least one throttle window open. */
     final LongAdder throttleTimeNanos = new LongAdder();
     final AtomicLong maxInflightPerConnection = new AtomicLong();
+    /** Idle reservations given back because other connections waited for the budget. */
+    final LongAdder reservationsRevoked = new LongAdder();
+
+    /** @return idle byte-budget reservations given back while others waited, since start */
+    public long reservationsRevoked() {
+        return reservationsRevoked.sum();
+    }
 
     /** @return connections in pipelined or draining mode now */
     public int pipelinedConnections() {

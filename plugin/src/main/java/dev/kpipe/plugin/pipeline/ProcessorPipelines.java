@@ -11,7 +11,10 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  */
 final class ProcessorPipelines {
     final NetworkProcessor processor;
-    /** Responses released in order, to be handed to the broker before anything else. */
+    /**
+     * Responses released in order (each the head of its connection), handed to the broker before
+     * anything else still queued in the broker's response queue.
+     */
     final ArrayDeque<Object> ready = new ArrayDeque<>();
     /**
      * Connections signalled from other threads: a handler dispatched their request, or the byte
@@ -20,6 +23,10 @@ final class ProcessorPipelines {
     final ConcurrentLinkedQueue<ConnectionPipeline> dispatched = new ConcurrentLinkedQueue<>();
     /** Connections to evaluate at the next safe point. */
     final ArrayList<ConnectionPipeline> pending = new ArrayList<>();
+    /** Connections that may hold a byte-budget reservation (cleaned lazily). */
+    final ArrayList<ConnectionPipeline> holders = new ArrayList<>();
+    /** Size of {@link #holders} at which it is cleaned even when nobody waits. */
+    int holdersCleanupAt = 64;
     /** Connections kept muted only by storage-side saturation; re-evaluated every round. */
     final ArrayList<ConnectionPipeline> pressureBlocked = new ArrayList<>();
 

@@ -235,15 +235,17 @@ class PipelineBudgetScenariosTest {
     }
 
     /**
-     * Known limit (reported; fixing it needs a reservation-revocation protocol): a connection kpipe unmuted holds the
-     * reservation for its next request for as long as it is idle. A waiter that does not fit beside the idle
-     * reservations waits until the idle connection sends something or closes, which may be never.
-     * Client 0 is idle holding 6 of 10; client 1 wants 6 for its second request: 6 + 6 &gt; 10.
+     * A connection kpipe unmuted holds the reservation for its next request while it is idle. While another
+     * connection waits for the budget, an idle reservation is given back (the idle connection is muted and waits in
+     * line again) so the waiter is not starved. Client 0 is idle holding 6 of 10; client 1 wants 6 for its second
+     * request: 6 + 6 &gt; 10. (The coordinator's idle threshold, 20 ms, is set to 0: the fake does not wait.)
      */
-    @Disabled("design limit: idle connections' reservations starve a waiter forever (see the report)")
+    @Disabled("revocation makes idle connections take turns every 20 ms while anyone waits: progress, but the fake's "
+        + "settle() requires quiescence; needs a progress-only driver (issue 4 follow-up)")
     @Test
-    void idleConnectionsReservationsStarveAWaiterForever() {
+    void idleConnectionsReservationIsRevokedForAWaiter() {
         Run run = new Run(budgeted(BackPressure.budget(10), client(p1(6)), client(p1(6), p1(6))));
+        run.broker.coordinator.idleReservationNanos = 0;
         run.step(WRITE, 0).except(WRITE);
         assertEquals(6, run.kpipe(0).reserved, "client 0 is idle, unmuted, holding its estimate");
         run.step(WRITE, 1).step(WRITE, 1).settle();
@@ -252,13 +254,14 @@ class PipelineBudgetScenariosTest {
     }
 
     /**
-     * The same limit for a request larger than the budget: its clamped reservation needs the budget to be empty,
-     * which an idle connection's reservation (3 bytes here) prevents.
+     * The same for a request larger than the budget: its clamped reservation needs the budget to be empty, which
+     * an idle connection's reservation (3 bytes here) would prevent forever if it were not revoked.
      */
-    @Disabled("design limit: an oversize reservation waits forever behind an idle connection's reservation")
+    @Disabled("as above: progress, not quiescence, under revocation; needs a progress-only driver (issue 4 follow-up)")
     @Test
-    void oversizeRequestWaitsForeverBehindAnIdleConnectionsReservation() {
+    void oversizeRequestIsAdmittedOnceAnIdleConnectionsReservationIsRevoked() {
         Run run = new Run(budgeted(BackPressure.budget(10), client(p1(3)), client(p1(12), p1(1))));
+        run.broker.coordinator.idleReservationNanos = 0;
         run.step(WRITE, 0).except(WRITE);
         run.step(WRITE, 1).step(WRITE, 1).settle();
         run.assertReceivedInOrder(1);
