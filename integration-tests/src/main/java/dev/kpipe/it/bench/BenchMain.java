@@ -1,0 +1,403 @@
+package dev.kpipe.it.bench;
+
+import dev.kpipe.it.harness.Cluster;
+import dev.kpipe.it.harness.HarnessSettings;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
+import java.util.zip.ZipException;
+import java.util.zip.ZipFile;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartitionInfo;
+
+/**
+ * The kpipe benchmark and demo, from the command line: runs scenario S1 (pipelining over a slow-ack path) and/or S2
+ * (no regression on a saturated broker, see {@link Scenario}) against the same Kafka distribution without kpipe
+ * ("stock") and with kpipe, in alternating rounds, and prints a table (records/s, produce requests/s, p50/p99
+ * latency, kpipe/stock ratios, S1's ceiling and the targets). Results also go to {@code
+ * integration-tests/target/bench/bench-<time>.json}.
+ *
+ * <pre>
+ * BenchMain demo                                  # S1, W = 100 ms, 3 rounds x 15 s per side: under 3 minutes
+ * BenchMain --scenario all --window-ms 100,250 --rounds 5 --duration-s 30
+ * </pre>
+ *
+ * Both clusters of a scenario are started once and kept up for its rounds; only the one under test gets load.
+ * Broker JVMs are stopped when the run ends, and by the harness's shutdown hook on Ctrl-C. The table goes to stdout,
+ * the progress line and logs to stderr. Single-threaded apart from the producers' threads ({@link LoadRound}) and
+ * the progress printer ({@link Progress}). Exit code 0 when all rounds ran (targets met or not), 1 on failure, 2 on
+ * bad arguments, 130 on Ctrl-C.
+ */
+public final class BenchMain {
+  private static final AtomicBoolean INTERRUPTED = new AtomicBoolean();
+  private static final DateTimeFormatter TS = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss");
+
+  private final BenchOptions options;
+  private final HarnessSettings settings;
+  private final PrintStream out = System.out;
+  private final Progress progress;
+  private final Path jsonFile;
+  private final Map<String, Object> run = new LinkedHashMap<>();
+  private final List<Report> reports = new ArrayList<>();
+
+  private BenchMain(BenchOptions options, HarnessSettings settings, Progress progress, Path jsonFile) {
+    this.options = options;
+    this.settings = settings;
+    this.progress = progress;
+    this.jsonFile = jsonFile;
+  }
+
+  /**
+   * Runs the benchmark; see the class documentation for the arguments ({@code --help} lists them).
+   *
+   * @param args the command line
+   */
+  public static void main(String[] args) {
+    BenchOptions o;
+    try {
+      if (args.length > 0 && (args[0].equals("-h") || args[0].equals("--help"))) {
+        System.out.print(BenchOptions.USAGE);
+        return;
+      }
+      o = BenchOptions.parse(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage());
+      System.err.print(BenchOptions.USAGE);
+      System.exit(2);
+      return;
+    }
+    int code;
+    try {
+      code = run(o);
+    } catch (Exception e) {
+      if (INTERRUPTED.get()) {
+        return; // Ctrl-C: the JVM is exiting; failures of the interrupted round are expected
+      }
+      System.err.println("\nbenchmark failed: " + e);
+      e.printStackTrace();
+      code = 1;
+    }
+    System.exit(code);
+  }
+
+  private static int run(BenchOptions o) throws Exception {
+    configureHarness(o);
+    HarnessSettings settings = HarnessSettings.load();
+    settings.kafkaHome(); // fails early with a hint if the distribution is not laid out
+    checkPluginJar(settings.pluginJar());
+    Path outDir = o.outDir() != null ? o.outDir() : settings.workDir().getParent().resolve("bench");
+    Files.createDirectories(outDir);
+    Path json = outDir.resolve("bench-" + LocalDateTime.now().format(TS) + (o.demo() ? "-demo" : "") + ".json");
+    boolean tty = Boolean.parseBoolean(System.getProperty("kpipe.bench.tty", Boolean.toString(System.console() != null)));
+    AtomicBoolean done = new AtomicBoolean();
+    try (Progress progress = new Progress(System.err, tty)) {
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        if (!done.get()) {
+          INTERRUPTED.set(true);
+          progress.stop();
+          System.err.println("\nbench: interrupted; the harness's shutdown hook stops the brokers."
+              + (Files.exists(json) ? " Results so far: " + json : ""));
+        }
+      }, "bench-interrupt"));
+      return new BenchMain(o, settings, progress, json).runAll();
+    } finally {
+      done.set(true);
+    }
+  }
+
+  /**
+   * Fails early if the drop-in jar is missing or is not the complete shaded jar (e.g. caught while a build rewrites
+   * it), which would otherwise only show as a broker dying with NoClassDefFoundError.
+   */
+  private static void checkPluginJar(Path jar) throws IOException {
+    if (!Files.isRegularFile(jar)) {
+      throw new IllegalStateException("kpipe jar missing at " + jar + ": run mvn -B -q install -DskipTests first");
+    }
+    try (ZipFile z = new ZipFile(jar.toFile())) {
+      for (String entry : List.of("dev/kpipe/plugin/KpipePlugin.class", "dev/kpipe/interceptor/Interceptor.class",
+          "dev/kpipe/spi/NetworkProcessor.class")) {
+        if (z.getEntry(entry) == null) {
+          throw new IllegalStateException("kpipe jar " + jar + " lacks " + entry
+              + " (not the shaded jar, or being rebuilt); rebuild with mvn -B -q install -DskipTests");
+        }
+      }
+    } catch (ZipException e) {
+      throw new IllegalStateException("kpipe jar " + jar + " is not readable (being rebuilt?): " + e.getMessage());
+    }
+  }
+
+  /** Passes the options that the harness reads from system properties. */
+  private static void configureHarness(BenchOptions o) {
+    HarnessSettings defaults = HarnessSettings.load();
+    if (o.kafkaVersion() != null && !o.kafkaVersion().equals(defaults.kafkaVersion())) {
+      Path home = Path.of(System.getProperty("kpipe.it.kafka.home",
+          defaults.kafkaHome().getParent().resolve("kafka-" + o.kafkaVersion()).toString()));
+      System.setProperty("kpipe.it.kafka.version", o.kafkaVersion());
+      System.setProperty("kpipe.it.kafka.home", home.toString());
+    }
+    List<String> jvm = new ArrayList<>();
+    if (System.getProperty("kpipe.it.jvm.opts") != null) {
+      jvm.add(System.getProperty("kpipe.it.jvm.opts"));
+    }
+    if (o.brokerJvmOpts() != null) {
+      jvm.add(o.brokerJvmOpts());
+    }
+    if (o.jfr()) {
+      jvm.add("-XX:StartFlightRecording=filename=broker.jfr,settings=profile,dumponexit=true");
+    }
+    if (!jvm.isEmpty()) {
+      System.setProperty("kpipe.it.jvm.opts", String.join(" ", jvm));
+    }
+  }
+
+  private int runAll() throws Exception {
+    List<Scenario> scenarios = new ArrayList<>();
+    for (String s : options.scenarios()) {
+      if (s.equals("S1")) {
+        for (int w : options.windowsMs()) {
+          scenarios.add(Scenario.s1(w, options));
+        }
+      } else {
+        scenarios.add(Scenario.s2(options));
+      }
+    }
+    run.put("started", LocalDateTime.now().toString());
+    run.put("mode", options.demo() ? "demo" : "bench");
+    run.put("kafka_version", settings.kafkaVersion());
+    run.put("kafka_home", settings.kafkaHome().toString());
+    run.put("kpipe_version", settings.pluginVersion());
+    run.put("options", optionsMap());
+    run.put("host", hostMap());
+    List<String> foreign = foreignBrokers();
+    run.put("other_kafka_jvms_at_start", foreign);
+    if (!foreign.isEmpty()) {
+      System.err.println("bench: WARNING: " + foreign.size() + " other Kafka JVM(s) running on this machine;"
+          + " they compete for CPU and can disturb the numbers: " + foreign);
+    }
+    List<Object> scenarioMaps = new ArrayList<>();
+    run.put("scenarios", scenarioMaps);
+    out.printf(Locale.ROOT, "kpipe benchmark: Kafka %s, stock vs kpipe %s, %s, %d rounds x %d s per side; %d CPU(s)%n",
+        settings.kafkaVersion(), settings.pluginVersion(),
+        scenarios.stream().map(s -> s.label).collect(Collectors.joining(", ")), options.rounds(),
+        options.durationSeconds(), Runtime.getRuntime().availableProcessors());
+    for (Scenario s : scenarios) {
+      reports.add(runScenario(s, scenarioMaps));
+    }
+    run.put("finished", LocalDateTime.now().toString());
+    run.put("elapsed_s", progress.elapsedSeconds());
+    run.put("other_kafka_jvms_at_end", foreignBrokers());
+    writeJson();
+    progress.clear();
+    if (reports.size() > 1) {
+      out.println();
+      out.println("==== summary (" + fmtElapsed(progress.elapsedSeconds()) + ") ====");
+      for (Report r : reports) {
+        out.println();
+        out.print(r.table(options));
+      }
+    }
+    out.println();
+    out.println("results: " + jsonFile);
+    out.flush();
+    return 0;
+  }
+
+  /**
+   * Starts both clusters, runs the alternating rounds, prints the scenario's table (before the clusters stop, so the
+   * result shows at once), records it in the JSON and stops the clusters.
+   */
+  private Report runScenario(Scenario s, List<Object> scenarioMaps) throws Exception {
+    Report report = new Report(s);
+    progress.context(s.label + ": starting stock and kpipe clusters");
+    Cluster[] clusters = startClusters(s);
+    Cluster stock = clusters[0];
+    Cluster kpipe = clusters[1];
+    try {
+      progress.context(s.label + ": creating topics");
+      createTopic(stock, s);
+      createTopic(kpipe, s);
+      for (int round = 1; round <= options.rounds(); round++) {
+        for (Variant v : Variant.values()) {
+          Cluster c = v == Variant.STOCK ? stock : kpipe;
+          progress.context(String.format(Locale.ROOT, "%s round %d/%d %s", s.label, round, options.rounds(),
+              v.label()));
+          RoundResult r = new LoadRound(c, s, v, round, progress).run(options.warmupSeconds(),
+              options.durationSeconds());
+          report.add(r);
+          progress.clear();
+          out.println(r.line());
+          out.flush();
+        }
+      }
+      scenarioMaps.add(report.toMap(options));
+      writeJson();
+      progress.clear();
+      out.println();
+      out.print(report.table(options));
+      if (options.demo() && report.hasPairs()) {
+        out.println();
+        out.println(demoSentence(report));
+      }
+      out.flush();
+    } finally {
+      progress.context(s.label + ": stopping clusters");
+      long t0 = System.nanoTime();
+      if (!options.jfr()) { // nothing to keep: SIGKILL is much faster than controlled shutdown
+        for (Cluster c : clusters) {
+          c.nodes().forEach(n -> n.kill());
+        }
+      }
+      try {
+        kpipe.close();
+      } finally {
+        stock.close();
+      }
+      progress.clear();
+      System.err.printf(Locale.ROOT, "bench: %s clusters stopped in %.1f s%n", s.label, (System.nanoTime() - t0) / 1e9);
+    }
+    return report;
+  }
+
+  /** @return {stock, kpipe}, both started and ready */
+  private Cluster[] startClusters(Scenario s) throws Exception {
+    Cluster stock = Cluster.create(s.spec(Variant.STOCK, options), settings);
+    Cluster kpipe;
+    try {
+      kpipe = Cluster.create(s.spec(Variant.KPIPE, options), settings);
+    } catch (RuntimeException e) {
+      stock.close();
+      throw e;
+    }
+    long t0 = System.nanoTime();
+    try {
+      if (options.parallelStart()) {
+        Thread t = new Thread(stock::start, "bench-start-stock");
+        Throwable[] failure = new Throwable[1];
+        t.setUncaughtExceptionHandler((th, e) -> failure[0] = e);
+        t.start();
+        kpipe.start();
+        t.join();
+        if (failure[0] != null) {
+          throw new IllegalStateException("starting the stock cluster failed", failure[0]);
+        }
+      } else {
+        stock.start();
+        kpipe.start();
+      }
+    } catch (Exception | Error e) {
+      stock.close();
+      kpipe.close();
+      throw e;
+    }
+    progress.clear();
+    System.err.printf(Locale.ROOT, "bench: %s clusters up in %.1f s (stock %s, kpipe %s)%n", s.label,
+        (System.nanoTime() - t0) / 1e9, stock.dir(), kpipe.dir());
+    return new Cluster[] {stock, kpipe};
+  }
+
+  /** Creates the scenario's topic and waits until node 1 leads every partition with the full ISR. */
+  private static void createTopic(Cluster c, Scenario s) throws Exception {
+    Admin admin = c.admin();
+    admin.createTopics(List.of(s.newTopic())).all().get(60, TimeUnit.SECONDS);
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (true) {
+      try {
+        TopicDescription d = admin.describeTopics(List.of(s.topic)).allTopicNames().get(10, TimeUnit.SECONDS)
+            .get(s.topic);
+        boolean ok = d.partitions().size() == s.partitions;
+        for (TopicPartitionInfo p : d.partitions()) {
+          ok &= p.leader() != null && p.leader().id() == 1 && p.isr().size() == p.replicas().size();
+        }
+        if (ok) {
+          try {
+            c.node(1).jmx(); // connect now, not at the first window edge
+          } catch (RuntimeException e) {
+            System.err.println("bench: no JMX connection to node 1 (broker-side figures will be missing): " + e);
+          }
+          return;
+        }
+      } catch (ExecutionException e) {
+        // not yet known everywhere
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("topic " + s.topic + " not led by node 1 with full ISR within 60 s");
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  private String demoSentence(Report r) {
+    Scenario s = r.scenario();
+    double stockReq = r.stat(Variant.STOCK, RoundResult::produceRequestsPerSec).median();
+    double kpipeReq = r.stat(Variant.KPIPE, RoundResult::produceRequestsPerSec).median();
+    return String.format(Locale.ROOT,
+        "What it shows: with acks=all and a follower that acknowledges every %d ms, stock Kafka %s serves one"
+            + " produce request per connection at a time (%.1f req/s, its limit being 1/W = %s), while kpipe keeps"
+            + " the producer's %d requests in flight on the same connection (%.1f req/s = %s of the %s req/s"
+            + " ceiling), so the same unchanged producer moves %.1fx the records/s, with p99 latency %.2fx stock's.",
+        s.windowMs, settings.kafkaVersion(), stockReq, Report.fmt(1000.0 / s.windowMs), s.maxInFlight, kpipeReq,
+        Report.pct(kpipeReq / s.ceilingRequestsPerSec()), Report.fmt(s.ceilingRequestsPerSec()),
+        r.ratio(RoundResult::recordsPerSec).median(), r.ratio(RoundResult::p99Ms).median());
+  }
+
+  private void writeJson() throws IOException {
+    Files.writeString(jsonFile, Json.write(run));
+  }
+
+  private Map<String, Object> optionsMap() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("scenarios", options.scenarios());
+    m.put("window_ms", options.windowsMs());
+    m.put("rounds", options.rounds());
+    m.put("duration_s", options.durationSeconds());
+    m.put("warmup_s", options.warmupSeconds());
+    m.put("stock", options.stockInstallsPlugin() ? "kpipe installed, kpipe.enable=false" : "kpipe not installed");
+    m.put("broker_heap", options.brokerHeap());
+    m.put("broker_jvm_opts", settings.extraJvmOptions().length == 0 ? "" : String.join(" ",
+        settings.extraJvmOptions()));
+    m.put("parallel_start", options.parallelStart());
+    return m;
+  }
+
+  private static Map<String, Object> hostMap() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("cpus", Runtime.getRuntime().availableProcessors());
+    m.put("load_average_1m_at_start", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+    m.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
+    m.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version"));
+    return m;
+  }
+
+  /** @return Kafka broker JVMs on this machine that this JVM did not start (pid and command line, shortened) */
+  private static List<String> foreignBrokers() {
+    long self = ProcessHandle.current().pid();
+    return ProcessHandle.allProcesses()
+        .filter(p -> p.info().commandLine().map(c -> c.contains("kafka.Kafka")).orElse(false))
+        .filter(p -> p.parent().map(pp -> pp.pid() != self).orElse(true))
+        .map(p -> p.pid() + " " + abbreviate(p.info().commandLine().orElse("")))
+        .collect(Collectors.toList());
+  }
+
+  private static String abbreviate(String s) {
+    return s.length() <= 160 ? s : s.substring(0, 80) + " ... " + s.substring(s.length() - 75);
+  }
+
+  private static String fmtElapsed(long s) {
+    return String.format(Locale.ROOT, "%d min %02d s", s / 60, s % 60);
+  }
+}

@@ -1,0 +1,170 @@
+package dev.kpipe.it.bench;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Command-line options of {@link BenchMain}. Immutable.
+ *
+ * @param demo the short demo preset (S1 at W = 100 ms, 3 rounds x 15 s per side)
+ * @param scenarios {@code S1} and/or {@code S2}, in run order
+ * @param windowsMs S1's follower fetch waits W, in ms
+ * @param rounds rounds per variant (stock and kpipe alternate: stock 1, kpipe 1, stock 2, ...)
+ * @param durationSeconds measured window of each round, s
+ * @param warmupSeconds unmeasured load before each window, s
+ * @param kafkaVersion Kafka version of the laid-out distribution to run, or null for the build's
+ * @param outDir where the JSON goes, or null for {@code integration-tests/target/bench}
+ * @param stockInstallsPlugin stock = kpipe jar installed with {@code kpipe.enable=false} (default: not installed)
+ * @param brokerHeap {@code -Xmx} of each broker JVM
+ * @param brokerJvmOpts extra broker JVM options (space separated), or null
+ * @param jfr start a JFR recording in every broker JVM ({@code broker.jfr} in each node's folder)
+ * @param parallelStart start the stock and kpipe clusters at the same time
+ * @param s1RecordBytes S1 record value size, bytes
+ * @param s1BufferBytes S1 producer {@code buffer.memory}, bytes
+ * @param s2Producers S2 producer count (also S2's partition count)
+ * @param s2RecordBytes S2 record value size, bytes
+ * @param s2BufferBytes S2 {@code buffer.memory} per producer, bytes
+ * @param batchBytes {@code batch.size}, bytes
+ */
+record BenchOptions(boolean demo, List<String> scenarios, List<Integer> windowsMs, int rounds, int durationSeconds,
+    int warmupSeconds, String kafkaVersion, Path outDir, boolean stockInstallsPlugin, String brokerHeap,
+    String brokerJvmOpts, boolean jfr, boolean parallelStart, int s1RecordBytes, long s1BufferBytes, int s2Producers,
+    int s2RecordBytes, long s2BufferBytes, int batchBytes) {
+
+  static final String USAGE = """
+      usage: BenchMain demo [options]      S1 at W=100 ms, 3 rounds x 15 s per side (+3 s warm-up)
+             BenchMain [options]
+      options:
+        --scenario S1|S2|all        scenarios to run (default S1; comma list allowed)
+        --window-ms 100,250         S1: the follower's replica.fetch.wait.max.ms values W (default 100)
+        --rounds N                  rounds per side, stock and kpipe alternating (default 5)
+        --duration-s N              measured seconds per round (default 30)
+        --warmup-s N                unmeasured seconds before each round's window (default 5)
+        --kafka-version V           run the distribution laid out in integration-tests/target/kafka-V
+                                    (mvn -pl integration-tests package -Dkpipe.it.kafka.version=V); default: the build's
+        --stock not-installed|disabled   stock side: no kpipe jar (default) or jar with kpipe.enable=false
+        --broker-heap 1g            broker -Xmx (default 1g)
+        --broker-jvm-opts "..."     extra broker JVM options
+        --jfr                       JFR recording in every broker (broker.jfr in each node folder)
+        --sequential-start          start the two clusters one after the other
+        --s1-record-bytes N         (default 1024)     --s1-buffer-kib N   S1 buffer.memory (default 256)
+        --s2-producers N            (default 4)        --s2-record-bytes N (default 100)
+        --s2-buffer-kib N           S2 buffer.memory per producer (default 1024)
+        --batch-bytes N             batch.size (default 16384)
+        --out DIR                   JSON output folder (default integration-tests/target/bench)
+      """;
+
+  /**
+   * @param args the command line
+   * @return the options
+   * @throws IllegalArgumentException on a bad argument (message says which)
+   */
+  static BenchOptions parse(String[] args) {
+    boolean demo = false;
+    List<String> scenarios = List.of("S1");
+    List<Integer> windows = List.of(100);
+    Integer rounds = null;
+    Integer duration = null;
+    Integer warmup = null;
+    String kafkaVersion = null;
+    Path out = null;
+    boolean stockInstalls = false;
+    String heap = "1g";
+    String jvmOpts = null;
+    boolean jfr = false;
+    boolean parallel = true;
+    int s1Record = 1024;
+    long s1Buffer = 256 * 1024;
+    int s2Producers = 4;
+    int s2Record = 100;
+    long s2Buffer = 1024 * 1024;
+    int batch = 16384;
+    for (int i = 0; i < args.length; i++) {
+      String a = args[i];
+      switch (a) {
+        case "demo" -> demo = true;
+        case "--scenario" -> {
+          List<String> l = new ArrayList<>();
+          for (String s : value(args, ++i, a).split(",")) {
+            String u = s.trim().toUpperCase(Locale.ROOT);
+            switch (u) {
+              case "ALL" -> {
+                l.add("S1");
+                l.add("S2");
+              }
+              case "S1", "S2" -> l.add(u);
+              default -> throw new IllegalArgumentException("unknown scenario: " + s);
+            }
+          }
+          scenarios = l.stream().distinct().toList();
+        }
+        case "--window-ms" -> {
+          List<Integer> l = new ArrayList<>();
+          for (String s : value(args, ++i, a).split(",")) {
+            l.add(positive(s.trim(), a));
+          }
+          windows = List.copyOf(l);
+        }
+        case "--rounds" -> rounds = positive(value(args, ++i, a), a);
+        case "--duration-s" -> duration = positive(value(args, ++i, a), a);
+        case "--warmup-s" -> warmup = Integer.parseInt(value(args, ++i, a));
+        case "--kafka-version" -> kafkaVersion = value(args, ++i, a);
+        case "--out" -> out = Path.of(value(args, ++i, a));
+        case "--stock" -> {
+          String v = value(args, ++i, a);
+          if (!v.equals("not-installed") && !v.equals("disabled")) {
+            throw new IllegalArgumentException("--stock takes not-installed or disabled: " + v);
+          }
+          stockInstalls = v.equals("disabled");
+        }
+        case "--broker-heap" -> heap = value(args, ++i, a);
+        case "--broker-jvm-opts" -> jvmOpts = value(args, ++i, a);
+        case "--jfr" -> jfr = true;
+        case "--sequential-start" -> parallel = false;
+        case "--s1-record-bytes" -> s1Record = positive(value(args, ++i, a), a);
+        case "--s1-buffer-kib" -> s1Buffer = positive(value(args, ++i, a), a) * 1024L;
+        case "--s2-producers" -> s2Producers = positive(value(args, ++i, a), a);
+        case "--s2-record-bytes" -> s2Record = positive(value(args, ++i, a), a);
+        case "--s2-buffer-kib" -> s2Buffer = positive(value(args, ++i, a), a) * 1024L;
+        case "--batch-bytes" -> batch = positive(value(args, ++i, a), a);
+        default -> throw new IllegalArgumentException("unknown argument: " + a);
+      }
+    }
+    if (demo) {
+      if (rounds == null) {
+        rounds = 3;
+      }
+      if (duration == null) {
+        duration = 15;
+      }
+      if (warmup == null) {
+        warmup = 3;
+      }
+    }
+    return new BenchOptions(demo, scenarios, windows, rounds == null ? 5 : rounds, duration == null ? 30 : duration,
+        warmup == null ? 5 : warmup, kafkaVersion, out, stockInstalls, heap, jvmOpts, jfr, parallel, s1Record,
+        s1Buffer, s2Producers, s2Record, s2Buffer, batch);
+  }
+
+  private static String value(String[] args, int i, String flag) {
+    if (i >= args.length) {
+      throw new IllegalArgumentException(flag + " needs a value");
+    }
+    return args[i];
+  }
+
+  private static int positive(String v, String flag) {
+    int n;
+    try {
+      n = Integer.parseInt(v);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(flag + " needs a number: " + v);
+    }
+    if (n <= 0) {
+      throw new IllegalArgumentException(flag + " must be > 0: " + v);
+    }
+    return n;
+  }
+}

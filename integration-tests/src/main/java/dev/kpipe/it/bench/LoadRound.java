@@ -1,0 +1,313 @@
+package dev.kpipe.it.bench;
+
+import dev.kpipe.it.harness.Cluster;
+import dev.kpipe.it.harness.KafkaNode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import javax.management.InstanceNotFoundException;
+import javax.management.MBeanServerConnection;
+import javax.management.ObjectName;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
+
+/**
+ * One measured round of a scenario against one running cluster: creates the scenario's producers, runs them flat out
+ * for warm-up plus the measured window, and collects the result.
+ *
+ * <p>Threads: the caller's thread samples metrics at the window edges; one sending thread per producer calls {@code
+ * send()} in a loop (blocking when {@code buffer.memory} is full); each producer's I/O thread runs the callbacks that
+ * time every record. A record counts in the window if its acknowledgement arrives in [window start, window end);
+ * its latency is send() call to callback, in microseconds.
+ */
+final class LoadRound {
+  /** The leader of every benchmark partition, as the producer's per-node metrics name it. */
+  static final String LEADER_NODE_TAG = "node-1";
+
+  private final Cluster cluster;
+  private final Scenario scenario;
+  private final Variant variant;
+  private final int round;
+  private final Progress progress;
+
+  LoadRound(Cluster cluster, Scenario scenario, Variant variant, int round, Progress progress) {
+    this.cluster = cluster;
+    this.scenario = scenario;
+    this.variant = variant;
+    this.round = round;
+    this.progress = progress;
+  }
+
+  /** Sending loop and the counters its callbacks update. */
+  private static final class Sender implements Runnable {
+    final KafkaProducer<byte[], byte[]> producer;
+    final LatencyHistogram histogram = new LatencyHistogram(); // written by the producer's I/O thread only
+    final AtomicLong acked = new AtomicLong(); // all acks, warm-up included (progress)
+    final AtomicLong errors = new AtomicLong();
+    final AtomicReference<Exception> firstError = new AtomicReference<>();
+    final String topic;
+    final Integer partition;
+    final byte[] value;
+    final long windowStart;
+    final long windowEnd;
+    boolean closed; // caller's thread only
+
+    Sender(KafkaProducer<byte[], byte[]> producer, String topic, Integer partition, byte[] value, long windowStart,
+        long windowEnd) {
+      this.producer = producer;
+      this.topic = topic;
+      this.partition = partition;
+      this.value = value;
+      this.windowStart = windowStart;
+      this.windowEnd = windowEnd;
+    }
+
+    @Override
+    public void run() {
+      try {
+        while (System.nanoTime() < windowEnd && !Thread.currentThread().isInterrupted()) {
+          long sent = System.nanoTime();
+          producer.send(new ProducerRecord<>(topic, partition, null, value), (md, e) -> {
+            long now = System.nanoTime();
+            acked.incrementAndGet();
+            if (e != null) {
+              errors.incrementAndGet();
+              firstError.compareAndSet(null, e);
+            } else if (now >= windowStart && now < windowEnd) {
+              histogram.record((now - sent) / 1000);
+            }
+          });
+        }
+      } catch (RuntimeException e) {
+        errors.incrementAndGet();
+        firstError.compareAndSet(null, e);
+      }
+    }
+  }
+
+  /** Counters read at one edge of the measured window. */
+  private record Snapshot(long nanos, double leaderResponses, double leaderRequests, double allRequests,
+      long brokerNanos, double brokerProduceRequests,
+      double pipelinedRequests, double inflightMax) {}
+
+  /**
+   * Runs the round; blocks for about warm-up + duration + the producers' close.
+   *
+   * @param warmupSeconds load before the window, not measured
+   * @param durationSeconds the measured window
+   * @return the round's measurements
+   * @throws InterruptedException if interrupted (producers are closed)
+   */
+  RoundResult run(int warmupSeconds, int durationSeconds) throws InterruptedException {
+    byte[] value = new byte[scenario.recordBytes];
+    for (int i = 0; i < value.length; i++) {
+      value[i] = (byte) ('a' + i % 26);
+    }
+    long start = System.nanoTime();
+    long windowStart = start + Duration.ofSeconds(warmupSeconds).toNanos();
+    long windowEnd = windowStart + Duration.ofSeconds(durationSeconds).toNanos();
+    Integer partition = scenario.fixedPartition >= 0 ? scenario.fixedPartition : null;
+    List<Sender> senders = new ArrayList<>();
+    List<Thread> threads = new ArrayList<>();
+    try {
+      for (int i = 0; i < scenario.producers; i++) {
+        String clientId = "bench-" + scenario.id + "-" + variant.label() + "-r" + round + "-p" + i;
+        KafkaProducer<byte[], byte[]> p = new KafkaProducer<>(scenario.producerConfig(cluster.bootstrapServers(),
+            clientId));
+        senders.add(new Sender(p, scenario.topic, partition, value, windowStart, windowEnd));
+      }
+      for (int i = 0; i < senders.size(); i++) {
+        Thread t = new Thread(senders.get(i), "bench-sender-" + i);
+        t.setDaemon(true);
+        threads.add(t);
+        t.start();
+      }
+      CpuSampler cpu = new CpuSampler(cluster.nodes().stream().map(KafkaNode::pid).filter(p -> p > 0).toList());
+      progress.phase("warm-up", start, warmupSeconds, () -> acked(senders));
+      sleepUntil(windowStart);
+      CpuSampler.Reading c0 = cpu.read();
+      Snapshot s0 = snapshot(senders);
+      progress.phase("measuring", windowStart, durationSeconds, () -> acked(senders));
+      sleepUntil(windowEnd);
+      CpuSampler.Reading c1 = cpu.read();
+      Snapshot s1 = snapshot(senders);
+      Map<String, Double> clientEnd = clientMetrics(senders);
+      double[] cores = CpuSampler.cores(c0, c1);
+      clientEnd.put("cpu_cores_bench_jvm", cores[0]);
+      clientEnd.put("cpu_cores_brokers_under_test", cores[1]);
+      clientEnd.put("cpu_cores_other_processes", cores[2]);
+      clientEnd.put("cpu_cores_irq_softirq", cores[3]);
+      clientEnd.put("cpu_cores_steal", cores[4]);
+      progress.phase("draining", windowEnd, 0, () -> acked(senders));
+      for (Thread t : threads) {
+        t.join(Duration.ofSeconds(90).toMillis());
+      }
+      closeAll(senders); // joins the I/O threads: every callback has run and the histograms are safe to read
+      return result(senders, s0, s1, clientEnd, durationSeconds);
+    } finally {
+      for (Thread t : threads) {
+        t.interrupt();
+      }
+      closeAll(senders);
+    }
+  }
+
+  private static void closeAll(List<Sender> senders) {
+    for (Sender s : senders) {
+      if (!s.closed) {
+        s.closed = true;
+        s.producer.close(Duration.ofSeconds(60));
+      }
+    }
+  }
+
+  private RoundResult result(List<Sender> senders, Snapshot s0, Snapshot s1, Map<String, Double> clientEnd,
+      int durationSeconds) {
+    LatencyHistogram h = new LatencyHistogram();
+    long errors = 0;
+    Exception firstError = null;
+    for (Sender s : senders) {
+      h.add(s.histogram);
+      errors += s.errors.get();
+      if (firstError == null) {
+        firstError = s.firstError.get();
+      }
+    }
+    double seconds = (s1.nanos - s0.nanos) / 1e9;
+    Map<String, Object> extra = new LinkedHashMap<>(clientEnd);
+    extra.put("producer_leader_requests_sent_per_s", (s1.leaderRequests - s0.leaderRequests) / seconds);
+    extra.put("producer_all_requests_sent_per_s", (s1.allRequests - s0.allRequests) / seconds);
+    double brokerSeconds = (s1.brokerNanos - s0.brokerNanos) / 1e9;
+    extra.put("broker_produce_requests_per_s", (s1.brokerProduceRequests - s0.brokerProduceRequests) / brokerSeconds);
+    if (variant == Variant.KPIPE) {
+      extra.put("kpipe_pipelined_requests_per_s", (s1.pipelinedRequests - s0.pipelinedRequests) / brokerSeconds);
+      extra.put("kpipe_inflight_requests_per_connection_max", s1.inflightMax);
+    }
+    Object brokerCores = extra.get("cpu_cores_brokers_under_test");
+    extra.put("broker_cpu_us_per_record", brokerCores instanceof Double d && h.count() > 0
+        ? d * durationSeconds * 1e6 / h.count() : Double.NaN);
+    extra.put("load_average_1m_at_end", java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+        .getSystemLoadAverage());
+    return new RoundResult(scenario.label, variant, round, durationSeconds, h.count(),
+        h.count() / (double) durationSeconds,
+        (s1.leaderResponses - s0.leaderResponses) / seconds,
+        h.percentileMicros(50) / 1000.0, h.percentileMicros(99) / 1000.0, h.percentileMicros(99.9) / 1000.0,
+        h.maxMicros() / 1000.0, h.meanMicros() / 1000.0, errors, firstError == null ? null : firstError.toString(),
+        extra);
+  }
+
+  private static long acked(List<Sender> senders) {
+    long n = 0;
+    for (Sender s : senders) {
+      n += s.acked.get();
+    }
+    return n;
+  }
+
+  private static void sleepUntil(long nanoTime) throws InterruptedException {
+    long left;
+    while ((left = nanoTime - System.nanoTime()) > 0) {
+      Thread.sleep(Math.max(1, Math.min(left / 1_000_000, 200)));
+    }
+  }
+
+  private Snapshot snapshot(List<Sender> senders) {
+    long now = System.nanoTime();
+    double responses = 0;
+    double leader = 0;
+    double all = 0;
+    for (Sender s : senders) {
+      responses += counter(s.producer, "producer-node-metrics", "response-total", LEADER_NODE_TAG);
+      leader += counter(s.producer, "producer-node-metrics", "request-total", LEADER_NODE_TAG);
+      all += counter(s.producer, "producer-metrics", "request-total", null);
+    }
+    KafkaNode leaderNode = cluster.node(1);
+    double brokerProduce = brokerProduceRequests(leaderNode);
+    long brokerNanos = System.nanoTime();
+    double pipelined = Double.NaN;
+    double inflightMax = Double.NaN;
+    if (variant == Variant.KPIPE) {
+      pipelined = kpipeMetric(leaderNode, "pipelined-request-total");
+      inflightMax = kpipeMetric(leaderNode, "inflight-requests-per-connection-max");
+    }
+    return new Snapshot(now, responses, leader, all, brokerNanos, brokerProduce, pipelined, inflightMax);
+  }
+
+  /** Client-side averages at the end of the window (Kafka's windowed averages: the last ~30-60 s). */
+  private static Map<String, Double> clientMetrics(List<Sender> senders) {
+    Map<String, Double> m = new LinkedHashMap<>();
+    double latency = 0;
+    double recordsPerRequest = 0;
+    double batchSize = 0;
+    double queueTime = 0;
+    for (Sender s : senders) {
+      latency += metric(s.producer, "producer-node-metrics", "request-latency-avg", LEADER_NODE_TAG);
+      recordsPerRequest += metric(s.producer, "producer-metrics", "records-per-request-avg", null);
+      batchSize += metric(s.producer, "producer-metrics", "batch-size-avg", null);
+      queueTime += metric(s.producer, "producer-metrics", "record-queue-time-avg", null);
+    }
+    int n = senders.size();
+    m.put("producer_request_latency_avg_ms", latency / n);
+    m.put("producer_records_per_request_avg", recordsPerRequest / n);
+    m.put("producer_batch_size_avg_bytes", batchSize / n);
+    m.put("producer_record_queue_time_avg_ms", queueTime / n);
+    return m;
+  }
+
+  /** Like {@link #metric} for a counter: 0 while it does not exist (per-node counters appear on first connect). */
+  static double counter(KafkaProducer<?, ?> producer, String group, String name, String nodeTag) {
+    double v = metric(producer, group, name, nodeTag);
+    return Double.isNaN(v) ? 0 : v;
+  }
+
+  /**
+   * @param nodeTag the {@code node-id} tag (e.g. {@code node-1}), or null for a metric without one
+   * @return the metric's value, or NaN if the producer has no such metric
+   */
+  static double metric(KafkaProducer<?, ?> producer, String group, String name, String nodeTag) {
+    for (Map.Entry<MetricName, ? extends Metric> e : producer.metrics().entrySet()) {
+      MetricName mn = e.getKey();
+      if (mn.name().equals(name) && mn.group().equals(group)
+          && (nodeTag == null || nodeTag.equals(mn.tags().get("node-id")))) {
+        Object v = e.getValue().metricValue();
+        return v instanceof Number n ? n.doubleValue() : Double.NaN;
+      }
+    }
+    return Double.NaN;
+  }
+
+  /** @return the broker's count of Produce requests received (all versions), from its RequestMetrics, or NaN */
+  static double brokerProduceRequests(KafkaNode node) {
+    try {
+      MBeanServerConnection jmx = node.jmx();
+      Set<ObjectName> names = jmx.queryNames(
+          new ObjectName("kafka.network:type=RequestMetrics,name=RequestsPerSec,request=Produce,*"), null);
+      double sum = 0;
+      for (ObjectName n : names) {
+        sum += ((Number) jmx.getAttribute(n, "Count")).doubleValue();
+      }
+      return sum;
+    } catch (Exception e) {
+      return Double.NaN;
+    }
+  }
+
+  /** @return a kpipe metric of the node, or NaN if unavailable */
+  static double kpipeMetric(KafkaNode node, String name) {
+    try {
+      return ((Number) node.jmx().getAttribute(new ObjectName("kafka.server:type=kpipe-metrics"), name))
+          .doubleValue();
+    } catch (InstanceNotFoundException e) {
+      return Double.NaN;
+    } catch (Exception e) {
+      return Double.NaN;
+    }
+  }
+}

@@ -1,0 +1,246 @@
+package dev.kpipe.it.bench;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * Summarises a scenario's rounds: per side the median [min..max] over rounds, the kpipe/stock ratios (computed per
+ * round pair, then median [min..max]), S1's ceiling, and the targets. Renders the table and the JSON summary.
+ * Immutable once built; not thread-safe while being built.
+ */
+final class Report {
+  /** S1 target: kpipe/stock records/s at least this. */
+  static final double S1_MIN_RATIO = 4.0;
+  /** S1 target: kpipe requests/s at least this fraction of {@code max.in.flight / W}. */
+  static final double S1_MIN_CEILING_FRACTION = 0.80;
+  /** S2 target: kpipe/stock records/s at least this. */
+  static final double S2_MIN_THROUGHPUT_RATIO = 0.97;
+  /** S2 target: kpipe/stock p99 latency at most this. */
+  static final double S2_MAX_P99_RATIO = 1.05;
+
+  /** Other processes using more CPU than this (cores) during a window mark the run as disturbed. */
+  static final double DISTURBED_CORES = 0.25;
+
+  /** Median, minimum, maximum. */
+  record Stat(double median, double min, double max) {
+    static Stat of(List<Double> values) {
+      List<Double> v = values.stream().filter(d -> !Double.isNaN(d)).sorted().toList();
+      if (v.isEmpty()) {
+        return new Stat(Double.NaN, Double.NaN, Double.NaN);
+      }
+      int n = v.size();
+      double median = n % 2 == 1 ? v.get(n / 2) : (v.get(n / 2 - 1) + v.get(n / 2)) / 2;
+      return new Stat(median, v.get(0), v.get(n - 1));
+    }
+
+    Map<String, Object> toMap() {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("median", median);
+      m.put("min", min);
+      m.put("max", max);
+      return m;
+    }
+  }
+
+  private final Scenario scenario;
+  private final List<RoundResult> stock = new ArrayList<>();
+  private final List<RoundResult> kpipe = new ArrayList<>();
+
+  Report(Scenario scenario) {
+    this.scenario = scenario;
+  }
+
+  void add(RoundResult r) {
+    (r.variant() == Variant.STOCK ? stock : kpipe).add(r);
+  }
+
+  Scenario scenario() {
+    return scenario;
+  }
+
+  /** @return whether both sides have at least one round */
+  boolean hasPairs() {
+    return !stock.isEmpty() && !kpipe.isEmpty();
+  }
+
+  Stat stat(Variant v, ToDoubleFunction<RoundResult> f) {
+    List<Double> l = new ArrayList<>();
+    for (RoundResult r : v == Variant.STOCK ? stock : kpipe) {
+      l.add(f.applyAsDouble(r));
+    }
+    return Stat.of(l);
+  }
+
+  /** kpipe/stock per round pair (round i of each side), then median/min/max. */
+  Stat ratio(ToDoubleFunction<RoundResult> f) {
+    List<Double> l = new ArrayList<>();
+    for (int i = 0; i < Math.min(stock.size(), kpipe.size()); i++) {
+      l.add(f.applyAsDouble(kpipe.get(i)) / f.applyAsDouble(stock.get(i)));
+    }
+    return Stat.of(l);
+  }
+
+  Stat ceilingFraction(Variant v) {
+    double ceiling = scenario.ceilingRequestsPerSec();
+    return stat(v, r -> r.produceRequestsPerSec() / ceiling);
+  }
+
+  /** Broker JVMs' CPU time per record of the window, in microseconds (all nodes of the cluster under test). */
+  private static double cpuPerRecord(RoundResult r) {
+    return r.extra().get("broker_cpu_us_per_record") instanceof Number n ? n.doubleValue() : Double.NaN;
+  }
+
+  private static double recPerReq(RoundResult r) {
+    return r.recordsPerSec() / r.produceRequestsPerSec();
+  }
+
+  /** @return the targets of this scenario with measured value and verdict */
+  List<Map<String, Object>> targets() {
+    List<Map<String, Object>> l = new ArrayList<>();
+    if (!hasPairs()) {
+      return l;
+    }
+    if (scenario.windowMs > 0) {
+      l.add(target("records/s kpipe/stock >= " + S1_MIN_RATIO + "x", ratio(RoundResult::recordsPerSec).median(),
+          ratio(RoundResult::recordsPerSec).median() >= S1_MIN_RATIO, "x"));
+      Stat f = ceilingFraction(Variant.KPIPE);
+      l.add(target("kpipe produce req/s >= " + pct(S1_MIN_CEILING_FRACTION) + " of ceiling "
+          + fmt(scenario.ceilingRequestsPerSec()) + "/s", f.median(), f.median() >= S1_MIN_CEILING_FRACTION, "%"));
+    } else {
+      Stat t = ratio(RoundResult::recordsPerSec);
+      l.add(target("records/s kpipe/stock >= " + S2_MIN_THROUGHPUT_RATIO, t.median(),
+          t.median() >= S2_MIN_THROUGHPUT_RATIO, "x"));
+      Stat p = ratio(RoundResult::p99Ms);
+      l.add(target("p99 kpipe/stock <= " + S2_MAX_P99_RATIO, p.median(), p.median() <= S2_MAX_P99_RATIO, "x"));
+    }
+    return l;
+  }
+
+  private static Map<String, Object> target(String what, double value, boolean met, String unit) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("target", what);
+    m.put("measured_median", value);
+    m.put("unit", unit);
+    m.put("met", met);
+    return m;
+  }
+
+  /** @return the table, several lines */
+  String table(BenchOptions o) {
+    StringBuilder sb = new StringBuilder();
+    sb.append(scenario.headline()).append('\n');
+    sb.append(String.format(Locale.ROOT, "  %d round(s) per side x %d s measured (+%d s warm-up), stock = %s%n",
+        Math.max(stock.size(), kpipe.size()), o.durationSeconds(), o.warmupSeconds(),
+        o.stockInstallsPlugin() ? "kpipe jar with kpipe.enable=false" : "kpipe not installed"));
+    String h = String.format(Locale.ROOT, "  %-12s %-26s %-24s %-8s %-26s %-26s %s%n", "", "records/s",
+        "produce req/s", "rec/req", "p50 ms", "p99 ms", "broker CPU us/record");
+    sb.append(h);
+    for (Variant v : Variant.values()) {
+      if ((v == Variant.STOCK ? stock : kpipe).isEmpty()) {
+        continue;
+      }
+      sb.append(String.format(Locale.ROOT, "  %-12s %-26s %-24s %-8s %-26s %-26s %s%n", v.label(),
+          stat(stat(v, RoundResult::recordsPerSec), 0), stat(stat(v, RoundResult::produceRequestsPerSec), 1),
+          fmt1(stat(v, Report::recPerReq).median()), stat(stat(v, RoundResult::p50Ms), 1),
+          stat(stat(v, RoundResult::p99Ms), 1), stat(stat(v, Report::cpuPerRecord), 2)));
+    }
+    if (hasPairs()) {
+      sb.append(String.format(Locale.ROOT, "  %-12s %-26s %-24s %-8s %-26s %-26s %s%n", "kpipe/stock",
+          ratio(ratio(RoundResult::recordsPerSec)), ratio(ratio(RoundResult::produceRequestsPerSec)), "",
+          ratio(ratio(RoundResult::p50Ms)), ratio(ratio(RoundResult::p99Ms)), ratio(ratio(Report::cpuPerRecord))));
+    }
+    sb.append("  (median [min..max] over rounds; ratios per round pair; produce req/s = responses from the leader"
+        + " (producer-node-metrics response-total, node-1); latency = send() to ack per record)\n");
+    if (scenario.windowMs > 0) {
+      double c = scenario.ceilingRequestsPerSec();
+      sb.append(String.format(Locale.ROOT, "  ceiling max.in.flight/W = %d/%d ms = %s req/s: kpipe reached %s,"
+              + " stock %s (stock's own ceiling is 1/W = %s req/s)%n", scenario.maxInFlight, scenario.windowMs,
+          fmt(c), pctStat(ceilingFraction(Variant.KPIPE)), pctStat(ceilingFraction(Variant.STOCK)),
+          fmt(1000.0 / scenario.windowMs)));
+    }
+    Stat other = Stat.of(java.util.stream.Stream.concat(stock.stream(), kpipe.stream())
+        .map(r -> r.extra().get("cpu_cores_other_processes")).map(o2 -> o2 instanceof Number n ? n.doubleValue()
+            : Double.NaN).toList());
+    if (!Double.isNaN(other.median())) {
+      sb.append(String.format(Locale.ROOT, "  CPU of other processes during the windows: median %.2f, max %.2f cores"
+          + " of %d%s%n", other.median(), other.max(), Runtime.getRuntime().availableProcessors(),
+          other.max() > DISTURBED_CORES ? "  (WARNING: disturbed by other load; rerun on a quiet machine)" : ""));
+    }
+    for (Map<String, Object> t : targets()) {
+      double v = (Double) t.get("measured_median");
+      sb.append("  target ").append(t.get("target")).append(": ")
+          .append("%".equals(t.get("unit")) ? pct(v) : String.format(Locale.ROOT, "%.3fx", v))
+          .append(Boolean.TRUE.equals(t.get("met")) ? "  MET" : "  MISSED").append('\n');
+    }
+    return sb.toString();
+  }
+
+  /** @return the JSON summary of this scenario */
+  Map<String, Object> toMap(BenchOptions o) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("scenario", scenario.describe());
+    List<Object> rounds = new ArrayList<>();
+    for (int i = 0; i < Math.max(stock.size(), kpipe.size()); i++) {
+      if (i < stock.size()) {
+        rounds.add(stock.get(i).toMap());
+      }
+      if (i < kpipe.size()) {
+        rounds.add(kpipe.get(i).toMap());
+      }
+    }
+    m.put("rounds", rounds);
+    Map<String, Object> summary = new LinkedHashMap<>();
+    for (Variant v : Variant.values()) {
+      Map<String, Object> s = new LinkedHashMap<>();
+      s.put("records_per_s", stat(v, RoundResult::recordsPerSec).toMap());
+      s.put("produce_requests_per_s", stat(v, RoundResult::produceRequestsPerSec).toMap());
+      s.put("records_per_request", stat(v, Report::recPerReq).toMap());
+      s.put("latency_p50_ms", stat(v, RoundResult::p50Ms).toMap());
+      s.put("latency_p99_ms", stat(v, RoundResult::p99Ms).toMap());
+      s.put("broker_cpu_us_per_record", stat(v, Report::cpuPerRecord).toMap());
+      if (scenario.windowMs > 0) {
+        s.put("ceiling_fraction", ceilingFraction(v).toMap());
+      }
+      summary.put(v.label(), s);
+    }
+    Map<String, Object> r = new LinkedHashMap<>();
+    r.put("records_per_s", ratio(RoundResult::recordsPerSec).toMap());
+    r.put("produce_requests_per_s", ratio(RoundResult::produceRequestsPerSec).toMap());
+    r.put("latency_p50_ms", ratio(RoundResult::p50Ms).toMap());
+    r.put("latency_p99_ms", ratio(RoundResult::p99Ms).toMap());
+    r.put("broker_cpu_us_per_record", ratio(Report::cpuPerRecord).toMap());
+    summary.put("kpipe_over_stock", r);
+    m.put("summary", summary);
+    m.put("targets", targets());
+    return m;
+  }
+
+  private static String stat(Stat s, int decimals) {
+    String f = "%,." + decimals + "f";
+    return String.format(Locale.ROOT, f + " [" + f + ".." + f + "]", s.median(), s.min(), s.max());
+  }
+
+  private static String ratio(Stat s) {
+    return String.format(Locale.ROOT, "%.2fx [%.2f..%.2f]", s.median(), s.min(), s.max());
+  }
+
+  private static String pctStat(Stat s) {
+    return String.format(Locale.ROOT, "%.0f%% [%.0f..%.0f%%]", 100 * s.median(), 100 * s.min(), 100 * s.max());
+  }
+
+  static String pct(double f) {
+    return String.format(Locale.ROOT, "%.0f%%", 100 * f);
+  }
+
+  static String fmt(double d) {
+    return d == Math.rint(d) ? String.format(Locale.ROOT, "%.0f", d) : String.format(Locale.ROOT, "%.1f", d);
+  }
+
+  private static String fmt1(double d) {
+    return String.format(Locale.ROOT, "%.1f", d);
+  }
+}

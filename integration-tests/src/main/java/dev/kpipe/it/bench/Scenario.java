@@ -1,0 +1,186 @@
+package dev.kpipe.it.bench;
+
+import dev.kpipe.it.harness.ClusterSpec;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * One benchmark scenario: the cluster to run (nodes, broker overrides), the topic, and the producer load.
+ *
+ * <ul>
+ *   <li><b>S1</b> (the headline): 2 nodes; node 2, the follower, delays its fetches with {@code
+ *       replica.fetch.min.bytes} far above what is produced and {@code replica.fetch.wait.max.ms=W}, so an acks=all
+ *       produce to the leader (node 1) waits up to W ms. One partition on [1,2], {@code min.insync.replicas=2}. One
+ *       idempotent producer, acks=all, 5 in flight, 1 KiB records into partition 0, sent as fast as it accepts them.
+ *       Stock Kafka answers one request per connection at a time, so it is capped near 1/W requests/s; the ceiling
+ *       with pipelining is {@code max.in.flight / W}.
+ *   <li><b>S2</b> (no regression): 1 node, acks=1, several producers of small records saturating the broker.
+ * </ul>
+ *
+ * <p>Immutable.
+ */
+final class Scenario {
+  /** {@code replica.fetch.min.bytes} of S1's follower: far above anything produced in one window (int config). */
+  static final int FOLLOWER_FETCH_MIN_BYTES = 1_000_000_000;
+
+  final String id;
+  final String label;
+  /** S1: the follower's fetch wait W in ms; 0 for S2. */
+  final int windowMs;
+  final int nodes;
+  final String topic;
+  final int partitions;
+  /** Partition every record goes to, or -1 to let the producer's partitioner choose. */
+  final int fixedPartition;
+  final int producers;
+  final int recordBytes;
+  final String acks;
+  final boolean idempotence;
+  final int maxInFlight;
+  final int batchBytes;
+  final int lingerMs;
+  final long bufferBytes;
+  private final Map<Integer, Map<String, String>> nodeConfig;
+  private final Map<String, String> topicConfig;
+  private final Map<Integer, List<Integer>> assignment;
+
+  private Scenario(String id, String label, int windowMs, int nodes, String topic, int partitions, int fixedPartition,
+      int producers, int recordBytes, String acks, boolean idempotence, int maxInFlight, int batchBytes, int lingerMs,
+      long bufferBytes, Map<Integer, Map<String, String>> nodeConfig, Map<String, String> topicConfig,
+      Map<Integer, List<Integer>> assignment) {
+    this.id = id;
+    this.label = label;
+    this.windowMs = windowMs;
+    this.nodes = nodes;
+    this.topic = topic;
+    this.partitions = partitions;
+    this.fixedPartition = fixedPartition;
+    this.producers = producers;
+    this.recordBytes = recordBytes;
+    this.acks = acks;
+    this.idempotence = idempotence;
+    this.maxInFlight = maxInFlight;
+    this.batchBytes = batchBytes;
+    this.lingerMs = lingerMs;
+    this.bufferBytes = bufferBytes;
+    this.nodeConfig = nodeConfig;
+    this.topicConfig = topicConfig;
+    this.assignment = assignment;
+  }
+
+  /**
+   * @param windowMs W, the follower's {@code replica.fetch.wait.max.ms}
+   * @param o the options (record size, batch size, buffer)
+   * @return scenario S1 at that window
+   */
+  static Scenario s1(int windowMs, BenchOptions o) {
+    Map<Integer, Map<String, String>> nodeConfig = new LinkedHashMap<>();
+    Map<String, String> follower = new LinkedHashMap<>();
+    follower.put("replica.fetch.min.bytes", Integer.toString(FOLLOWER_FETCH_MIN_BYTES));
+    follower.put("replica.fetch.wait.max.ms", Integer.toString(windowMs));
+    nodeConfig.put(2, follower);
+    return new Scenario("S1", "S1 W=" + windowMs + "ms", windowMs, 2, "bench-s1", 1, 0, 1, o.s1RecordBytes(), "all",
+        true, 5, o.batchBytes(), 0, o.s1BufferBytes(), nodeConfig, Map.of("min.insync.replicas", "2"),
+        Map.of(0, List.of(1, 2)));
+  }
+
+  /**
+   * @param o the options (producer count, record size, batch size, buffer)
+   * @return scenario S2
+   */
+  static Scenario s2(BenchOptions o) {
+    Map<Integer, List<Integer>> assignment = new LinkedHashMap<>();
+    int partitions = Math.max(1, o.s2Producers());
+    for (int p = 0; p < partitions; p++) {
+      assignment.put(p, List.of(1));
+    }
+    return new Scenario("S2", "S2", 0, 1, "bench-s2", partitions, -1, o.s2Producers(), o.s2RecordBytes(), "1", false,
+        5, o.batchBytes(), 5, o.s2BufferBytes(), Map.of(), Map.of(), assignment);
+  }
+
+  /** @return the requests/s ceiling with pipelining, {@code maxInFlight / W}; NaN if the scenario has no window */
+  double ceilingRequestsPerSec() {
+    return windowMs > 0 ? maxInFlight * 1000.0 / windowMs : Double.NaN;
+  }
+
+  /**
+   * @param variant stock or kpipe
+   * @param o the options (heap, stock mode)
+   * @return the cluster spec of this scenario for that variant
+   */
+  ClusterSpec spec(Variant variant, BenchOptions o) {
+    ClusterSpec.Builder b = ClusterSpec.builder()
+        .name("bench-" + label.replace(' ', '-').replace("=", "") + "-" + variant.label())
+        .nodes(nodes)
+        .heap(o.brokerHeap());
+    variant.apply(b, o.stockInstallsPlugin());
+    nodeConfig.forEach((node, m) -> m.forEach((k, v) -> b.nodeConfig(node, k, v)));
+    return b.build();
+  }
+
+  /** @return the topic with explicit replica assignment (leader = first replica = node 1) */
+  NewTopic newTopic() {
+    return new NewTopic(topic, assignment).configs(topicConfig);
+  }
+
+  /**
+   * @param bootstrap the cluster's {@code bootstrap.servers}
+   * @param clientId the producer's {@code client.id}
+   * @return the producer config
+   */
+  Map<String, Object> producerConfig(String bootstrap, String clientId) {
+    Map<String, Object> p = new LinkedHashMap<>();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+    p.put(ProducerConfig.ACKS_CONFIG, acks);
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, idempotence);
+    p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, maxInFlight);
+    p.put(ProducerConfig.BATCH_SIZE_CONFIG, batchBytes);
+    p.put(ProducerConfig.LINGER_MS_CONFIG, lingerMs);
+    p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, bufferBytes);
+    p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none");
+    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    return p;
+  }
+
+  /** @return a description for the table header and the JSON */
+  Map<String, Object> describe() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("id", id);
+    m.put("label", label);
+    m.put("nodes", nodes);
+    if (windowMs > 0) {
+      m.put("follower_replica_fetch_wait_max_ms", windowMs);
+      m.put("follower_replica_fetch_min_bytes", FOLLOWER_FETCH_MIN_BYTES);
+      m.put("ceiling_requests_per_s", ceilingRequestsPerSec());
+    }
+    m.put("topic", topic);
+    m.put("partitions", partitions);
+    m.put("replica_assignment", assignment.toString());
+    m.put("topic_config", topicConfig);
+    m.put("producers", producers);
+    m.put("record_value_bytes", recordBytes);
+    m.put("fixed_partition", fixedPartition);
+    m.put("acks", acks);
+    m.put("enable_idempotence", idempotence);
+    m.put("max_in_flight_requests_per_connection", maxInFlight);
+    m.put("batch_size", batchBytes);
+    m.put("linger_ms", lingerMs);
+    m.put("buffer_memory", bufferBytes);
+    return m;
+  }
+
+  /** @return one line for the table header */
+  String headline() {
+    return label + ": " + nodes + " node(s)"
+        + (windowMs > 0 ? ", follower replica.fetch.wait.max.ms=" + windowMs : "")
+        + ", acks=" + acks + ", " + producers + " producer(s), " + recordBytes + " B records, batch.size="
+        + batchBytes + ", linger.ms=" + lingerMs + ", max.in.flight=" + maxInFlight + ", buffer.memory="
+        + bufferBytes / 1024 + " KiB";
+  }
+}
