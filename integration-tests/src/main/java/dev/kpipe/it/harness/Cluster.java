@@ -42,7 +42,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Folder layout ({@link #dir()}, under {@code kpipe.it.work.dir}): {@code libs/} (symlinks to the distribution's
  * jars plus a copy of the kpipe jar), {@code node-<id>/} with {@code server.properties}, {@code log4j2.xml}, {@code
- * data/}, {@code server.log} and {@code console.log}. {@link #close()} deletes {@code data/} and {@code libs/} and
+ * data/}, {@code server.log} and {@code console.log}, and {@code tls/} when the spec has TLS listeners. {@link #close()}
+ * deletes {@code data/}, {@code libs/} and {@code tls/} and
  * keeps configs and logs.
  *
  * <p>Every open cluster is closed by a JVM shutdown hook if the JVM exits first. Methods are meant for one
@@ -60,6 +61,8 @@ public final class Cluster implements AutoCloseable {
   private final List<KafkaNode> nodes;
   private Admin admin;
   private boolean closed;
+  /** The generated TLS material when the spec has TLS listeners, else {@code null}. */
+  private TestCertificates certificates;
 
   private Cluster(ClusterSpec spec, HarnessSettings settings) {
     this.spec = spec;
@@ -149,6 +152,9 @@ public final class Cluster implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("laying out cluster folder " + dir, e);
     }
+    if (spec.tls()) {
+      certificates = TestCertificates.generate(dir.resolve("tls"));
+    }
     for (KafkaNode n : nodes) {
       n.writeConfig(configFor(n));
     }
@@ -161,20 +167,43 @@ public final class Cluster implements AutoCloseable {
     c.put("process.roles", n.isController() ? "broker,controller" : "broker");
     c.put("node.id", Integer.toString(n.id()));
     c.put("controller.quorum.voters", ctl.id() + "@127.0.0.1:" + ctl.controllerPort());
-    String sasl = spec.saslScram() ? "," + KafkaNode.SASL_LISTENER + "://127.0.0.1:" + n.saslPort() : "";
-    c.put("listeners", KafkaNode.CLIENT_LISTENER + "://127.0.0.1:" + n.port() + sasl
+    StringBuilder extra = new StringBuilder();
+    StringBuilder protocols = new StringBuilder();
+    if (spec.saslScram()) {
+      extra.append(',').append(KafkaNode.SASL_LISTENER).append("://127.0.0.1:").append(n.saslPort());
+      protocols.append(',').append(KafkaNode.SASL_LISTENER).append(":SASL_PLAINTEXT");
+    }
+    if (spec.tls()) {
+      extra.append(',').append(KafkaNode.SSL_LISTENER).append("://127.0.0.1:").append(n.sslPort());
+      protocols.append(',').append(KafkaNode.SSL_LISTENER).append(":SSL");
+      if (spec.saslScram()) {
+        extra.append(',').append(KafkaNode.SASL_SSL_LISTENER).append("://127.0.0.1:").append(n.saslSslPort());
+        protocols.append(',').append(KafkaNode.SASL_SSL_LISTENER).append(":SASL_SSL");
+      }
+    }
+    c.put("listeners", KafkaNode.CLIENT_LISTENER + "://127.0.0.1:" + n.port() + extra
         + (n.isController() ? "," + KafkaNode.CONTROLLER_LISTENER + "://127.0.0.1:" + n.controllerPort() : ""));
-    c.put("advertised.listeners", KafkaNode.CLIENT_LISTENER + "://127.0.0.1:" + n.port() + sasl);
+    c.put("advertised.listeners", KafkaNode.CLIENT_LISTENER + "://127.0.0.1:" + n.port() + extra);
     c.put("controller.listener.names", KafkaNode.CONTROLLER_LISTENER);
     c.put("inter.broker.listener.name", KafkaNode.CLIENT_LISTENER);
     c.put("listener.security.protocol.map",
-        KafkaNode.CLIENT_LISTENER + ":PLAINTEXT," + KafkaNode.CONTROLLER_LISTENER + ":PLAINTEXT"
-            + (spec.saslScram() ? "," + KafkaNode.SASL_LISTENER + ":SASL_PLAINTEXT" : ""));
+        KafkaNode.CLIENT_LISTENER + ":PLAINTEXT," + KafkaNode.CONTROLLER_LISTENER + ":PLAINTEXT" + protocols);
     if (spec.saslScram()) {
       c.put("sasl.enabled.mechanisms", KafkaNode.SASL_MECHANISM);
-      c.put("listener.name." + KafkaNode.SASL_LISTENER.toLowerCase(Locale.ROOT) + "."
-              + KafkaNode.SASL_MECHANISM.toLowerCase(Locale.ROOT) + ".sasl.jaas.config",
-          "org.apache.kafka.common.security.scram.ScramLoginModule required;");
+      List<String> saslListeners = spec.tls() ? List.of(KafkaNode.SASL_LISTENER, KafkaNode.SASL_SSL_LISTENER)
+          : List.of(KafkaNode.SASL_LISTENER);
+      for (String listener : saslListeners) {
+        c.put("listener.name." + listener.toLowerCase(Locale.ROOT) + "."
+                + KafkaNode.SASL_MECHANISM.toLowerCase(Locale.ROOT) + ".sasl.jaas.config",
+            "org.apache.kafka.common.security.scram.ScramLoginModule required;");
+      }
+    }
+    if (spec.tls()) {
+      c.put("ssl.keystore.location", certificates.keyStore().toString());
+      c.put("ssl.keystore.type", TestCertificates.STORE_TYPE);
+      c.put("ssl.keystore.password", certificates.password());
+      c.put("ssl.key.password", certificates.password());
+      c.put("ssl.client.auth", "none");
     }
     c.put("log.dirs", n.dataDir().toString());
     // Small and quick on a 2-core machine.
@@ -394,6 +423,55 @@ public final class Cluster implements AutoCloseable {
     return m;
   }
 
+  /**
+   * @return a new mutable client config map for the {@value KafkaNode#SSL_LISTENER} listeners ({@link
+   *     ClusterSpec.Builder#tlsListeners}): bootstrap, security protocol and the trust store of the cluster's test CA
+   *     (hostname verification stays on: the broker certificate names 127.0.0.1)
+   * @throws IllegalStateException if the spec has no TLS listeners
+   */
+  public Map<String, Object> sslClientConfig() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG,
+        nodes.stream().map(KafkaNode::sslBootstrapAddress).collect(Collectors.joining(",")));
+    m.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SSL");
+    putTrustStore(m);
+    return m;
+  }
+
+  /**
+   * @param user a SCRAM user (create its credentials first)
+   * @param password its password
+   * @return a new mutable client config map for the {@value KafkaNode#SASL_SSL_LISTENER} listeners: bootstrap,
+   *     security protocol, mechanism, JAAS login and the trust store of the cluster's test CA
+   * @throws IllegalStateException if the spec has no SASL_SSL listeners (TLS and SCRAM)
+   */
+  public Map<String, Object> saslSslClientConfig(String user, String password) {
+    Map<String, Object> m = saslClientConfig(user, password);
+    m.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG,
+        nodes.stream().map(KafkaNode::saslSslBootstrapAddress).collect(Collectors.joining(",")));
+    m.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_SSL");
+    putTrustStore(m);
+    return m;
+  }
+
+  private void putTrustStore(Map<String, Object> m) {
+    TestCertificates tls = certificates();
+    m.put("ssl.truststore.location", tls.trustStore().toString());
+    m.put("ssl.truststore.type", TestCertificates.STORE_TYPE);
+    m.put("ssl.truststore.password", tls.password());
+  }
+
+  /**
+   * @return the cluster's generated TLS material (CA trust store for clients, broker key store)
+   * @throws IllegalStateException if the spec has no TLS listeners
+   */
+  public TestCertificates certificates() {
+    if (certificates == null) {
+      throw new IllegalStateException("cluster " + spec.name() + " has no TLS listeners");
+    }
+    return certificates;
+  }
+
   /** @return a new mutable client config map holding {@code bootstrap.servers}, to add producer/consumer settings to */
   public Map<String, Object> clientConfig() {
     Map<String, Object> m = new LinkedHashMap<>();
@@ -505,6 +583,9 @@ public final class Cluster implements AutoCloseable {
       Reaper.unregister(this);
       deleteTree(libsDir());
       nodes.forEach(n -> deleteTree(n.dataDir()));
+      if (certificates != null) {
+        deleteTree(certificates.dir());
+      }
     }
   }
 

@@ -27,6 +27,7 @@ public final class ClusterSpec {
   private final Map<Integer, Map<String, String>> nodeConfig;
   private final String heap;
   private final boolean saslScram;
+  private final boolean tls;
   private final String kafkaVersion;
   private final Path kafkaHome;
 
@@ -41,6 +42,7 @@ public final class ClusterSpec {
     this.nodeConfig = Collections.unmodifiableMap(nc);
     this.heap = b.heap;
     this.saslScram = b.saslScram;
+    this.tls = b.tls;
     this.kafkaVersion = b.kafkaVersion;
     this.kafkaHome = b.kafkaHome;
   }
@@ -94,6 +96,15 @@ public final class ClusterSpec {
   }
 
   /**
+   * @return whether every node also has a {@value KafkaNode#SSL_LISTENER} client listener, and with {@link
+   *     #saslScram()} a {@value KafkaNode#SASL_SSL_LISTENER} one, with a test CA generated at lay-out (see {@link
+   *     Builder#tlsListeners})
+   */
+  public boolean tls() {
+    return tls;
+  }
+
+  /**
    * @return the Kafka version whose laid-out distribution the nodes run ({@link HarnessSettings#kafkaHome(String)}),
    *     or {@code null} for {@link #kafkaHome()} or the harness default
    */
@@ -110,7 +121,8 @@ public final class ClusterSpec {
   public String toString() {
     return name + "[nodes=" + nodes + ", plugin=" + installPlugin + ", kpipe.enable=" + kpipeEnabled
         + (kafkaHome != null ? ", kafkaHome=" + kafkaHome : kafkaVersion != null ? ", kafka=" + kafkaVersion : "")
-        + (saslScram ? ", saslScram" : "") + ", brokerConfig=" + brokerConfig + ", nodeConfig=" + nodeConfig + "]";
+        + (saslScram ? ", saslScram" : "") + (tls ? ", tls" : "") + ", brokerConfig=" + brokerConfig
+        + ", nodeConfig=" + nodeConfig + "]";
   }
 
   /** Builds a {@link ClusterSpec}. Not thread-safe. */
@@ -123,6 +135,7 @@ public final class ClusterSpec {
     private final Map<Integer, Map<String, String>> nodeConfig = new TreeMap<>();
     private String heap;
     private boolean saslScram;
+    private boolean tls;
     private String kafkaVersion;
     private Path kafkaHome;
 
@@ -234,6 +247,22 @@ public final class ClusterSpec {
      */
     public Builder saslScramListener(boolean enabled) {
       this.saslScram = enabled;
+      return this;
+    }
+
+    /**
+     * Adds TLS client listeners on every node, each on its own free port: {@value KafkaNode#SSL_LISTENER} ({@link
+     * KafkaNode#sslPort()}) and, with {@link #saslScramListener}, {@value KafkaNode#SASL_SSL_LISTENER} ({@link
+     * KafkaNode#saslSslPort()}, SCRAM as on the SASL_PLAINTEXT listener). The cluster generates a test CA and a broker
+     * certificate for {@code 127.0.0.1} when it is laid out ({@link TestCertificates}, in {@code tls/} of its folder);
+     * connect with {@link Cluster#sslClientConfig} or {@link Cluster#saslSslClientConfig}. No client certificates
+     * ({@code ssl.client.auth=none}). Default false.
+     *
+     * @param enabled whether to add the listeners
+     * @return this
+     */
+    public Builder tlsListeners(boolean enabled) {
+      this.tls = enabled;
       return this;
     }
 

@@ -55,6 +55,13 @@ public @interface KafkaCluster {
   boolean saslScram() default false;
 
   /**
+   * @return whether every node also gets an {@code SSL} client listener (and, with {@link #saslScram()}, a {@code
+   *     SASL_SSL} one) with a test CA generated when the cluster is laid out (see {@link
+   *     ClusterSpec.Builder#tlsListeners}); default false
+   */
+  boolean tls() default false;
+
+  /**
    * @return the Kafka version the nodes run, e.g. {@code 3.9.1}: its distribution must be laid out under {@code
    *     kpipe.it.kafka.dists} (the build lays out its own version and those of the {@code kafka-dists} modules); empty
    *     for the harness default {@code kpipe.it.kafka.version} (which a failsafe execution may set, see the pom)

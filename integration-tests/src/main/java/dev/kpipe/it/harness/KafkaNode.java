@@ -48,6 +48,12 @@ public final class KafkaNode {
   /** The SASL mechanism enabled on {@link #SASL_LISTENER}. */
   public static final String SASL_MECHANISM = "SCRAM-SHA-512";
 
+  /** Name (and security protocol) of the optional TLS client listener ({@link ClusterSpec#tls()}). */
+  public static final String SSL_LISTENER = "SSL";
+
+  /** Name (and security protocol) of the optional SASL-over-TLS listener ({@link ClusterSpec#tls()} and SCRAM). */
+  public static final String SASL_SSL_LISTENER = "SASL_SSL";
+
   /** Name of the controller listener (node 1 only). */
   public static final String CONTROLLER_LISTENER = "CONTROLLER";
 
@@ -59,6 +65,8 @@ public final class KafkaNode {
   private final int port;
   private final int controllerPort;
   private final int saslPort;
+  private final int sslPort;
+  private final int saslSslPort;
   private final int jmxPort;
   private final Path dir;
 
@@ -76,6 +84,8 @@ public final class KafkaNode {
     this.port = Ports.freeLoopbackPort();
     this.controllerPort = controller ? Ports.freeLoopbackPort() : -1;
     this.saslPort = cluster.spec().saslScram() ? Ports.freeLoopbackPort() : -1;
+    this.sslPort = cluster.spec().tls() ? Ports.freeLoopbackPort() : -1;
+    this.saslSslPort = cluster.spec().tls() && cluster.spec().saslScram() ? Ports.freeLoopbackPort() : -1;
     this.jmxPort = Ports.freeLoopbackPort();
   }
 
@@ -110,6 +120,32 @@ public final class KafkaNode {
       throw new IllegalStateException("cluster " + cluster.spec().name() + " has no SASL listener");
     }
     return "127.0.0.1:" + saslPort;
+  }
+
+  /** @return the port of the {@value #SSL_LISTENER} listener, or -1 if the spec has none */
+  public int sslPort() {
+    return sslPort;
+  }
+
+  /** @return {@code 127.0.0.1:port} of the {@value #SSL_LISTENER} listener */
+  public String sslBootstrapAddress() {
+    if (sslPort < 0) {
+      throw new IllegalStateException("cluster " + cluster.spec().name() + " has no SSL listener");
+    }
+    return "127.0.0.1:" + sslPort;
+  }
+
+  /** @return the port of the {@value #SASL_SSL_LISTENER} listener, or -1 if the spec has none */
+  public int saslSslPort() {
+    return saslSslPort;
+  }
+
+  /** @return {@code 127.0.0.1:port} of the {@value #SASL_SSL_LISTENER} listener */
+  public String saslSslBootstrapAddress() {
+    if (saslSslPort < 0) {
+      throw new IllegalStateException("cluster " + cluster.spec().name() + " has no SASL_SSL listener");
+    }
+    return "127.0.0.1:" + saslSslPort;
   }
 
   /** @return the port of the {@code CONTROLLER} listener, or -1 if this node is not a controller */
