@@ -82,6 +82,7 @@ public class RequestPathBenchmark {
         @Override public boolean isOpen(String connectionId) { return true; }
         @Override public void forward(Object request) { }
         @Override public void deliverMuteEvent(String connectionId, MuteEvent event) { }
+        @Override public void beginReauthentication(String connectionId, Object reauthentication) { }
         @Override public Object pollResponse() { return null; }
         @Override public void discard(Object response) { }
         @Override public void attach(Object attachment) { this.attachment = attachment; }

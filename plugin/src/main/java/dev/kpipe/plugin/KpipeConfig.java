@@ -182,57 +182,6 @@ public final class KpipeConfig extends AbstractConfig {
         return Set.copyOf(names);
     }
 
-    /**
-     * Listeners on which SASL re-authentication (KIP-368) is enabled: {@code connections.max.reauth.ms}
-     * above 0, broker-wide or prefixed {@code listener.name.<listener>.}, on a SASL listener. A
-     * re-authentication arrives as a SASL_HANDSHAKE that Kafka handles without queueing it, which is
-     * only safe when no response of the connection is outstanding; kpipe leaves such listeners
-     * classic (issue: re-authentication with requests in flight).
-     *
-     * @param candidates listener names to check
-     * @return the subset with re-authentication enabled
-     */
-    public Set<String> reauthenticatingListeners(Set<String> candidates) {
-        Map<String, String> protocols = new java.util.HashMap<>();
-        for (String entry : listOf(originals().get("listener.security.protocol.map"))) {
-            int sep = entry.indexOf(':');
-            if (sep > 0) {
-                protocols.put(entry.substring(0, sep).trim().toUpperCase(Locale.ROOT),
-                    entry.substring(sep + 1).trim().toUpperCase(Locale.ROOT));
-            }
-        }
-        long brokerWide = reauthMs(originals().get("connections.max.reauth.ms"));
-        Set<String> out = new java.util.TreeSet<>();
-        for (String name : candidates) {
-            String protocol = protocols.getOrDefault(name, name);
-            if (!protocol.startsWith("SASL_")) {
-                continue;
-            }
-            long ms = brokerWide;
-            String prefix = "listener.name." + name.toLowerCase(Locale.ROOT) + ".";
-            for (Map.Entry<String, Object> e : originals().entrySet()) {
-                if (e.getKey().startsWith(prefix) && e.getKey().endsWith("connections.max.reauth.ms")) {
-                    ms = Math.max(ms, reauthMs(e.getValue()));
-                }
-            }
-            if (ms > 0) {
-                out.add(name);
-            }
-        }
-        return out;
-    }
-
-    private static long reauthMs(Object value) {
-        if (value == null) {
-            return 0;
-        }
-        try {
-            return Long.parseLong(value.toString().trim());
-        } catch (NumberFormatException e) {
-            return 0;
-        }
-    }
-
     /** @return the effective {@code kpipe.*} settings, for the start-up log line */
     public Map<String, Object> effectiveSettings() {
         Map<String, Object> out = new LinkedHashMap<>();

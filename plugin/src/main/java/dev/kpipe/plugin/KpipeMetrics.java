@@ -52,6 +52,8 @@ public final class KpipeMetrics implements AutoCloseable {
         gauge("drain-total", "Exclusive requests that waited for earlier responses (drains).", s -> s.drains(), stats);
         gauge("drain-time-ms-total", "Total time exclusive requests waited for drains, in ms.",
             s -> s.drainTimeNanos() / 1e6, stats);
+        gauge("reauthentication-drain-total", "SASL re-authentications (KIP-368) that arrived on a pipelined connection"
+            + " with responses outstanding and began once those were written.", s -> s.reauthenticationDrains(), stats);
         gauge("pipelined-request-total", "Requests admitted on pipelined connections.", s -> s.pipelinedRequests(), stats);
         gauge("throttle-window-total", "Client quota throttle windows on pipelined connections.",
             s -> s.throttleWindows(), stats);

@@ -86,12 +86,6 @@ public final class KpipePlugin implements MetricsReporter {
             return;
         }
         Set<String> listeners = new TreeSet<>(config.pipelinedListeners());
-        Set<String> reauth = config.reauthenticatingListeners(listeners);
-        if (!reauth.isEmpty()) {
-            listeners.removeAll(reauth);
-            LOG.warn("kpipe: listeners {} have SASL re-authentication enabled (connections.max.reauth.ms > 0); "
-                + "they stay classic", reauth);
-        }
         Instrumentation inst = KpipeAgent.instrumentation();
         String mode = "javaagent";
         if (inst == null) {

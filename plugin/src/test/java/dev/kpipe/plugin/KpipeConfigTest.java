@@ -153,17 +153,11 @@ class KpipeConfigTest {
     }
 
     @Test
-    void saslListenersWithReauthenticationStayClassic() {
+    void saslListenersWithReauthenticationArePipelinedToo() {
         KpipeConfig c = config("listeners", "PLAINTEXT://:9092,SASL://:9094,CONTROLLER://:9093",
             "listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,SASL:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT",
             "controller.listener.names", "CONTROLLER",
             "listener.name.sasl.scram-sha-512.connections.max.reauth.ms", "60000");
         assertEquals(Set.of("PLAINTEXT", "SASL"), c.pipelinedListeners());
-        assertEquals(Set.of("SASL"), c.reauthenticatingListeners(c.pipelinedListeners()));
-        KpipeConfig noReauth = config("listeners", "SASL_PLAINTEXT://:9094");
-        assertEquals(Set.of(), noReauth.reauthenticatingListeners(noReauth.pipelinedListeners()));
-        KpipeConfig brokerWide = config("listeners", "SASL_PLAINTEXT://:9094,PLAINTEXT://:9092",
-            "connections.max.reauth.ms", "1000");
-        assertEquals(Set.of("SASL_PLAINTEXT"), brokerWide.reauthenticatingListeners(brokerWide.pipelinedListeners()));
     }
 }

@@ -97,6 +97,32 @@ public interface NetworkEventListener {
     boolean onTryUnmute(NetworkProcessor processor, String connectionId);
 
     /**
+     * A {@code SASL_HANDSHAKE} arrived on an authenticated connection whose session expires: the client starts
+     * re-authentication (KIP-368), and the broker is about to begin it on the network thread instead of queueing the
+     * request ({@code KafkaChannel.maybeBeginServerReauthentication}, called from
+     * {@code Processor.processCompletedReceives}). From then until re-authentication completes the broker's
+     * authenticator writes its SASL responses straight to the socket, and the selector neither reads requests nor
+     * writes responses of the connection. Stock Kafka reads the handshake only after the previous response was
+     * written, so nothing else is on the wire then.
+     *
+     * <p>Returning true takes the handshake over: the broker treats it as handled (it neither queues it nor mutes the
+     * connection); the plugin must later call {@link NetworkProcessor#beginReauthentication} with the handle, on
+     * this processor's thread, exactly once, unless the connection closes first. Returning false lets the broker
+     * begin re-authenticating now; the plugin must not mute or send on the connection until the broker reads its
+     * next request. Only called when the broker would begin re-authenticating (the channel is ready, its session
+     * has an expiry, the previous re-authentication began at least 1 s ago).
+     * Thread: the processor's network thread.
+     *
+     * @param processor the processor
+     * @param connectionId the connection id
+     * @param reauthentication an opaque handle of the pending re-authentication (channel, handshake, clock)
+     * @return true if the plugin begins it later; false to let the broker begin it now
+     */
+    default boolean onReauthentication(NetworkProcessor processor, String connectionId, Object reauthentication) {
+        return false;
+    }
+
+    /**
      * The connection was closed, by either side. Responses completed after this are for a closed
      * connection. Thread: the processor's network thread.
      *

@@ -51,6 +51,20 @@ public interface NetworkProcessor {
     void forward(Object request);
 
     /**
+     * Begins a re-authentication the plugin took over in {@link NetworkEventListener#onReauthentication}, exactly as
+     * the broker would have begun it when it read the {@code SASL_HANDSHAKE} ({@code
+     * KafkaChannel.maybeBeginServerReauthentication} with the handshake and the processor's clock): the broker's
+     * authenticator answers the handshake at once. The connection must be in the state the broker leaves it in
+     * after writing a response: unmuted, no response in progress. If beginning fails, the connection is closed as
+     * {@code Processor.processCompletedReceives} closes it on an exception (error logged, connection quota
+     * released). No-op if the connection was closed meanwhile.
+     *
+     * @param connectionId the connection id
+     * @param reauthentication the handle given to {@link NetworkEventListener#onReauthentication}
+     */
+    void beginReauthentication(String connectionId, Object reauthentication);
+
+    /**
      * Feeds one event to the broker's own mute state machine for the connection (used to hand a
      * connection back to classic handling in a legal state).
      *

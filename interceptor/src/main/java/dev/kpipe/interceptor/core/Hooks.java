@@ -5,8 +5,11 @@ import dev.kpipe.spi.Admission;
 import dev.kpipe.spi.MuteEvent;
 import dev.kpipe.spi.NetworkEventListener;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import kafka.network.Processor;
 import kafka.server.KafkaApis;
+import org.apache.kafka.common.network.KafkaChannel;
+import org.apache.kafka.common.network.NetworkReceive;
 import org.apache.kafka.metadata.MetadataCache;
 
 /**
@@ -186,6 +189,36 @@ public final class Hooks {
             }
             return l.onRequestReceived(b, request, m.contextOf(request), m.bodyOf(request), m.sizeInBytesOf(request))
                 == Admission.HELD;
+        } catch (Throwable t) {
+            Interceptor.hookFault();
+            return false;
+        }
+    }
+
+    /**
+     * {@code KafkaChannel.maybeBeginServerReauthentication} enter. Thread: network (the processor that read the
+     * {@code SASL_HANDSHAKE}); other callers (a channel of another processor, the plugin itself beginning a deferred
+     * re-authentication, a channel that would not begin re-authenticating) are left alone.
+     *
+     * @return true to skip the broker's body and answer true: the plugin begins re-authentication later
+     */
+    @SuppressWarnings("unchecked")
+    public static boolean reauthentication(Object channel, Object handshake, Object clock) {
+        NetworkEventListener l = listener;
+        if (l == null) {
+            return false;
+        }
+        try {
+            ProcessorBinding b = CURRENT.get();
+            if (b == null || !b.active || b.reauthenticating) {
+                return false;
+            }
+            KafkaChannel c = (KafkaChannel) channel;
+            Supplier<Long> nanos = (Supplier<Long>) clock;
+            if (!b.owns(c) || !PendingReauthentication.wouldBegin(c, nanos)) {
+                return false;
+            }
+            return l.onReauthentication(b, c.id(), new PendingReauthentication(c, (NetworkReceive) handshake, nanos));
         } catch (Throwable t) {
             Interceptor.hookFault();
             return false;

@@ -16,7 +16,8 @@ import net.bytebuddy.asm.Advice;
 /**
  * The part of a binding that is the same for Kafka 4.2 to 4.4: the hooked members of {@code kafka.network.Processor},
  * {@code kafka.network.RequestChannel} and {@code kafka.server.KafkaApis} (same names, same erased signatures apart
- * from the request and response types), the advice on them ({@link Hooks}), and the broker gauges. A subclass names
+ * from the request and response types) and of kafka-clients' {@code KafkaChannel} (server-side SASL
+ * re-authentication, KIP-368), the advice on them ({@link Hooks}), and the broker gauges. A subclass names
  * its version's request and response classes, adds the hook points of its {@link RequestModel}, and creates the model.
  *
  * <p>Instances are immutable; {@link #activate} is called on the installing thread.
@@ -29,6 +30,8 @@ public abstract class KafkaBinding implements Interceptor.Binding {
     protected static final String REQUEST_CHANNEL = "kafka.network.RequestChannel";
     /** {@code kafka.server.KafkaApis}. */
     protected static final String KAFKA_APIS = "kafka.server.KafkaApis";
+    /** {@code org.apache.kafka.common.network.KafkaChannel} (kafka-clients). */
+    protected static final String KAFKA_CHANNEL = "org.apache.kafka.common.network.KafkaChannel";
     /** The mute state machine's event type. */
     protected static final String MUTE_EVENT = "org.apache.kafka.common.network.KafkaChannel$ChannelMuteEvent";
 
@@ -87,14 +90,23 @@ public abstract class KafkaBinding implements Interceptor.Binding {
             HookPoint.method("org.apache.kafka.server.purgatory.DelayedOperationPurgatory", "numDelayed"),
             HookPoint.method(REQUEST_CHANNEL, "requestQueue"),
             HookPoint.method(REQUEST_CHANNEL, "queueSize"),
-            HookPoint.method("org.apache.kafka.metadata.MetadataCache", "getTopicName", "org.apache.kafka.common.Uuid")));
+            HookPoint.method("org.apache.kafka.metadata.MetadataCache", "getTopicName", "org.apache.kafka.common.Uuid"),
+            HookPoint.method(KAFKA_CHANNEL, "maybeBeginServerReauthentication",
+                "org.apache.kafka.common.network.NetworkReceive", "java.util.function.Supplier"),
+            HookPoint.method(KAFKA_CHANNEL, "ready"),
+            HookPoint.method(KAFKA_CHANNEL, "id"),
+            HookPoint.field(KAFKA_CHANNEL, "authenticator"),
+            HookPoint.field(KAFKA_CHANNEL, "lastReauthenticationStartNanos"),
+            HookPoint.field(KAFKA_CHANNEL, "MIN_REAUTH_INTERVAL_ONE_SECOND_NANOS"),
+            HookPoint.method("org.apache.kafka.common.network.Authenticator", "serverSessionExpirationTimeNanos"),
+            HookPoint.method("org.apache.kafka.common.network.Selector", "channel", String.class.getName())));
         points.addAll(modelHookPoints());
         return Collections.unmodifiableList(points);
     }
 
     @Override
     public final List<String> transformedClasses() {
-        return List.of(PROCESSOR, REQUEST_CHANNEL, KAFKA_APIS);
+        return List.of(PROCESSOR, REQUEST_CHANNEL, KAFKA_APIS, KAFKA_CHANNEL);
     }
 
     @Override
@@ -114,7 +126,11 @@ public abstract class KafkaBinding implements Interceptor.Binding {
                 .visit(Advice.to(RequestChannelAdvice.class).on(named("sendRequest").and(takesArguments(1)))))
             .type(named(KAFKA_APIS))
             .transform((b, type, loader, module, domain) -> b
-                .visit(Advice.to(KafkaApisAdvice.class).on(named("handle").and(takesArguments(2)))));
+                .visit(Advice.to(KafkaApisAdvice.class).on(named("handle").and(takesArguments(2)))))
+            .type(named(KAFKA_CHANNEL))
+            .transform((b, type, loader, module, domain) -> b
+                .visit(Advice.to(KafkaChannelAdvice.class)
+                    .on(named("maybeBeginServerReauthentication").and(takesArguments(2)))));
     }
 
     @Override

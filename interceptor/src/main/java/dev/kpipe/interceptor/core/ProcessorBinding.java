@@ -1,5 +1,6 @@
 package dev.kpipe.interceptor.core;
 
+import dev.kpipe.interceptor.Interceptor;
 import dev.kpipe.spi.MuteEvent;
 import dev.kpipe.spi.NetworkProcessor;
 import dev.kpipe.spi.ResponseKind;
@@ -13,6 +14,8 @@ import org.apache.kafka.common.network.KafkaChannel;
 import org.apache.kafka.common.network.ListenerName;
 import org.apache.kafka.common.network.Selector;
 import org.apache.kafka.common.requests.RequestContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link NetworkProcessor} over one {@code kafka.network.Processor} (the same class, with the same members this uses,
@@ -24,7 +27,9 @@ import org.apache.kafka.common.requests.RequestContext;
  */
 final class ProcessorBinding implements NetworkProcessor {
 
+    private static final Logger LOG = LoggerFactory.getLogger(ProcessorBinding.class);
     private static final MethodHandle HANDLE_MUTE_EVENT;
+    private static final MethodHandle CLOSE;
     private static final MethodHandle RESPONSE_QUEUE;
     private static final MethodHandle LISTENER_NAME;
     private static final MethodHandle REQUEST_CHANNEL;
@@ -40,6 +45,7 @@ final class ProcessorBinding implements NetworkProcessor {
             MethodHandles.Lookup lookup = MethodHandles.privateLookupIn(Processor.class, MethodHandles.lookup());
             HANDLE_MUTE_EVENT = lookup.findVirtual(Processor.class, "handleChannelMuteEvent",
                 MethodType.methodType(void.class, String.class, KafkaChannel.ChannelMuteEvent.class));
+            CLOSE = lookup.findVirtual(Processor.class, "close", MethodType.methodType(void.class, String.class));
             RESPONSE_QUEUE = lookup.findVirtual(Processor.class, "responseQueue",
                 MethodType.methodType(LinkedBlockingDeque.class));
             LISTENER_NAME = lookup.findGetter(Processor.class, "listenerName", ListenerName.class);
@@ -54,6 +60,8 @@ final class ProcessorBinding implements NetworkProcessor {
     final RequestModel model;
     /** True while {@link #forward} re-enters {@code RequestChannel.sendRequest}. Network thread only. */
     boolean forwarding;
+    /** True while {@link #beginReauthentication} re-enters {@code KafkaChannel.maybeBeginServerReauthentication}. */
+    boolean reauthenticating;
     private Object attachment;
     private final String listenerName;
     private final Selector selector;
@@ -119,6 +127,41 @@ final class ProcessorBinding implements NetworkProcessor {
             model.sendRequest(requestChannel, request);
         } finally {
             forwarding = false;
+        }
+    }
+
+    /** @return true if the channel is this processor's open channel of its connection id */
+    boolean owns(KafkaChannel channel) {
+        return selector.channel(channel.id()) == channel;
+    }
+
+    @Override
+    public void beginReauthentication(String connectionId, Object reauthentication) {
+        PendingReauthentication r = (PendingReauthentication) reauthentication;
+        if (!owns(r.channel()) || !r.channel().id().equals(connectionId)) {
+            return; // closed meanwhile: nothing to re-authenticate
+        }
+        reauthenticating = true;
+        try {
+            if (!r.channel().maybeBeginServerReauthentication(r.handshake(), r.clock())) {
+                // Cannot happen (checked when it was deferred); the handshake is gone, so the client would wait.
+                Interceptor.hookFault();
+                throw new IllegalStateException("the broker did not begin the deferred re-authentication");
+            }
+        } catch (Throwable t) {
+            // As Processor.processCompletedReceives does for an exception while handling a receive.
+            LOG.error("Closing socket for {} because of error", connectionId, t);
+            close(connectionId);
+        } finally {
+            reauthenticating = false;
+        }
+    }
+
+    private void close(String connectionId) {
+        try {
+            CLOSE.invoke(processor, connectionId);
+        } catch (Throwable t) {
+            LOG.error("kpipe: cannot close connection {}", connectionId, t);
         }
     }
 

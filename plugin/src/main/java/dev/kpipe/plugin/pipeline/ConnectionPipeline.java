@@ -21,7 +21,10 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
     enum Mode {
         /** Requests are read as soon as the previous one is dispatched. */
         PIPELINED,
-        /** An exclusive request is held until every earlier response is written. */
+        /**
+         * An exclusive request, or a SASL re-authentication (KIP-368), is held until every earlier response is
+         * written.
+         */
         DRAINING
     }
 
@@ -41,6 +44,11 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
     long throttleStartNanos;
     /** The exclusive request held for a drain, or {@code null}. */
     Object held;
+    /**
+     * The re-authentication (the broker's opaque handle) held for a drain, or {@code null}; at most one of this and
+     * {@link #held} is set.
+     */
+    Object heldReauthentication;
     long drainStartNanos;
     /** What kpipe last made of the selector's mute state: reading a request mutes. */
     boolean muted = true;
@@ -115,7 +123,8 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
     public String toString() {
         return "connection " + id + " " + mode + " inflight=" + slots.size() + " bytes=" + inflightBytes
             + " sendOutstanding=" + sendOutstanding + " throttles=" + throttle.open()
-            + " awaitingDispatch=" + (awaitingDispatch != null) + " held=" + (held != null) + " muted=" + muted
+            + " awaitingDispatch=" + (awaitingDispatch != null) + " held=" + (held != null)
+            + " heldReauthentication=" + (heldReauthentication != null) + " muted=" + muted
             + " reserved=" + reserved + " waitingForBudget=" + waitingForBudget;
     }
 }

@@ -42,6 +42,12 @@ import org.slf4j.LoggerFactory;
  *       reading a request ({@code REQUEST_RECEIVED} on a muted channel) and the request is queued
  *       (<b>downgrade</b>).</li>
  * </ul>
+ * A SASL re-authentication (KIP-368: a {@code SASL_HANDSHAKE} on an authenticated connection, which
+ * Kafka handles on the network thread, its authenticator writing straight to the socket) drains the
+ * same way when responses are outstanding: kpipe mutes the connection and holds the handshake until
+ * every earlier response is written, then hands the connection back to Kafka unmuted, as Kafka
+ * leaves it after writing a response, and begins the re-authentication as Kafka would have. So the
+ * client sees what stock Kafka sends: every earlier response, then the re-authentication exchange.
  * Throttle start/end (KIP-219) are control events: they bypass the ordering and become a mute
  * reason of their own.
  *
@@ -240,6 +246,45 @@ public final class PipelineCoordinator implements NetworkEventListener {
         conn.muted = true;
         stats.heldRequests.incrementAndGet();
         return Admission.HELD;
+    }
+
+    @Override
+    public boolean onReauthentication(NetworkProcessor processor, String connectionId, Object reauthentication) {
+        ConnectionPipeline conn = connections.get(connectionId);
+        if (conn == null) {
+            return false; // classic: Kafka re-authenticates now, as always
+        }
+        try {
+            if (conn.mode != ConnectionPipeline.Mode.PIPELINED) {
+                // Cannot happen while the invariants hold: a draining connection stays muted.
+                stats.pluginFaults.increment();
+                LOG.warn("kpipe: re-authentication on {} while it should be muted: {}", connectionId, conn);
+                return false;
+            }
+            if (conn.slots.isEmpty() && conn.awaitingDispatch == null && !conn.throttle.throttled()) {
+                // Nothing outstanding: Kafka takes the connection back and re-authenticates it now.
+                release(conn);
+                stats.downgrades.increment();
+                return false;
+            }
+            conn.mode = ConnectionPipeline.Mode.DRAINING;
+            conn.heldReauthentication = reauthentication;
+            conn.drainStartNanos = System.nanoTime();
+            stats.heldRequests.incrementAndGet();
+            stats.drains.increment();
+            stats.reauthenticationDrains.increment();
+            releaseReservation(conn);
+            if (!conn.muted) {
+                conn.muted = true;
+                processor.mute(connectionId);
+            }
+            return true;
+        } catch (RuntimeException e) {
+            stats.pluginFaults.increment();
+            LOG.warn("kpipe: failed to defer the re-authentication of {}", connectionId, e);
+            // Once held, the drain begins it; else Kafka begins it now.
+            return conn.heldReauthentication == reauthentication;
+        }
     }
 
     /** Forgets a connection: Kafka owns it again (downgrade) or it is closed. */
@@ -451,8 +496,27 @@ public final class PipelineCoordinator implements NetworkEventListener {
         }
     }
 
-    /** Downgrade: Kafka takes the connection back, as if it had just read the held request. */
+    /**
+     * Downgrade: Kafka takes the connection back, as if it had just read the held request, or, for a held
+     * re-authentication, as Kafka leaves a connection after writing its last response (unmuted), and the
+     * re-authentication begins.
+     */
     private void handBack(ConnectionPipeline conn, NetworkProcessor processor) {
+        Object reauthentication = conn.heldReauthentication;
+        if (reauthentication != null) {
+            conn.heldReauthentication = null;
+            stats.heldRequests.decrementAndGet();
+            stats.drainTimeNanos.add(System.nanoTime() - conn.drainStartNanos);
+            release(conn);
+            stats.downgrades.increment();
+            // The channel is MUTED (kpipe muted it when the handshake was read); Kafka read the handshake unmuted.
+            try {
+                processor.unmute(conn.id);
+            } finally {
+                processor.beginReauthentication(conn.id, reauthentication);
+            }
+            return;
+        }
         Object held = conn.held;
         conn.held = null;
         stats.heldRequests.decrementAndGet();
@@ -607,6 +671,11 @@ public final class PipelineCoordinator implements NetworkEventListener {
             // else: the broker holds it in flight and completes it itself on close
         }
         conn.slots.clear();
+        if (conn.heldReauthentication != null) {
+            // The connection is gone: nothing to re-authenticate.
+            conn.heldReauthentication = null;
+            stats.heldRequests.decrementAndGet();
+        }
         if (conn.held != null) {
             // Stock Kafka would have queued it as soon as it was read; so does kpipe, now.
             Object held = conn.held;

@@ -32,6 +32,16 @@ public final class PipelineStats {
     final AtomicLong maxInflightPerConnection = new AtomicLong();
     /** Idle reservations given back because other connections waited for the budget. */
     final LongAdder reservationsRevoked = new LongAdder();
+    /** SASL re-authentications that waited for the earlier responses of their pipelined connection. */
+    final LongAdder reauthenticationDrains = new LongAdder();
+
+    /**
+     * @return SASL re-authentications (KIP-368) that arrived on a pipelined connection with responses outstanding
+     *     and were begun only once those were written, since start
+     */
+    public long reauthenticationDrains() {
+        return reauthenticationDrains.sum();
+    }
 
     /** @return idle byte-budget reservations given back while others waited, since start */
     public long reservationsRevoked() {

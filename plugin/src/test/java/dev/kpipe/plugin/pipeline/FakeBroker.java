@@ -29,8 +29,10 @@ import org.apache.kafka.common.requests.RequestContext;
  * interceptor reports it to a {@link PipelineCoordinator}: network processors
  * ({@code kafka.network.Processor} run loop, selector, {@link FakeKafkaChannel} mute state machine,
  * response queue, in-flight sends), the shared request queue and the request handler threads,
- * delayed completions (acks=all purgatory, fetch long poll), quota throttle windows, and the clients
- * at the other end of each connection.
+ * delayed completions (acks=all purgatory, fetch long poll), quota throttle windows, SASL
+ * re-authentication (KIP-368: the handshake handled on the network thread, its response written by
+ * the authenticator straight to the socket, no reads or response writes until it completes), and
+ * the clients at the other end of each connection.
  *
  * <p>A test drives it one {@link Step} at a time; {@link #enabled} lists every event the real broker
  * could run next (concurrency is modelled by interleaving: handler threads, purgatory completions,
@@ -65,7 +67,9 @@ final class FakeBroker {
          * A sleeping processor's selector poll times out (300 ms) and its run loop iterates; offered only while kpipe
          * keeps connections muted for storage pressure and the pressure has cleared (else a round does nothing).
          */
-        TIMEOUT
+        TIMEOUT,
+        /** A connection's SASL re-authentication exchange completes (the channel is ready again). */
+        REAUTH_DONE
     }
 
     record Step(StepType type, int arg) {
@@ -95,6 +99,10 @@ final class FakeBroker {
         boolean responded;
         /** Its response was written, completed or dropped. */
         boolean settled;
+        /** SASL_REAUTH: kpipe took the re-authentication over (onReauthentication returned true). */
+        boolean reauthDeferred;
+        /** SASL_REAUTH: re-authentication began (its handshake response was written). */
+        boolean reauthBegun;
 
         Request(Conn conn, int index, Scenario.Req spec, Parsed parsed) {
             this.conn = conn;
@@ -117,6 +125,7 @@ final class FakeBroker {
 
         String state() {
             return (read ? "r" : "") + (admission == null ? "" : admission.name().substring(0, 2)) + (forwarded ? "f" : "")
+                + (reauthDeferred ? "D" : "") + (reauthBegun ? "B" : "")
                 + (queued ? "q" : "") + (handled ? "h" : "") + (returned ? "d" : "") + (responded ? "R" : "")
                 + (settled ? "s" : "");
         }
@@ -188,6 +197,10 @@ final class FakeBroker {
         final List<Request> received = new ArrayList<>();
         int lastHandled = -1;
         final List<Request> dispatchPhase = new ArrayList<>();
+        /** The SASL re-authentication exchange is in progress: the channel is not ready. */
+        boolean authenticating;
+        /** A SASL_REAUTH the client wrote whose re-authentication has not completed: it writes nothing more. */
+        Request reauthPending;
 
         Conn(int index, Proc proc, Scenario.Client client) {
             this.index = index;
@@ -264,6 +277,9 @@ final class FakeBroker {
         @Override
         public void mute(String connectionId) {
             Conn c = conn(connectionId);
+            if (c.authenticating) {
+                fail("kpipe muted connection " + c.index + " while it re-authenticates (the authenticator cannot read)");
+            }
             if (c.open) {
                 c.channel.mute();
                 effect = true;
@@ -273,6 +289,9 @@ final class FakeBroker {
         @Override
         public void unmute(String connectionId) {
             Conn c = conn(connectionId);
+            if (c.authenticating) {
+                fail("kpipe unmuted connection " + c.index + " while it re-authenticates");
+            }
             if (c.open) {
                 if (c.channel.isMuted() && owned.containsKey(connectionId)) {
                     if (signal.saturated()) {
@@ -299,6 +318,21 @@ final class FakeBroker {
             r.forwarded = true;
             effect = true;
             queueForHandlers(r);
+        }
+
+        @Override
+        public void beginReauthentication(String connectionId, Object reauthentication) {
+            Request r = (Request) reauthentication;
+            Conn c = conn(connectionId);
+            if (r.conn != c || !r.reauthDeferred || r.reauthBegun) {
+                fail("beginReauthentication of " + r + " on connection " + c.index + ": not a deferred one");
+            }
+            if (!c.open) {
+                fail("beginReauthentication of " + r + " after its connection closed");
+            }
+            effect = true;
+            note("deferred re-authentication begins");
+            FakeBroker.this.beginReauthentication(c, r);
         }
 
         @Override
@@ -526,7 +560,8 @@ final class FakeBroker {
             }
         }
         for (Conn c : conns) {
-            if (c.clientActive() && c.written < c.requests.size() && c.clientInflight() < c.client.depth()) {
+            if (c.clientActive() && c.written < c.requests.size() && c.clientInflight() < c.client.depth()
+                && c.reauthPending == null) {
                 steps.add(new Step(StepType.WRITE, c.index));
             }
         }
@@ -551,8 +586,11 @@ final class FakeBroker {
             steps.add(new Step(StepType.END_THROTTLE, k));
         }
         for (Conn c : conns) {
-            if (c.open && c.send != null && !c.sendDone) {
+            if (c.open && c.send != null && !c.sendDone && !c.authenticating) {
                 steps.add(new Step(StepType.SEND_DONE, c.index));
+            }
+            if (c.open && c.authenticating) {
+                steps.add(new Step(StepType.REAUTH_DONE, c.index));
             }
         }
         if (allowDisconnect) {
@@ -595,7 +633,11 @@ final class FakeBroker {
             }
             case WRITE -> {
                 Conn c = conns.get(step.arg());
-                c.inbound.add(c.requests.get(c.written++));
+                Request r = c.requests.get(c.written++);
+                c.inbound.add(r);
+                if (r.spec.kind() == Scenario.Kind.SASL_REAUTH) {
+                    c.reauthPending = r;
+                }
                 c.proc.dirty = true;
             }
             case HANDLE -> handle(step.arg());
@@ -637,6 +679,12 @@ final class FakeBroker {
                 }
             }
             case TIMEOUT -> procs.get(step.arg()).dirty = true;
+            case REAUTH_DONE -> {
+                Conn c = conns.get(step.arg());
+                c.authenticating = false;
+                c.reauthPending = null;
+                c.proc.dirty = true;
+            }
         }
         if (budget != null) {
             syncWaitOrder();
@@ -959,6 +1007,9 @@ final class FakeBroker {
                 p.effect = true;
                 continue;
             }
+            if (c.authenticating) {
+                continue; // KafkaChannel not ready: the selector runs the authenticator, reads and writes nothing else
+            }
             if (c.send != null && c.sendDone) {
                 p.completedSends.add(c.send);
                 c.send = null;
@@ -998,6 +1049,10 @@ final class FakeBroker {
             }
         }
         r.read = true;
+        if (r.spec.kind() == Scenario.Kind.SASL_REAUTH) {
+            receiveReauthentication(p, c, cp, r);
+            return;
+        }
         int size = scenario.size(c.index, r.index);
         Admission a = listen("onRequestReceived",
             () -> coordinator.onRequestReceived(p, r, r.context(), r.body(), size));
@@ -1025,6 +1080,55 @@ final class FakeBroker {
         c.channel.mute();
         muteEvent(p, c, MuteEvent.REQUEST_RECEIVED);
         p.effect = true;
+    }
+
+    /**
+     * {@code Processor.processCompletedReceives} for a SASL_HANDSHAKE on an authenticated channel: {@code
+     * KafkaChannel.maybeBeginServerReauthentication} (its advice asks kpipe first); no mute, no queueing.
+     */
+    private void receiveReauthentication(Proc p, Conn c, ConnectionPipeline cp, Request r) {
+        boolean deferred = listen("onReauthentication", () -> coordinator.onReauthentication(p, c.id, r));
+        boolean outstanding = cp != null && (!cp.slots.isEmpty() || cp.awaitingDispatch != null || cp.throttle.throttled());
+        if (deferred != outstanding) {
+            fail("re-authentication of " + r + (deferred ? " deferred" : " not deferred") + " with "
+                + (cp == null ? "a classic connection" : cp.toString()));
+        }
+        p.effect = true;
+        if (deferred) {
+            r.reauthDeferred = true;
+            note("re-authentication deferred");
+        } else {
+            note(cp != null ? "re-authentication downgrades without drain" : "re-authentication on a classic connection");
+            beginReauthentication(c, r);
+        }
+    }
+
+    /**
+     * {@code SaslServerAuthenticator.reauthenticate}: answers the handshake straight to the socket. In stock Kafka
+     * nothing else of the connection is on the wire then: every earlier response is written, none is in progress,
+     * the channel is unmuted and Kafka's own.
+     */
+    void beginReauthentication(Conn c, Request r) {
+        if (owned.containsKey(c.id)) {
+            fail("re-authentication of " + r + " begins while kpipe owns connection " + c.index + ": " + owned.get(c.id));
+        }
+        if (c.channel.state != FakeKafkaChannel.State.NOT_MUTED) {
+            fail("re-authentication of " + r + " begins on a channel in Kafka state " + c.channel.state);
+        }
+        if (c.send != null) {
+            fail("re-authentication of " + r + " begins while response " + c.send + " is being written: its SASL"
+                + " response would be written into the middle of it");
+        }
+        Request expected = c.nextExpectedResponse();
+        if (expected != r) {
+            fail("the SASL handshake response of " + r + " would overtake the response to " + expected);
+        }
+        r.reauthBegun = true;
+        r.handled = true;
+        r.responded = true;
+        r.settled = true;
+        c.received.add(r);
+        c.authenticating = true;
     }
 
     /** {@code Processor.processCompletedSends}, one send. */
@@ -1089,6 +1193,9 @@ final class FakeBroker {
         if (cp.held != null) {
             note("close with a held request");
         }
+        if (cp.heldReauthentication != null) {
+            note("close with a held re-authentication");
+        }
         boolean head = true;
         for (Slot s : cp.slots) {
             if (s.response != null && !(head && cp.sendOutstanding)) {
@@ -1120,6 +1227,7 @@ final class FakeBroker {
     private void closeChannel(Conn c) {
         c.open = false;
         c.closing = false;
+        c.authenticating = false;
         c.inbound.clear();
         c.send = null;
         c.sendDone = false;
@@ -1216,11 +1324,16 @@ final class FakeBroker {
             if (cp.sendOutstanding && (cp.slots.isEmpty() || cp.slots.peekFirst().response == null)) {
                 fail("connection " + c.index + " has a send outstanding without a head response");
             }
-            if ((cp.mode == ConnectionPipeline.Mode.DRAINING) != (cp.held != null)) {
-                fail("connection " + c.index + " is " + cp.mode + " with held=" + cp.held);
+            if ((cp.mode == ConnectionPipeline.Mode.DRAINING) != (cp.held != null || cp.heldReauthentication != null)
+                || (cp.held != null && cp.heldReauthentication != null)) {
+                fail("connection " + c.index + " is " + cp.mode + " with held=" + cp.held + " heldReauthentication="
+                    + cp.heldReauthentication);
+            }
+            if (c.authenticating && c.open) {
+                fail("kpipe owns connection " + c.index + " while it re-authenticates");
             }
             inflight += cp.slots.size();
-            heldRequests += cp.held != null ? 1 : 0;
+            heldRequests += cp.held != null || cp.heldReauthentication != null ? 1 : 0;
             throttled += cp.throttle.throttled() ? 1 : 0;
             boolean head = true;
             for (Slot s : cp.slots) {
@@ -1383,13 +1496,14 @@ final class FakeBroker {
                     fail("connection " + c.index + " left " + c.channel.state);
                 }
                 ConnectionPipeline cp = owned.get(c.id);
-                if (cp != null && (!cp.slots.isEmpty() || cp.held != null || cp.awaitingDispatch != null
+                if (cp != null && (!cp.slots.isEmpty() || cp.held != null || cp.heldReauthentication != null
+                    || cp.awaitingDispatch != null
                     || cp.throttle.throttled() || cp.mode != ConnectionPipeline.Mode.PIPELINED)) {
                     fail("kpipe still holds state for connection " + c.index + ": " + cp);
                 }
             }
             for (Request r : c.requests) {
-                if (r.read && !r.handled) {
+                if (r.read && !r.handled && !(r.reauthDeferred && !c.open)) {
                     fail("request read but never handled: " + r + " (" + r.state() + ")");
                 }
             }
@@ -1526,7 +1640,9 @@ final class FakeBroker {
             sb.append('C').append(c.open ? 'o' : '-').append(c.clientClosed ? 'x' : '-').append(c.closedByBroker ? 'b' : '-')
                 .append(c.channel.state.ordinal()).append('w').append(c.written).append('u').append(c.inbound.size())
                 .append('s').append(c.send == null ? "" : c.send.id()).append(c.sendDone ? '!' : '-')
-                .append('v').append(c.received.size()).append('h').append(c.lastHandled).append('[');
+                .append('v').append(c.received.size()).append('h').append(c.lastHandled)
+                .append(c.authenticating ? 'A' : '-').append(c.reauthPending == null ? "" : "p" + c.reauthPending.index)
+                .append('[');
             for (Request r : c.requests) {
                 sb.append(r.state()).append(',');
             }
@@ -1575,7 +1691,7 @@ final class FakeBroker {
             .append('g').append(cp.grants.get() - cp.grantsConsumed).append('L').append(cp.largestRequest)
             .append('t').append(cp.throttle.open())
             .append('b').append(cp.inflightBytes).append('a').append(req(cp.awaitingDispatch)).append('h')
-            .append(req(cp.held)).append('[');
+            .append(req(cp.held)).append('R').append(req(cp.heldReauthentication)).append('[');
         for (Slot s : cp.slots) {
             sb.append(req(s.request)).append(':').append(s.response == null ? "" : ((Response) s.response).id()).append(',');
         }
@@ -1609,7 +1725,8 @@ final class FakeBroker {
                 .append(c.clientClosed ? " (client closed)" : "").append(c.closedByBroker ? " (broker closed)" : "")
                 .append(" kafka=").append(c.channel.state).append(" written=").append(c.written).append('/')
                 .append(c.requests.size()).append(" unread=").append(c.inbound.size()).append(" send=").append(c.send)
-                .append(c.sendDone ? " (done)" : "").append(" received=").append(c.received.size()).append('\n');
+                .append(c.sendDone ? " (done)" : "").append(" received=").append(c.received.size())
+                .append(c.authenticating ? " re-authenticating" : "").append('\n');
             for (Request r : c.requests) {
                 sb.append("    ").append(r).append(' ').append(r.state()).append('\n');
             }

@@ -7,6 +7,7 @@ import static dev.kpipe.plugin.pipeline.Scenario.Kind.PRODUCE_ACKS_1;
 import static dev.kpipe.plugin.pipeline.Scenario.Kind.PRODUCE_ACKS_ALL;
 import static dev.kpipe.plugin.pipeline.Scenario.Kind.PRODUCE_EXCLUDED;
 import static dev.kpipe.plugin.pipeline.Scenario.Kind.PRODUCE_TRANSACTIONAL;
+import static dev.kpipe.plugin.pipeline.Scenario.Kind.SASL_REAUTH;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kpipe.plugin.pipeline.Scenario.Client;
@@ -22,8 +23,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Every interleaving of small scenarios: one connection (or two), up to four requests, every order
- * of reads, handler dispatches and returns, completions, sends, throttle expiries and (where
- * allowed) the client's disconnection. {@link Explorer} checks every reachable state.
+ * of reads, handler dispatches and returns, completions, sends, throttle expiries, SASL
+ * re-authentications and (where allowed) the client's disconnection. {@link Explorer} checks every reachable state.
  */
 class PipelineExhaustiveTest {
 
@@ -95,6 +96,14 @@ class PipelineExhaustiveTest {
             coarse(16, disconnecting(pAll(), Req.of(PRODUCE_ACKS_1), Req.of(FETCH), Req.of(PRODUCE_ACKS_0)))));
         list.add(Arguments.of("disconnect at any point: throttled pipeline",
             coarse(16, disconnecting(pAll().throttle(), Req.of(PRODUCE_ACKS_0), Req.of(FETCH)))));
+        list.add(Arguments.of("re-authentication behind acks=all and acks=1 produces, then a produce",
+            fine(16, Long.MAX_VALUE, c(pAll(), Req.of(PRODUCE_ACKS_1), Req.of(SASL_REAUTH), Req.of(PRODUCE_ACKS_1)))));
+        list.add(Arguments.of("re-authentication behind a throttled produce",
+            coarse(16, c(pAll().throttle(), Req.of(SASL_REAUTH), pAll()))));
+        list.add(Arguments.of("re-authentication on a classic connection, then a pipeline, then again",
+            coarse(16, c(Req.of(METADATA), Req.of(SASL_REAUTH), pAll(), Req.of(SASL_REAUTH)))));
+        list.add(Arguments.of("disconnect at any point around a deferred re-authentication",
+            coarse(16, disconnecting(pAll(), Req.of(PRODUCE_ACKS_1), Req.of(SASL_REAUTH), Req.of(PRODUCE_ACKS_1)))));
         list.add(Arguments.of("two connections, one processor",
             coarse(16, c(Req.of(PRODUCE_ACKS_1), Req.of(FETCH)), c(pAll().throttle()))));
         list.add(Arguments.of("two connections on two processors, one disconnects",
@@ -144,6 +153,8 @@ class PipelineExhaustiveTest {
             budgeted(b10.pressure(1).delayed(), c(p1(4), pAll(15), p1(3)))));
         list.add(Arguments.of("budget: queue-based pressure (BrokerQueuePressure), acks=0, delayed callbacks",
             budgeted(b10.queue(2, 1).delayed(), c(pAll(5), Req.of(PRODUCE_ACKS_0).sized(5)), c(p1(5)))));
+        list.add(Arguments.of("budget: re-authentication drains while the other connection waits, delayed callbacks",
+            budgeted(b10.delayed(), c(p1(5), Req.of(SASL_REAUTH), p1(5)), c(p1(5)))));
         list.add(Arguments.of("budget: drain and downgrade while the other connection waits, delayed callbacks",
             budgeted(b10.delayed(), c(p1(5), Req.of(FETCH).sized(3)), c(p1(5)))));
         // A request larger than the budget beside another connection: the idle-reservation starvation is accepted,

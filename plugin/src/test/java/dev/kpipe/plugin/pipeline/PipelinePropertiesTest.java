@@ -19,8 +19,8 @@ import net.jqwik.api.statistics.Statistics;
 import net.jqwik.api.statistics.StatisticsReport;
 
 /**
- * Random scenarios (several connections and processors, drains, acks=0, throttle windows,
- * disconnections, small in-flight limits) run under a random interleaving, then to quiescence with a
+ * Random scenarios (several connections and processors, drains, acks=0, throttle windows, SASL
+ * re-authentications, disconnections, small in-flight limits) run under a random interleaving, then to quiescence with a
  * fair scheduler: every step keeps the {@link FakeBroker} invariants, every client still connected
  * gets every response in order (no wedge), and once every client has gone kpipe's gauges are 0.
  * The interleaving is a list of choices, so jqwik shrinks a failure to a short one.
@@ -41,6 +41,7 @@ class PipelinePropertiesTest {
         cover(broker, "acks=0 on a pipelined connection", 10);
         cover(broker, "close with parked responses", 1);
         cover(broker, "in-flight limit reached", 10);
+        cover(broker, "re-authentication deferred", 3);
     }
 
     @Property(tries = 1500, edgeCases = EdgeCasesMode.NONE)
@@ -52,6 +53,7 @@ class PipelinePropertiesTest {
         cover(broker, "throttle starts while draining", 1);
         cover(broker, "drained but throttled", 1);
         cover(broker, "close with a held request", 1);
+        cover(broker, "close with a held re-authentication", 0.2);
         cover(broker, "close with parked responses", 1);
         cover(broker, "close while throttled", 1);
         cover(broker, "close-connection response", 1);
@@ -127,7 +129,8 @@ class PipelinePropertiesTest {
             if (s.type() == StepType.DISCONNECT) {
                 disconnects.add(s);
                 ConnectionPipeline cp = broker.owned(s.arg());
-                if (cp != null && (cp.held != null || cp.slots.size() > 1 || cp.waitingForBudget)) {
+                if (cp != null && (cp.held != null || cp.heldReauthentication != null || cp.slots.size() > 1
+                    || cp.waitingForBudget)) {
                     interesting.add(s);
                 }
             } else {
@@ -223,14 +226,15 @@ class PipelinePropertiesTest {
             net.jqwik.api.Tuple.of(hostility, Kind.PRODUCE_TRANSACTIONAL),
             net.jqwik.api.Tuple.of(2, Kind.METADATA),
             net.jqwik.api.Tuple.of(1, Kind.API_VERSIONS),
-            net.jqwik.api.Tuple.of(2 * hostility, Kind.FETCH));
+            net.jqwik.api.Tuple.of(2 * hostility, Kind.FETCH),
+            net.jqwik.api.Tuple.of(1, Kind.SASL_REAUTH));
         Arbitrary<Integer> percent = Arbitraries.integers().between(0, 99);
         return Combinators.combine(kinds, percent, percent, percent, percent).as((kind, later, throttle, close, byId) -> {
             boolean canWait = kind == Kind.PRODUCE_ACKS_ALL || kind == Kind.FETCH || kind == Kind.PRODUCE_TRANSACTIONAL;
             boolean produce = kind.name().startsWith("PRODUCE");
             return new Req(kind,
                 canWait && later < 60,
-                throttle < 12 * hostility,
+                kind != Kind.SASL_REAUTH && throttle < 12 * hostility,
                 kind == Kind.PRODUCE_ACKS_0 && close < 8,
                 produce && byId < 30);
         });

@@ -32,7 +32,13 @@ final class Scenario {
         /** API_VERSIONS: pipelined on a pipelined connection, classic on a classic one. */
         API_VERSIONS,
         /** FETCH: exclusive. */
-        FETCH;
+        FETCH,
+        /**
+         * SASL_HANDSHAKE on an authenticated connection: SASL re-authentication (KIP-368), handled on the network
+         * thread (never queued); its response is the first frame of the re-authentication exchange. The client
+         * writes nothing more until re-authentication completes.
+         */
+        SASL_REAUTH;
 
         boolean noResponse() {
             return this == PRODUCE_ACKS_0;
@@ -43,7 +49,7 @@ final class Scenario {
         }
 
         boolean exclusive() {
-            return this == PRODUCE_EXCLUDED || this == PRODUCE_TRANSACTIONAL || this == FETCH;
+            return this == PRODUCE_EXCLUDED || this == PRODUCE_TRANSACTIONAL || this == FETCH || this == SASL_REAUTH;
         }
 
         String code() {
@@ -56,6 +62,7 @@ final class Scenario {
                 case METADATA -> "Meta";
                 case API_VERSIONS -> "ApiV";
                 case FETCH -> "Fetch";
+                case SASL_REAUTH -> "Reauth";
             };
         }
     }
@@ -265,6 +272,7 @@ final class Scenario {
             case METADATA -> KafkaRequests.metadata(connectionId, correlationId);
             case API_VERSIONS -> KafkaRequests.apiVersions(connectionId, correlationId);
             case FETCH -> KafkaRequests.fetch(connectionId, correlationId);
+            case SASL_REAUTH -> KafkaRequests.saslHandshake(connectionId, correlationId);
         };
     }
 

@@ -15,6 +15,7 @@ import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.GetTelemetrySubscriptionsRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.PushTelemetryRequestData;
+import org.apache.kafka.common.message.SaslHandshakeRequestData;
 import org.apache.kafka.common.network.ClientInformation;
 import org.apache.kafka.common.network.ListenerName;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -31,6 +32,7 @@ import org.apache.kafka.common.requests.PushTelemetryRequest;
 import org.apache.kafka.common.requests.RequestAndSize;
 import org.apache.kafka.common.requests.RequestContext;
 import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.requests.SaslHandshakeRequest;
 import org.apache.kafka.common.security.auth.KafkaPrincipal;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
 
@@ -167,6 +169,12 @@ public final class KafkaRequests {
         return parse(connectionId, correlationId,
             new PushTelemetryRequest.Builder(new PushTelemetryRequestData().setClientInstanceId(Uuid.ONE_UUID)),
             ApiKeys.PUSH_TELEMETRY.latestVersion());
+    }
+
+    /** @return a {@code SASL_HANDSHAKE} v1 for SCRAM-SHA-512, as a client sends it to start re-authentication */
+    public static Parsed saslHandshake(String connectionId, int correlationId) {
+        return parse(connectionId, correlationId,
+            new SaslHandshakeRequest.Builder(new SaslHandshakeRequestData().setMechanism("SCRAM-SHA-512")), (short) 1);
     }
 
     public static Parsed findCoordinator(String connectionId, int correlationId) {

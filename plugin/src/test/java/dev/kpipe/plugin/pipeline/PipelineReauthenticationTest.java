@@ -1,0 +1,151 @@
+package dev.kpipe.plugin.pipeline;
+
+import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.COMPLETE;
+import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.DISCONNECT;
+import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.REAUTH_DONE;
+import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.SEND_DONE;
+import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.WRITE;
+import static dev.kpipe.plugin.pipeline.Scenario.Kind.FETCH;
+import static dev.kpipe.plugin.pipeline.Scenario.Kind.METADATA;
+import static dev.kpipe.plugin.pipeline.Scenario.Kind.PRODUCE_ACKS_0;
+import static dev.kpipe.plugin.pipeline.Scenario.Kind.PRODUCE_ACKS_1;
+import static dev.kpipe.plugin.pipeline.Scenario.Kind.PRODUCE_ACKS_ALL;
+import static dev.kpipe.plugin.pipeline.Scenario.Kind.SASL_REAUTH;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kpipe.plugin.pipeline.FakeBroker.ResponseStatus;
+import dev.kpipe.plugin.pipeline.Scenario.Req;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * SASL re-authentication (KIP-368) on pipelined connections, on the {@link FakeBroker}: a {@code SASL_HANDSHAKE} on
+ * an authenticated connection is handled on the network thread and its response is written by the broker's
+ * authenticator straight to the socket, so kpipe must make sure that, as in stock Kafka, every earlier response is
+ * written first, none is being written, and Kafka owns the connection again. Every step is also checked against the
+ * fake's invariants (the handshake response never overtakes nor splits a response; kpipe never mutes a connection
+ * that re-authenticates).
+ */
+class PipelineReauthenticationTest {
+
+    private static Scenario one(Req... requests) {
+        return Scenario.single(Scenario.client(requests));
+    }
+
+    private static Req pAll() {
+        return Req.of(PRODUCE_ACKS_ALL).later();
+    }
+
+    @Test
+    void reauthenticationBehindPipelinedProducesWaitsForTheirResponsesThenKafkaTakesTheConnectionBack() {
+        Run run = new Run(one(pAll(), pAll(), Req.of(SASL_REAUTH), Req.of(PRODUCE_ACKS_1)));
+        run.except(COMPLETE);
+        FakeBroker.Request handshake = run.request(0, 2);
+        ConnectionPipeline cp = run.kpipe(0);
+        assertTrue(handshake.read, "the handshake is read while both produces complete (pipelined)");
+        assertTrue(handshake.reauthDeferred, "kpipe took the re-authentication over");
+        assertFalse(handshake.reauthBegun, "it does not begin while responses are outstanding");
+        assertEquals(ConnectionPipeline.Mode.DRAINING, cp.mode);
+        assertSame(handshake, cp.heldReauthentication);
+        assertTrue(run.conn(0).channel.isMuted(), "kpipe muted the connection (Kafka does not on this path)");
+        assertEquals(1, run.stats().heldRequests());
+        assertEquals(1, run.stats().reauthenticationDrains());
+        assertFalse(handshake.queued, "a re-authentication is never queued for the handlers");
+
+        run.step(COMPLETE, 1).except(COMPLETE);
+        assertFalse(handshake.reauthBegun, "the second response is parked behind the first");
+        run.step(COMPLETE, 0).except(REAUTH_DONE);
+        assertTrue(handshake.reauthBegun, "both responses written: re-authentication began");
+        assertNull(run.kpipe(0), "Kafka owns the connection again");
+        assertTrue(run.conn(0).authenticating);
+        assertEquals(List.of(run.request(0, 0).correlationId(), run.request(0, 1).correlationId(),
+            handshake.correlationId()), run.received(0), "the handshake response follows every earlier response");
+        assertFalse(run.request(0, 3).read, "the client sends nothing while it re-authenticates");
+
+        run.settle();
+        run.assertReceivedInOrder(0);
+        assertEquals(2, run.stats().upgrades(), "the produce after re-authentication pipelines the connection again");
+        assertEquals(1, run.stats().downgrades());
+        assertEquals(1, run.stats().drains());
+        assertEquals(0, run.stats().heldRequests());
+        run.finish();
+    }
+
+    @Test
+    void aResponseBeingWrittenWhenTheHandshakeArrivesIsFinishedBeforeReauthenticationBegins() {
+        Run run = new Run(one(Req.of(PRODUCE_ACKS_1), Req.of(SASL_REAUTH)));
+        run.except(SEND_DONE);
+        FakeBroker.Request handshake = run.request(0, 1);
+        assertTrue(handshake.reauthDeferred);
+        assertEquals(ResponseStatus.SENDING, run.conn(0).send.status, "the produce response is on its way");
+        assertFalse(handshake.reauthBegun, "stock Kafka would write its SASL response into the middle of it");
+        run.step(SEND_DONE, 0).settle();
+        assertTrue(handshake.reauthBegun);
+        run.assertReceivedInOrder(0);
+        run.finish();
+    }
+
+    @Test
+    void reauthenticationWithNothingOutstandingHandsTheConnectionBackWithoutADrain() {
+        Run run = new Run(one(Req.of(PRODUCE_ACKS_1), Req.of(SASL_REAUTH), pAll()));
+        run.step(WRITE, 0).except(WRITE);
+        ConnectionPipeline cp = run.kpipe(0);
+        assertTrue(cp != null && cp.slots.isEmpty() && !cp.muted, "pipelined, idle, readable");
+        run.step(WRITE, 0).except(REAUTH_DONE, WRITE);
+        FakeBroker.Request handshake = run.request(0, 1);
+        assertFalse(handshake.reauthDeferred, "nothing to wait for: Kafka begins it at once");
+        assertTrue(handshake.reauthBegun);
+        assertNull(run.kpipe(0));
+        assertEquals(1, run.stats().downgrades());
+        assertEquals(0, run.stats().drains());
+        run.settle();
+        run.assertReceivedInOrder(0);
+        assertEquals(2, run.stats().upgrades());
+        run.finish();
+    }
+
+    @Test
+    void reauthenticationOnAClassicConnectionIsKafkasAlone() {
+        Run run = new Run(one(Req.of(METADATA), Req.of(SASL_REAUTH), Req.of(FETCH)));
+        run.settle();
+        assertTrue(run.request(0, 1).reauthBegun);
+        assertFalse(run.request(0, 1).reauthDeferred);
+        assertEquals(0, run.stats().upgrades());
+        assertEquals(0, run.stats().reauthenticationDrains());
+        run.assertReceivedInOrder(0);
+        run.finish();
+    }
+
+    @Test
+    void aClientThatClosesWhileItsReauthenticationIsHeldLeavesNothingBehind() {
+        Run run = new Run(new Scenario(1, 2, 16, Long.MAX_VALUE, false, List.of(
+            new Scenario.Client(List.of(pAll(), pAll(), Req.of(SASL_REAUTH)), Integer.MAX_VALUE, true)), 9));
+        run.except(COMPLETE, DISCONNECT);
+        assertTrue(run.request(0, 2).reauthDeferred);
+        run.step(DISCONNECT, 0).except(COMPLETE);
+        assertNull(run.kpipe(0));
+        assertEquals(0, run.stats().heldRequests());
+        assertEquals(0, run.stats().pipelinedConnections());
+        run.settle();
+        assertFalse(run.request(0, 2).reauthBegun, "nothing to re-authenticate on a closed connection");
+        run.finish();
+    }
+
+    @Test
+    void reauthenticationsKeepComingEveryFewRequestsAndEveryResponseArrivesOnceInOrder() {
+        Run run = new Run(one(pAll(), Req.of(PRODUCE_ACKS_1), Req.of(SASL_REAUTH), pAll(), Req.of(PRODUCE_ACKS_0),
+            pAll(), Req.of(SASL_REAUTH), Req.of(PRODUCE_ACKS_1), Req.of(SASL_REAUTH), pAll(), pAll()));
+        run.settle();
+        run.assertReceivedInOrder(0);
+        assertEquals(3, run.stats().downgrades(), "each re-authentication handed the connection back");
+        assertEquals(4, run.stats().upgrades(), "and the next produce pipelined it again");
+        for (FakeBroker.Response r : run.broker.responses) {
+            assertTrue(r.handedToBroker <= 1 && r.completions <= 1, "no double delivery: " + r);
+        }
+        run.finish();
+    }
+}
