@@ -17,9 +17,9 @@ import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.requests.ResponseHeader;
 
 /**
- * A blocking Kafka wire-protocol connection over a plain socket, built from kafka-clients'
- * request and response classes, for tests that need to control exactly what is on the wire
- * (back-to-back requests, chosen correlation ids, truncated frames). Not thread-safe.
+ * A blocking Kafka wire-protocol connection over a socket (plain, or TLS given by the caller), built
+ * from kafka-clients' request and response classes, for tests that need to control exactly what is
+ * on the wire (back-to-back requests, chosen correlation ids, truncated frames). Not thread-safe.
  */
 public final class RawKafkaConnection implements AutoCloseable {
 
@@ -40,13 +40,52 @@ public final class RawKafkaConnection implements AutoCloseable {
      * @throws IOException if the connection fails
      */
     public RawKafkaConnection(String host, int port, String clientId, Duration readTimeout) throws IOException {
-        this.socket = new Socket();
+        this(connect(host, port), clientId, readTimeout);
+    }
+
+    /**
+     * Speaks the Kafka protocol over a socket the caller connected, e.g. an {@code SSLSocket} for a TLS listener;
+     * the connection owns it from now on.
+     *
+     * @param socket a connected socket
+     * @param clientId the client id put in every request header
+     * @param readTimeout how long {@link #receive} waits for one response
+     * @throws IOException if the socket cannot be configured
+     */
+    public RawKafkaConnection(Socket socket, String clientId, Duration readTimeout) throws IOException {
+        this.socket = socket;
         socket.setTcpNoDelay(true);
-        socket.connect(new InetSocketAddress(host, port), 10_000);
         socket.setSoTimeout((int) readTimeout.toMillis());
         this.out = new DataOutputStream(socket.getOutputStream());
         this.in = new DataInputStream(socket.getInputStream());
         this.clientId = clientId;
+    }
+
+    private static Socket connect(String host, int port) throws IOException {
+        Socket socket = new Socket();
+        try {
+            socket.connect(new InetSocketAddress(host, port), 10_000);
+        } catch (IOException e) {
+            socket.close();
+            throw e;
+        }
+        return socket;
+    }
+
+    /**
+     * Serializes one request, size prefix included, without writing it (to write many in one go with
+     * {@link #sendRaw}).
+     *
+     * @param correlationId the correlation id (any int)
+     * @param request the request, built for the version to send
+     * @return the frame
+     */
+    public byte[] frame(int correlationId, AbstractRequest request) {
+        RequestHeader header = new RequestHeader(request.apiKey(), request.version(), clientId, correlationId);
+        ByteBuffer buf = request.serializeWithHeader(header);
+        ByteBuffer frame = ByteBuffer.allocate(4 + buf.remaining());
+        frame.putInt(buf.remaining()).put(buf);
+        return frame.array();
     }
 
     /**
