@@ -103,6 +103,27 @@ public final class ByteBudget {
     }
 
     /**
+     * Admits a request that was read before its connection held a reservation (the request that
+     * upgrades a classic connection to pipelined mode), if the budget admits it now and no connection
+     * waits: it must not overtake waiters, nor push the budget past its capacity. Its actual size is
+     * charged, so a request larger than the capacity is admitted only alone.
+     *
+     * @param bytes the request's size, in bytes
+     * @return true if the bytes are now charged (release them when the response is written); false if
+     *     nothing was charged
+     */
+    public synchronized boolean tryAdmitRead(long bytes) {
+        if (!waiters.isEmpty() || !admits(clamp(bytes))) {
+            return false;
+        }
+        if (bytes >= capacity && used == 0) {
+            oversizeAdmitted++;
+        }
+        take(Math.max(0, bytes));
+        return true;
+    }
+
+    /**
      * Replaces a reservation by the actual size of the request read (which may be larger: Kafka does
      * not tell the size before the read).
      *
@@ -110,6 +131,11 @@ public final class ByteBudget {
      * @param actual the request's size, in bytes
      */
     public void settle(long reserved, long actual) {
+        if (actual >= capacity) {
+            synchronized (this) {
+                oversizeAdmitted++;
+            }
+        }
         long delta = actual - reserved;
         if (delta < 0) {
             release(-delta);
@@ -194,9 +220,6 @@ public final class ByteBudget {
 
     /** Takes a reservation being admitted. */
     private void admit(long bytes) {
-        if (bytes >= capacity && used == 0) {
-            oversizeAdmitted++;
-        }
         take(bytes);
     }
 
@@ -249,7 +272,7 @@ public final class ByteBudget {
         return waitNanosTotal;
     }
 
-    /** @return reservations admitted alone because they were as large as the whole budget */
+    /** @return requests read that were at least as large as the whole budget (each admitted alone) */
     public synchronized long oversizeAdmitted() {
         return oversizeAdmitted;
     }

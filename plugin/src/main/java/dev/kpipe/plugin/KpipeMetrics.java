@@ -48,6 +48,8 @@ public final class KpipeMetrics implements AutoCloseable {
         gauge("throttled-connections", "Pipelined connections inside a client quota throttle window.",
             s -> s.throttledConnections(), stats);
         gauge("upgrade-total", "Connections upgraded to pipelined mode.", s -> s.upgrades(), stats);
+        gauge("upgrade-deferred-total", "Requests that would have upgraded their connection but were handled classically "
+            + "because the in-flight byte budget had no room for them.", s -> s.upgradesDeferred(), stats);
         gauge("downgrade-total", "Connections handed back to classic handling.", s -> s.downgrades(), stats);
         gauge("drain-total", "Exclusive requests that waited for earlier responses (drains).", s -> s.drains(), stats);
         gauge("drain-time-ms-total", "Total time exclusive requests waited for drains, in ms.",

@@ -169,9 +169,16 @@ public final class PipelineCoordinator implements NetworkEventListener {
             LOG.debug("kpipe: classification failed for {} on {}; handled as exclusive", context.header, id, e);
             cls = RequestClass.EXCLUSIVE;
         }
+        boolean upgrade = conn == null;
         try {
             if (conn == null) {
                 if (cls != RequestClass.PIPELINED) {
+                    return Admission.CLASSIC;
+                }
+                if (budget != null && !budget.tryAdmitRead(sizeInBytes)) {
+                    // No room in the budget for the request already read: it stays classic (Kafka's
+                    // own one-at-a-time bound applies) and a later request may upgrade.
+                    stats.upgradesDeferred.increment();
                     return Admission.CLASSIC;
                 }
                 conn = new ConnectionPipeline(id, pipelines(processor));
@@ -194,7 +201,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
                 stats.drains.increment();
                 return hold(conn, request);
             }
-            if (budget != null) {
+            if (budget != null && !upgrade) {
                 budget.settle(conn.reserved, sizeInBytes);
             }
             conn.reserved = 0;

@@ -20,6 +20,8 @@ public final class PipelineStats {
     /** Connections with an open quota throttle window. */
     final AtomicInteger throttledConnections = new AtomicInteger();
     final LongAdder upgrades = new LongAdder();
+    /** Upgrades not done because the byte budget had no room for the request that would upgrade. */
+    final LongAdder upgradesDeferred = new LongAdder();
     final LongAdder downgrades = new LongAdder();
     final LongAdder drains = new LongAdder();
     final LongAdder drainTimeNanos = new LongAdder();
@@ -66,6 +68,11 @@ public final class PipelineStats {
     /** @return connections upgraded to pipelined mode since start */
     public long upgrades() {
         return upgrades.sum();
+    }
+
+    /** @return requests that would have upgraded their connection but stayed classic: no budget room */
+    public long upgradesDeferred() {
+        return upgradesDeferred.sum();
     }
 
     /** @return connections handed back to classic handling since start */

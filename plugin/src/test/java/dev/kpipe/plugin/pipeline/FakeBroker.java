@@ -446,6 +446,9 @@ final class FakeBroker {
             ? new PipelineCoordinator(new RequestClassifier(KafkaRequests.policy()), limits, stats)
             : new PipelineCoordinator(new RequestClassifier(KafkaRequests.policy()), limits, budget, stats);
         coordinator.onTopicNames(KafkaRequests.TOPIC_NAMES);
+        // Revoking idle reservations depends on the wall clock (20 ms): steps must replay identically (the explorer
+        // replays paths), so the fake never revokes; tests of revocation set 0 (always revoke) explicitly.
+        coordinator.idleReservationNanos = Long.MAX_VALUE;
         this.pressureWindowsLeft = bp.pressureWindows();
         StoragePressure flag = () -> saturated;
         if (bp.queueCapacity() > 0) {
@@ -999,13 +1002,19 @@ final class FakeBroker {
         }
         r.read = true;
         int size = scenario.size(c.index, r.index);
+        // An upgrade charges the request already read: only if the budget admits it now, overtaking no waiter.
+        boolean budgetAdmitsUpgrade = budget == null || (budget.waiting() == 0 && !budget.saturated()
+            && (budget.used() == 0 || budget.used() + budget.clamp(size) <= budget.capacity()));
         Admission a = listen("onRequestReceived",
             () -> coordinator.onRequestReceived(p, r, r.context(), r.body(), size));
         r.admission = a;
         Scenario.Kind kind = r.spec.kind();
         Admission expected;
         if (cp == null) {
-            expected = kind.upgrades() ? Admission.PIPELINED : Admission.CLASSIC;
+            expected = kind.upgrades() && budgetAdmitsUpgrade ? Admission.PIPELINED : Admission.CLASSIC;
+            if (kind.upgrades() && !budgetAdmitsUpgrade) {
+                note("upgrade deferred: no budget room");
+            }
         } else if (kind.exclusive()) {
             expected = cp.slots.isEmpty() && !cp.throttle.throttled() ? Admission.CLASSIC : Admission.HELD;
         } else {

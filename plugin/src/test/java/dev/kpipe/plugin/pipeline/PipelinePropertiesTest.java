@@ -73,7 +73,8 @@ class PipelinePropertiesTest {
         FakeBroker broker = run(scenario, choices);
         cover(broker, "budget wait", 30);
         cover(broker, "budget grant", 30);
-        cover(broker, "two budget waiters", 12);
+        cover(broker, "two budget waiters", 6);
+        cover(broker, "upgrade deferred: no budget room", 10);
         cover(broker, "oversize read", 12);
         cover(broker, "read above its reservation", 10);
         cover(broker, "pressure-blocked", 20);
