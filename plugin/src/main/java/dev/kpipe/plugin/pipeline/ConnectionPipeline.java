@@ -51,6 +51,8 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
     long reserved;
     /** When {@link #reserved} was granted ({@link System#nanoTime}). */
     long reservedAtNanos;
+    /** The processor round in which {@link #reserved} was granted ({@link ProcessorPipelines#rounds}). */
+    long reservedAtRound;
     /** Listed in {@link ProcessorPipelines#holders}. */
     boolean holding;
     /** The reservation asked for while waiting for the budget. */

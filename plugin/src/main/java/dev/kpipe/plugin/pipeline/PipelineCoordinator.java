@@ -301,6 +301,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
     @Override
     public void onProcessorRound(NetworkProcessor processor) {
         ProcessorPipelines p = pipelines(processor);
+        p.rounds++;
         ConnectionPipeline conn;
         while ((conn = p.dispatched.poll()) != null) {
             schedule(conn);
@@ -332,7 +333,9 @@ public final class PipelineCoordinator implements NetworkEventListener {
 
     /**
      * While connections wait for the byte budget, a connection that reserved bytes for its next
-     * request {@link #IDLE_RESERVATION_NANOS} or more ago and has read nothing since gives them
+     * request {@link #IDLE_RESERVATION_NANOS} or more ago, with at least one poll of its processor
+     * since (so a slow round cannot revoke a grant before its request could be read), and has read
+     * nothing since gives them
      * back and waits in line again (muted): an idle connection must not hold budget that others
      * wait for, nor keep an oversize reservation from ever seeing the budget empty.
      */
@@ -348,7 +351,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
             ConnectionPipeline c = holders.get(i);
             boolean holding = !c.closed && c.reserved > 0 && connections.get(c.id) == c;
             if (revoke && holding && !c.muted && c.mode == ConnectionPipeline.Mode.PIPELINED
-                && now - c.reservedAtNanos >= idleReservationNanos) {
+                && now - c.reservedAtNanos >= idleReservationNanos && p.rounds - c.reservedAtRound >= 2) {
                 c.muted = true;
                 p.processor.mute(c.id);
                 long bytes = c.reserved;
@@ -452,6 +455,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
     private static void holds(ConnectionPipeline conn, long bytes) {
         conn.reserved = bytes;
         conn.reservedAtNanos = System.nanoTime();
+        conn.reservedAtRound = conn.processor.rounds;
         if (!conn.holding) {
             conn.holding = true;
             conn.processor.holders.add(conn);

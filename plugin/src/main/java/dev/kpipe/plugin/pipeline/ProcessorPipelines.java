@@ -27,6 +27,8 @@ final class ProcessorPipelines {
     final ArrayList<ConnectionPipeline> holders = new ArrayList<>();
     /** Size of {@link #holders} at which it is cleaned even when nobody waits. */
     int holdersCleanupAt = 64;
+    /** Processor rounds (network thread loops) seen so far; network thread only. */
+    long rounds;
     /** Connections kept muted only by storage-side saturation; re-evaluated every round. */
     final ArrayList<ConnectionPipeline> pressureBlocked = new ArrayList<>();
 

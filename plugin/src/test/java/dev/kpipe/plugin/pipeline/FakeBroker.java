@@ -1469,6 +1469,27 @@ final class FakeBroker {
      * @param maxSteps fail (livelock) beyond this many steps
      * @param allowed which steps may run
      */
+    /**
+     * Runs every enabled step round-robin until {@code done} holds: for progress that never reaches quiescence
+     * (connections taking turns with the budget while idle reservations are revoked).
+     *
+     * @param maxSteps fail (no progress) beyond this many steps
+     * @param done the progress awaited
+     */
+    void runFairUntil(int maxSteps, java.util.function.BooleanSupplier done) {
+        int next = 0;
+        for (int n = 0; !done.getAsBoolean(); n++) {
+            List<Step> steps = enabled(false);
+            if (steps.isEmpty()) {
+                fail("quiescent before the progress awaited");
+            }
+            if (n >= maxSteps) {
+                fail("no progress after " + maxSteps + " fair steps; enabled " + steps + "\n" + dump());
+            }
+            apply(steps.get(next++ % steps.size()));
+        }
+    }
+
     void runFair(int maxSteps, java.util.function.Predicate<Step> allowed) {
         int next = 0;
         for (int n = 0; ; n++) {

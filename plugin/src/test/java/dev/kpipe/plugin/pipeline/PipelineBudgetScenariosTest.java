@@ -23,7 +23,6 @@ import dev.kpipe.plugin.pipeline.Scenario.BackPressure;
 import dev.kpipe.plugin.pipeline.Scenario.Client;
 import dev.kpipe.plugin.pipeline.Scenario.Req;
 import java.util.List;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -239,19 +238,19 @@ class PipelineBudgetScenariosTest {
     /**
      * A connection kpipe unmuted holds the reservation for its next request while it is idle. While another
      * connection waits for the budget, an idle reservation is given back (the idle connection is muted and waits in
-     * line again) so the waiter is not starved. Client 0 is idle holding 6 of 10; client 1 wants 6 for its second
-     * request: 6 + 6 &gt; 10. (The coordinator's idle threshold, 20 ms, is set to 0: the fake does not wait.)
+     * line again) so the waiter is not starved. Client 0 is idle holding 6 of 10; client 1 (upgraded by a 1-byte
+     * request) wants 6 for its third request: 6 + 6 &gt; 10. (The coordinator's idle threshold, 20 ms, is set to 0:
+     * the fake does not wait.)
      */
-    @Disabled("revocation makes idle connections take turns every 20 ms while anyone waits: progress, but the fake's "
-        + "settle() requires quiescence; needs a progress-only driver (issue 4 follow-up)")
     @Test
     void idleConnectionsReservationIsRevokedForAWaiter() {
-        Run run = new Run(budgeted(BackPressure.budget(10), client(p1(6)), client(p1(6), p1(6))));
+        Run run = new Run(budgeted(BackPressure.budget(10), client(p1(6)), client(p1(1), p1(6), p1(6))));
         run.broker.coordinator.idleReservationNanos = 0;
         run.step(WRITE, 0).except(WRITE);
         assertEquals(6, run.kpipe(0).reserved, "client 0 is idle, unmuted, holding its estimate");
-        run.step(WRITE, 1).step(WRITE, 1).settle();
+        run.step(WRITE, 1).step(WRITE, 1).step(WRITE, 1).progressUntilAnswered(1);
         run.assertReceivedInOrder(1);
+        assertTrue(run.stats().reservationsRevoked() > 0);
         run.finish();
     }
 
@@ -259,14 +258,14 @@ class PipelineBudgetScenariosTest {
      * The same for a request larger than the budget: its clamped reservation needs the budget to be empty, which
      * an idle connection's reservation (3 bytes here) would prevent forever if it were not revoked.
      */
-    @Disabled("as above: progress, not quiescence, under revocation; needs a progress-only driver (issue 4 follow-up)")
     @Test
     void oversizeRequestIsAdmittedOnceAnIdleConnectionsReservationIsRevoked() {
-        Run run = new Run(budgeted(BackPressure.budget(10), client(p1(3)), client(p1(12), p1(1))));
+        Run run = new Run(budgeted(BackPressure.budget(10), client(p1(3)), client(p1(1), p1(12), p1(12))));
         run.broker.coordinator.idleReservationNanos = 0;
         run.step(WRITE, 0).except(WRITE);
-        run.step(WRITE, 1).step(WRITE, 1).settle();
+        run.step(WRITE, 1).step(WRITE, 1).step(WRITE, 1).progressUntilAnswered(1);
         run.assertReceivedInOrder(1);
+        assertTrue(run.stats().reservationsRevoked() > 0);
         run.finish();
     }
 }
