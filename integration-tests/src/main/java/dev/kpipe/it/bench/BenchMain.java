@@ -172,8 +172,10 @@ public final class BenchMain {
         for (int w : options.windowsMs()) {
           scenarios.add(Scenario.s1(w, options));
         }
-      } else {
+      } else if (s.equals("S2")) {
         scenarios.add(Scenario.s2(options));
+      } else {
+        scenarios.add(Scenario.s3(options.windowsMs().get(0), options));
       }
     }
     run.put("started", LocalDateTime.now().toString());
@@ -249,7 +251,7 @@ public final class BenchMain {
       progress.clear();
       out.println();
       out.print(report.table(options));
-      if (options.demo() && report.hasPairs()) {
+      if (options.demo() && report.hasPairs() && s.id.equals("S1")) {
         out.println();
         out.println(demoSentence(report));
       }
