@@ -19,7 +19,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *       Stock Kafka answers one request per connection at a time, so it is capped near 1/W requests/s; the ceiling
  *       with pipelining is {@code max.in.flight / W}.
  *   <li><b>S2</b> (no regression): 1 node, acks=1, several producers of small records saturating the broker.
- *   <li><b>S3</b> (back pressure): S1's cluster and topic, several hundred idempotent producers (one connection each
+ *   <li><b>S3</b> (back pressure): S1's cluster and topic (the follower's fetches may carry 64 MiB instead of
+ *       Kafka's default 1 MiB, so replication keeps up), several hundred idempotent producers (one connection each
  *       to the leader) sending flat out, and a small {@code kpipe.max.inflight.bytes}: the in-flight demand (producers
  *       x 5 requests x batch) is far above the budget, so the budget decides what the leader admits.
  * </ul>
@@ -118,6 +119,10 @@ final class Scenario {
     Map<String, String> follower = new LinkedHashMap<>();
     follower.put("replica.fetch.min.bytes", Integer.toString(FOLLOWER_FETCH_MIN_BYTES));
     follower.put("replica.fetch.wait.max.ms", Integer.toString(windowMs));
+    // Kafka's default replica.fetch.max.bytes (1 MiB per partition per fetch) would cap replication, and so every
+    // acks=all produce, at 1 MiB per window: the follower takes what the producers send, so the budget decides.
+    follower.put("replica.fetch.max.bytes", Integer.toString(64 * 1024 * 1024));
+    follower.put("replica.fetch.response.max.bytes", Integer.toString(128 * 1024 * 1024));
     nodeConfig.put(2, follower);
     return new Scenario("S3", "S3 " + o.s3Producers() + " producers, budget " + o.s3BudgetBytes() / 1024 + " KiB, W="
         + windowMs + "ms", windowMs, 2, "bench-s3", 1, 0, o.s3Producers(), o.s3RecordBytes(), "all", true, 5,

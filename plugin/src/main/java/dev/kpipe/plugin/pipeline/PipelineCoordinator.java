@@ -177,8 +177,10 @@ public final class PipelineCoordinator implements NetworkEventListener {
                 }
                 if (budget != null && !budget.tryAdmitRead(sizeInBytes)) {
                     // No room in the budget for the request already read: it stays classic (Kafka's
-                    // own one-at-a-time bound applies) and a later request may upgrade.
+                    // own one-at-a-time bound applies). When its response is written, kpipe takes the
+                    // connection over, muted, and it waits for budget in line with the others.
                     stats.upgradesDeferred.increment();
+                    pipelines(processor).upgradesDeferred.put(id, sizeInBytes);
                     return Admission.CLASSIC;
                 }
                 conn = new ConnectionPipeline(id, pipelines(processor));
@@ -565,6 +567,10 @@ public final class PipelineCoordinator implements NetworkEventListener {
     public boolean onMuteEvent(NetworkProcessor processor, String connectionId, MuteEvent event) {
         ConnectionPipeline conn = connections.get(connectionId);
         if (conn == null) {
+            if (event == MuteEvent.THROTTLE_STARTED && processor.attachment() instanceof ProcessorPipelines p) {
+                // Kafka's channel enters a throttled state kpipe would not know of: no take-over.
+                p.upgradesDeferred.remove(connectionId);
+            }
             return false;
         }
         switch (event) {
@@ -593,13 +599,40 @@ public final class PipelineCoordinator implements NetworkEventListener {
 
     @Override
     public boolean onTryUnmute(NetworkProcessor processor, String connectionId) {
-        return connections.containsKey(connectionId);
+        if (connections.containsKey(connectionId)) {
+            return true;
+        }
+        Object attachment = processor.attachment();
+        if (attachment == null) {
+            return false;
+        }
+        ProcessorPipelines p = (ProcessorPipelines) attachment;
+        Integer deferred = p.upgradesDeferred.isEmpty() ? null : p.upgradesDeferred.remove(connectionId);
+        if (deferred == null) {
+            return false;
+        }
+        // The response of the request whose upgrade was deferred is written, and Kafka's channel is
+        // MUTED (no throttle: THROTTLE_STARTED cancels the take-over), as after any read. kpipe takes the
+        // connection over with nothing in flight, keeps it muted and unmutes it once it holds budget.
+        ConnectionPipeline conn = new ConnectionPipeline(connectionId, p);
+        conn.largestRequest = deferred;
+        conn.muted = true;
+        connections.put(connectionId, conn);
+        stats.pipelinedConnections.incrementAndGet();
+        stats.upgrades.increment();
+        schedule(conn);
+        processor.wakeup();
+        return true;
     }
 
     @Override
     public void onConnectionClosed(NetworkProcessor processor, String connectionId) {
         ConnectionPipeline conn = connections.get(connectionId);
         if (conn == null) {
+            Object attachment = processor.attachment();
+            if (attachment != null) {
+                ((ProcessorPipelines) attachment).upgradesDeferred.remove(connectionId);
+            }
             return;
         }
         conn.closed = true;

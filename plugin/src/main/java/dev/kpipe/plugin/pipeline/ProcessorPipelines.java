@@ -27,6 +27,12 @@ final class ProcessorPipelines {
     final ArrayList<ConnectionPipeline> holders = new ArrayList<>();
     /** Size of {@link #holders} at which it is cleaned even when nobody waits. */
     int holdersCleanupAt = 64;
+    /**
+     * Classic connections whose upgrade the byte budget deferred, by connection id, with the size of
+     * the request that would have upgraded them (bytes): they join the budget's queue when Kafka is
+     * about to unmute them.
+     */
+    final java.util.HashMap<String, Integer> upgradesDeferred = new java.util.HashMap<>();
     /** Processor rounds (network thread loops) seen so far; network thread only. */
     long rounds;
     /** Connections kept muted only by storage-side saturation; re-evaluated every round. */
