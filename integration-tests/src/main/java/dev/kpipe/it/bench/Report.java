@@ -230,7 +230,8 @@ final class Report {
           fmt(stat(v, r -> extra(r, "producer_records_min")).min()),
           fmt(stat(v, r -> extra(r, "producer_records_median")).median()),
           fmt(stat(v, r -> extra(r, "producer_records_max")).max()), errors,
-          mib(maxExtra(v, "leader_heap_used_peak_bytes")), mib(maxExtra(v, "leader_old_gen_after_gc_peak_bytes")),
+          mib(maxExtra(v, "leader_heap_used_peak_bytes")), maxExtra(v, "leader_old_gen_after_gc_peak_bytes") > 0
+              ? mib(maxExtra(v, "leader_old_gen_after_gc_peak_bytes")) : "n/a (no old-generation collection)",
           mib(maxExtra(v, "leader_heap_max_bytes"))));
     }
     if (!kpipe.isEmpty()) {
