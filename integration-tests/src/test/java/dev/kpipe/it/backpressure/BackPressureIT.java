@@ -38,14 +38,17 @@ import org.junit.jupiter.api.TestMethodOrder;
  * The broker-wide in-flight byte budget ({@code kpipe.max.inflight.bytes}, 1 MiB here) on a real slow-ack cluster
  * (the follower delays its fetches by 100 ms, so every acks=all produce waits for it and pipelined requests pile up):
  * many producers whose in-flight demand is several times the budget stay within it, and requests larger than the
- * whole budget still complete. The full-size run, several hundred producers, is scenario S3 of the benchmark runner.
+ * whole budget still complete. Kafka's own request memory pool ({@code queued.max.request.bytes}, 4 MiB) is on too.
+ * The full-size run, several hundred producers, is scenario S3 of the benchmark runner.
  *
  * <p>The two tests share the cluster, and the budget's peak metric counts since the broker started: the bound test
  * runs first, before any oversize request.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @KafkaCluster(nodes = 2,
-    brokerConfig = {"kpipe.max.inflight.bytes=1048576", "message.max.bytes=8388608"},
+    brokerConfig = {"kpipe.max.inflight.bytes=1048576", "message.max.bytes=8388608",
+        // Kafka's own memory pool for requests read (queued.max.request.bytes) keeps working alongside
+        "queued.max.request.bytes=4194304"},
     nodeConfig = {"2:replica.fetch.min.bytes=1000000000", "2:replica.fetch.wait.max.ms=100",
         "2:replica.fetch.max.bytes=8388608"})
 class BackPressureIT {
