@@ -48,7 +48,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 @KafkaCluster(nodes = 2,
     brokerConfig = {"kpipe.max.inflight.bytes=1048576", "message.max.bytes=8388608",
         // Kafka's own memory pool for requests read (queued.max.request.bytes) keeps working alongside
-        "queued.max.request.bytes=4194304"},
+        "queued.max.request.bytes=4194304", "socket.request.max.bytes=4194304"},
     nodeConfig = {"2:replica.fetch.min.bytes=1000000000", "2:replica.fetch.wait.max.ms=100",
         "2:replica.fetch.max.bytes=8388608"})
 class BackPressureIT {
