@@ -52,6 +52,10 @@ import org.slf4j.LoggerFactory;
 public final class PipelineCoordinator implements NetworkEventListener {
 
     private static final Logger LOG = LoggerFactory.getLogger(PipelineCoordinator.class);
+    /** Faults that could repeat per request: WARN once each, then DEBUG (see {@link FaultLog}). */
+    private final FaultLog readWhileMuted = new FaultLog(LOG);
+    private final FaultLog admitFailed = new FaultLog(LOG);
+    private final FaultLog evaluateFailed = new FaultLog(LOG);
 
     private final RequestClassifier classifier;
     private volatile InflightLimits limits;
@@ -191,7 +195,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
                 // Cannot happen while the invariants hold: the connection stays muted until dispatch,
                 // and while draining. Keep order safe: hold it like an exclusive request would be.
                 stats.pluginFaults.increment();
-                LOG.warn("kpipe: request read on {} while it should be muted: {}", id, conn);
+                readWhileMuted.fault("kpipe: request read on {} while it should be muted: {}", id, conn);
                 return hold(conn, request);
             } else if (cls == RequestClass.EXCLUSIVE) {
                 if (conn.slots.isEmpty() && !conn.throttle.throttled()) {
@@ -220,7 +224,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
             return Admission.PIPELINED;
         } catch (RuntimeException e) {
             stats.pluginFaults.increment();
-            LOG.warn("kpipe: failed to admit a request on {}; it is handled as exclusive", id, e);
+            admitFailed.fault("kpipe: failed to admit a request on {}; it is handled as exclusive", id, e);
             ConnectionPipeline tracked = connections.get(id);
             if (tracked == null) {
                 return Admission.CLASSIC;
@@ -327,7 +331,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
                 evaluate(c);
             } catch (RuntimeException e) {
                 stats.pluginFaults.increment();
-                LOG.warn("kpipe: failed to evaluate {}", c, e);
+                evaluateFailed.fault("kpipe: failed to evaluate {}", c, e);
             }
         }
         pending.clear();
