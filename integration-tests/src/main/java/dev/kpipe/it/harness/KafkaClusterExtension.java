@@ -95,7 +95,9 @@ public final class KafkaClusterExtension
         .kpipe(ann.kpipe())
         .heap(ann.heap())
         .kafkaVersion(ann.kafkaVersion())
-        .saslScramListener(ann.saslScram());
+        .saslScramListener(ann.saslScram())
+        .javaagent(ann.javaagent())
+        .kafkaOpts(ann.kafkaOpts());
     for (String kv : ann.brokerConfig()) {
       if (kv.indexOf('=') <= 0) {
         throw new IllegalArgumentException("brokerConfig entry must be key=value: " + kv);
