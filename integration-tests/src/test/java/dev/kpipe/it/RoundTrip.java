@@ -35,11 +35,11 @@ import org.apache.kafka.common.serialization.LongSerializer;
  * must see each sequence number exactly once, at the partition and offset the producer was acknowledged with, with
  * the right bytes, and offsets and keys strictly increasing per partition. Runs on the calling thread.
  */
-final class RoundTrip {
+public final class RoundTrip {
   private RoundTrip() {}
 
   /** @return the value of record {@code seq}: "v{seq}:" then 20..319 pseudo-random bytes seeded by seq */
-  static byte[] valueFor(long seq) {
+  public static byte[] valueFor(long seq) {
     byte[] prefix = ("v" + seq + ":").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     byte[] body = new byte[20 + (int) (seq * 7919 % 300)];
     new SplittableRandom(seq).nextBytes(body);
@@ -49,14 +49,14 @@ final class RoundTrip {
   }
 
   /** Creates {@code topic} (waiting until its leaders serve it) and sends records {@code [0, count)} with an idempotent producer; checks the acks. */
-  static Acks produce(Cluster cluster, String topic, int partitions, short replicationFactor, int count)
+  public static Acks produce(Cluster cluster, String topic, int partitions, short replicationFactor, int count)
       throws Exception {
     cluster.createTopic(topic, partitions, replicationFactor);
     return produceMore(cluster, topic, 0, count);
   }
 
   /** Sends records {@code [from, from + count)} to an existing topic with an idempotent producer; checks the acks. */
-  static Acks produceMore(Cluster cluster, String topic, long from, int count) throws Exception {
+  public static Acks produceMore(Cluster cluster, String topic, long from, int count) throws Exception {
     Map<String, Object> cfg = cluster.clientConfig();
     cfg.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     cfg.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -95,7 +95,7 @@ final class RoundTrip {
    *
    * @param acks all acks of the records in the topic, in sequence order
    */
-  static void consumeAndVerify(Cluster cluster, String topic, List<Acks> acks, Duration timeout) throws Exception {
+  public static void consumeAndVerify(Cluster cluster, String topic, List<Acks> acks, Duration timeout) throws Exception {
     Map<Long, Integer> expectedPartition = new HashMap<>();
     Map<Long, Long> expectedOffset = new HashMap<>();
     for (Acks a : acks) {
@@ -154,7 +154,7 @@ final class RoundTrip {
   }
 
   /** Where the broker acknowledged records {@code [from, from + count)}. */
-  static final class Acks {
+  public static final class Acks {
     final long from;
     final int count;
     final int[] partition;
