@@ -57,7 +57,18 @@ public final class RoundTrip {
 
   /** Sends records {@code [from, from + count)} to an existing topic with an idempotent producer; checks the acks. */
   public static Acks produceMore(Cluster cluster, String topic, long from, int count) throws Exception {
-    Map<String, Object> cfg = cluster.clientConfig();
+    return produceMore(cluster.clientConfig(), topic, from, count);
+  }
+
+  /**
+   * Sends records {@code [from, from + count)} to an existing topic with an idempotent producer (acks=all, 5 in
+   * flight); checks the acks.
+   *
+   * @param clientConfig bootstrap servers (and security settings) of any Kafka cluster, e.g. a container's
+   */
+  public static Acks produceMore(Map<String, Object> clientConfig, String topic, long from, int count)
+      throws Exception {
+    Map<String, Object> cfg = new HashMap<>(clientConfig);
     cfg.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     cfg.put(ProducerConfig.ACKS_CONFIG, "all");
     cfg.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 5);
@@ -96,6 +107,17 @@ public final class RoundTrip {
    * @param acks all acks of the records in the topic, in sequence order
    */
   public static void consumeAndVerify(Cluster cluster, String topic, List<Acks> acks, Duration timeout) throws Exception {
+    consumeAndVerify(cluster.clientConfig(), cluster.admin(), topic, acks, timeout);
+  }
+
+  /**
+   * {@link #consumeAndVerify(Cluster, String, List, Duration)} against any Kafka cluster.
+   *
+   * @param clientConfig bootstrap servers (and security settings), e.g. a container's
+   * @param admin an Admin client of that cluster
+   */
+  public static void consumeAndVerify(Map<String, Object> clientConfig, org.apache.kafka.clients.admin.Admin admin,
+                                      String topic, List<Acks> acks, Duration timeout) throws Exception {
     Map<Long, Integer> expectedPartition = new HashMap<>();
     Map<Long, Long> expectedOffset = new HashMap<>();
     for (Acks a : acks) {
@@ -105,13 +127,13 @@ public final class RoundTrip {
       }
     }
     int total = expectedPartition.size();
-    int partitions = cluster.admin().describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS)
+    int partitions = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS)
         .get(topic).partitions().size();
 
     // The log holds exactly what was acknowledged: no duplicates, nothing lost.
     Map<TopicPartition, OffsetSpec> latest = IntStream.range(0, partitions).boxed()
         .collect(Collectors.toMap(p -> new TopicPartition(topic, p), p -> OffsetSpec.latest()));
-    Map<TopicPartition, Long> ends = cluster.admin().listOffsets(latest).all().get(30, TimeUnit.SECONDS)
+    Map<TopicPartition, Long> ends = admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS)
         .entrySet().stream().collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
     for (int p = 0; p < partitions; p++) {
       final int part = p;
@@ -119,7 +141,7 @@ public final class RoundTrip {
       assertEquals(acked, ends.get(new TopicPartition(topic, p)), "end offset of partition " + p);
     }
 
-    Map<String, Object> cfg = cluster.clientConfig();
+    Map<String, Object> cfg = new HashMap<>(clientConfig);
     cfg.put(ConsumerConfig.GROUP_ID_CONFIG, "verify-" + topic + "-" + UUID.randomUUID());
     cfg.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     cfg.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
