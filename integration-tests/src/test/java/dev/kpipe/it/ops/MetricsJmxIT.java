@@ -221,7 +221,7 @@ class MetricsJmxIT {
   }
 
   /**
-   * Throttled connections: a client id with {@code producer_byte_rate=10240} writes 100,000-byte produces on a
+   * Throttled connections: a client id with {@code producer_byte_rate=10240} writes 25,000-byte produces on a
    * pipelined connection until the broker answers one with {@code throttle_time_ms > 0}; while Kafka's throttle
    * window is open kpipe counts 1 throttled connection, afterwards 0, one more throttle window and at least 90% of
    * the throttle time the broker announced.
@@ -244,7 +244,8 @@ class MetricsJmxIT {
       // The quota reaches the broker through the metadata log: produce until a response carries a throttle time.
       while (throttleMs == 0) {
         assertTrue(System.nanoTime() < deadline, "no throttled response within 30 s");
-        conn.send(++id, Wire.produce(FAST, 0, (short) 1, new byte[100_000]));
+        // 25 kB against 10 kB/s over Kafka's 1-2 s quota window: a throttle window of about 1.5 s.
+        conn.send(++id, Wire.produce(FAST, 0, (short) 1, new byte[25_000]));
         ProduceResponse r = assertProduced(conn.receive(ApiKeys.PRODUCE, Wire.PRODUCE_VERSION), id);
         throttleMs = r.throttleTimeMs();
       }
@@ -254,6 +255,8 @@ class MetricsJmxIT {
           s -> s.get("throttled-connections") == 0);
     }
     KpipeMetricsSnapshot after = KpipeMetricsSnapshot.awaitIdle(node);
+    System.out.printf("MetricsJmxIT: throttle_time_ms %d announced, kpipe counted %.0f ms throttled%n", throttleMs,
+        after.delta(before, "throttle-time-ms-total"));
     assertEquals(1.0, throttled.get("pipelined-connections"));
     assertTrue(after.delta(before, "throttle-window-total") >= 1, "throttle windows");
     double throttledMs = after.delta(before, "throttle-time-ms-total");
