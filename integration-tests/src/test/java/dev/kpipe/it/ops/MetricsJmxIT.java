@@ -69,7 +69,7 @@ class MetricsJmxIT {
   static final Set<String> METRICS = new TreeSet<>(List.of(
       "pipelined-connections", "inflight-requests", "inflight-requests-per-connection-avg",
       "inflight-requests-per-connection-max", "held-responses", "held-requests", "throttled-connections",
-      "upgrade-total", "downgrade-total", "drain-total", "drain-time-ms-total", "pipelined-request-total",
+      "upgrade-total", "upgrade-deferred-total", "downgrade-total", "drain-total", "drain-time-ms-total", "pipelined-request-total",
       "throttle-window-total", "throttle-time-ms-total", "inflight-bytes", "inflight-bytes-max",
       "inflight-bytes-limit", "budget-waiting-connections", "budget-wait-total", "budget-wait-time-ms-total",
       "budget-oversize-admitted-total", "budget-reservation-revoked-total", "classification-fallback-total",
@@ -175,6 +175,7 @@ class MetricsJmxIT {
         + roundTripMs + " ms");
 
     assertEquals(2.0, after.delta(before, "upgrade-total"));
+    assertEquals(0.0, after.delta(before, "upgrade-deferred-total"), "the budget had room for every upgrade");
     assertEquals(1.0, after.delta(before, "drain-total"));
     assertEquals(10.0, after.delta(before, "pipelined-request-total"), "m0..m8 and m9");
     assertEquals(values, readValues(cluster, SLOW, values.size()), "every record once, in order");
@@ -182,8 +183,9 @@ class MetricsJmxIT {
 
   /**
    * Budget in use and waits: 1 MiB budget, one connection writing five 300,000-byte acks=all produces back to back.
-   * Three fit (the third connection reservation would exceed the budget), so the connection waits for the budget
-   * until the follower acknowledges the first ones.
+   * Three fit (the reservation for a fourth would exceed the budget), so the connection waits for the budget until the
+   * follower acknowledges the first ones; meanwhile another connection's first produce finds no room (a connection
+   * waits ahead of it) and its upgrade is deferred.
    */
   @Test
   @Order(2)
@@ -194,6 +196,7 @@ class MetricsJmxIT {
     int size = 300_000;
     List<String> values = new ArrayList<>();
     KpipeMetricsSnapshot waiting;
+    KpipeMetricsSnapshot deferred;
     try (RawKafkaConnection conn = new RawKafkaConnection("127.0.0.1", node.port(), "metrics-budget",
         Duration.ofSeconds(30))) {
       values.add("b0");
@@ -206,6 +209,14 @@ class MetricsJmxIT {
       }
       waiting = KpipeMetricsSnapshot.await(node, "the connection waiting for the byte budget", WINDOW,
           s -> s.get("budget-waiting-connections") == 1);
+      // A new connection whose produce would upgrade it finds a connection waiting ahead of it: no room now, so the
+      // produce is handled classically (a deferred upgrade) and answered.
+      try (RawKafkaConnection late = new RawKafkaConnection("127.0.0.1", node.port(), "metrics-budget-late",
+          Duration.ofSeconds(30))) {
+        late.send(7, Wire.produce(FAST, 0, (short) 1, bytes("late")));
+        assertProduced(late.receive(ApiKeys.PRODUCE, Wire.PRODUCE_VERSION), 7);
+      }
+      deferred = KpipeMetricsSnapshot.read(node);
       for (int i = 1; i <= 5; i++) {
         assertProduced(conn.receive(ApiKeys.PRODUCE, Wire.PRODUCE_VERSION), 1 + i);
       }
@@ -213,6 +224,7 @@ class MetricsJmxIT {
     KpipeMetricsSnapshot after = KpipeMetricsSnapshot.awaitIdle(node);
     assertTrue(waiting.get("inflight-bytes") >= 3.0 * size, "3 requests in the budget while waiting: "
         + waiting.get("inflight-bytes"));
+    assertEquals(1.0, deferred.delta(before, "upgrade-deferred-total"), "the late connection's upgrade was deferred");
     assertTrue(after.delta(before, "budget-wait-total") >= 1, "at least one budget wait");
     assertTrue(after.delta(before, "budget-wait-time-ms-total") > 0, "budget wait time");
     assertTrue(after.get("inflight-bytes-max") >= 3.0 * size, "peak budget use " + after.get("inflight-bytes-max"));
