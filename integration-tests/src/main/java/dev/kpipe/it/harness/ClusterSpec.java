@@ -1,8 +1,10 @@
 package dev.kpipe.it.harness;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -29,6 +31,7 @@ public final class ClusterSpec {
   private final boolean saslScram;
   private final String kafkaVersion;
   private final Path kafkaHome;
+  private final List<Path> extraLibs;
 
   private ClusterSpec(Builder b) {
     this.name = b.name;
@@ -43,6 +46,7 @@ public final class ClusterSpec {
     this.saslScram = b.saslScram;
     this.kafkaVersion = b.kafkaVersion;
     this.kafkaHome = b.kafkaHome;
+    this.extraLibs = List.copyOf(b.extraLibs);
   }
 
   /** @return a builder for a 1-node cluster with kpipe installed and enabled */
@@ -106,11 +110,17 @@ public final class ClusterSpec {
     return kafkaHome;
   }
 
+  /** @return jars copied into the nodes' {@code libs/} besides the distribution's (and kpipe's), e.g. test plugins */
+  public List<Path> extraLibs() {
+    return extraLibs;
+  }
+
   @Override
   public String toString() {
     return name + "[nodes=" + nodes + ", plugin=" + installPlugin + ", kpipe.enable=" + kpipeEnabled
         + (kafkaHome != null ? ", kafkaHome=" + kafkaHome : kafkaVersion != null ? ", kafka=" + kafkaVersion : "")
-        + (saslScram ? ", saslScram" : "") + ", brokerConfig=" + brokerConfig + ", nodeConfig=" + nodeConfig + "]";
+        + (saslScram ? ", saslScram" : "") + (extraLibs.isEmpty() ? "" : ", extraLibs=" + extraLibs)
+        + ", brokerConfig=" + brokerConfig + ", nodeConfig=" + nodeConfig + "]";
   }
 
   /** Builds a {@link ClusterSpec}. Not thread-safe. */
@@ -125,6 +135,7 @@ public final class ClusterSpec {
     private boolean saslScram;
     private String kafkaVersion;
     private Path kafkaHome;
+    private final List<Path> extraLibs = new ArrayList<>();
 
     private Builder() {}
 
@@ -259,6 +270,18 @@ public final class ClusterSpec {
      */
     public Builder kafkaHome(Path home) {
       this.kafkaHome = home == null ? null : home.toAbsolutePath().normalize();
+      return this;
+    }
+
+    /**
+     * Copies a jar into the nodes' {@code libs/} (on the broker classpath), as an operator installs a plugin: e.g. a
+     * test implementation of a kpipe SPI named in a {@code kpipe.*.class} setting.
+     *
+     * @param jar the jar
+     * @return this
+     */
+    public Builder extraLib(Path jar) {
+      this.extraLibs.add(jar.toAbsolutePath().normalize());
       return this;
     }
 
