@@ -58,8 +58,11 @@ import org.apache.kafka.common.security.scram.internals.ScramSaslClientProvider;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * ACLs on pipelined connections: Kafka's {@code StandardAuthorizer} on a 2-node cluster with a SASL_PLAINTEXT
@@ -68,6 +71,7 @@ import org.junit.jupiter.api.TestInstance;
  * it while the refused one is answered at once: kpipe must hold the refusal behind the slower successes.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class) // the raw pipeline first: kpipe's in-flight peak is then its own
 @KafkaCluster(nodes = 2, saslScram = true,
     brokerConfig = {"authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer",
         // the PLAINTEXT listeners (inter-broker, controller, the harness's admin client) are ANONYMOUS
@@ -134,8 +138,11 @@ class AuthorizationIT {
      * stored once each, in order; nothing reached the denied topic.
      */
     @Test
+    @Order(1)
     void aRefusedProduceInTheMiddleOfAPipelineFailsAloneAndInOrder() throws Exception {
         KafkaNode node = cluster.node(1);
+        assertTrue(KpipeJmx.kpipe(node, "inflight-requests-per-connection-max") < 2,
+            "no connection had several requests in flight before this test");
         double upgrades = KpipeJmx.kpipe(node, "upgrade-total");
         double pipelined = KpipeJmx.kpipe(node, "pipelined-request-total");
         Random random = new Random(3);
@@ -192,6 +199,7 @@ class AuthorizationIT {
      * and its records are stored once each, in order.
      */
     @Test
+    @Order(2)
     void aJavaProducerWritingToBothTopicsStoresTheAllowedRecordsOnceInOrder() throws Exception {
         // its own allowed topic: the raw test's records are not mixed in
         String allowed = ALLOWED_JAVA;
