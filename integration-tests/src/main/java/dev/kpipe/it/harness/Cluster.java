@@ -138,6 +138,12 @@ public final class Cluster implements AutoCloseable {
         }
         Files.copy(plugin, pluginJarInLibs(), StandardCopyOption.COPY_ATTRIBUTES);
       }
+      for (Path jar : spec.extraLibs()) {
+        if (!Files.isRegularFile(jar)) {
+          throw new IllegalStateException("extra lib not found: " + jar);
+        }
+        Files.copy(jar, libsDir().resolve(jar.getFileName()), StandardCopyOption.COPY_ATTRIBUTES);
+      }
       Files.writeString(toolsLog4jConfig(), """
           <?xml version="1.0" encoding="UTF-8"?>
           <!-- For command-line tools run against this cluster: warnings to stderr. -->

@@ -33,6 +33,7 @@ public final class ClusterSpec {
   private final Path kafkaHome;
   private final boolean javaagent;
   private final List<String> kafkaOpts;
+  private final List<Path> extraLibs;
 
   private ClusterSpec(Builder b) {
     this.name = b.name;
@@ -49,6 +50,7 @@ public final class ClusterSpec {
     this.kafkaHome = b.kafkaHome;
     this.javaagent = b.javaagent;
     this.kafkaOpts = List.copyOf(b.kafkaOpts);
+    this.extraLibs = List.copyOf(b.extraLibs);
   }
 
   /** @return a builder for a 1-node cluster with kpipe installed and enabled */
@@ -124,12 +126,19 @@ public final class ClusterSpec {
     return kafkaOpts;
   }
 
+  /** @return jars copied into the nodes' {@code libs/} besides the distribution's (and kpipe's), e.g. test plugins */
+  public List<Path> extraLibs() {
+    return extraLibs;
+  }
+
   @Override
   public String toString() {
     return name + "[nodes=" + nodes + ", plugin=" + installPlugin + ", kpipe.enable=" + kpipeEnabled
         + (kafkaHome != null ? ", kafkaHome=" + kafkaHome : kafkaVersion != null ? ", kafka=" + kafkaVersion : "")
         + (saslScram ? ", saslScram" : "") + (javaagent ? ", javaagent" : "")
-        + (kafkaOpts.isEmpty() ? "" : ", kafkaOpts=" + kafkaOpts) + ", brokerConfig=" + brokerConfig + ", nodeConfig=" + nodeConfig + "]";
+        + (kafkaOpts.isEmpty() ? "" : ", kafkaOpts=" + kafkaOpts)
+        + (extraLibs.isEmpty() ? "" : ", extraLibs=" + extraLibs)
+        + ", brokerConfig=" + brokerConfig + ", nodeConfig=" + nodeConfig + "]";
   }
 
   /** Builds a {@link ClusterSpec}. Not thread-safe. */
@@ -146,6 +155,7 @@ public final class ClusterSpec {
     private Path kafkaHome;
     private boolean javaagent;
     private final List<String> kafkaOpts = new ArrayList<>();
+    private final List<Path> extraLibs = new ArrayList<>();
 
     private Builder() {}
 
@@ -312,6 +322,18 @@ public final class ClusterSpec {
           kafkaOpts.add(o.trim());
         }
       }
+      return this;
+    }
+
+    /**
+     * Copies a jar into the nodes' {@code libs/} (on the broker classpath), as an operator installs a plugin: e.g. a
+     * test implementation of a kpipe SPI named in a {@code kpipe.*.class} setting.
+     *
+     * @param jar the jar
+     * @return this
+     */
+    public Builder extraLib(Path jar) {
+      this.extraLibs.add(jar.toAbsolutePath().normalize());
       return this;
     }
 

@@ -67,6 +67,12 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
     int largestRequest;
     /** Kept muted only because the storage side is saturated; re-evaluated every round. */
     boolean pressureBlocked;
+    /**
+     * The broker refused a request read on this connection (see
+     * {@link dev.kpipe.spi.NetworkEventListener#onRequestRejected}): it stays muted and is closed once every earlier
+     * response is written.
+     */
+    boolean closeAfterDrain;
 
     ConnectionPipeline(String id, ProcessorPipelines processor) {
         this.id = id;
@@ -118,6 +124,7 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
         return "connection " + id + " " + mode + " inflight=" + slots.size() + " bytes=" + inflightBytes
             + " sendOutstanding=" + sendOutstanding + " throttles=" + throttle.open()
             + " awaitingDispatch=" + (awaitingDispatch != null) + " held=" + (held != null) + " muted=" + muted
-            + " reserved=" + reserved + " waitingForBudget=" + waitingForBudget;
+            + " reserved=" + reserved + " waitingForBudget=" + waitingForBudget
+            + (closeAfterDrain ? " closeAfterDrain" : "");
     }
 }

@@ -45,9 +45,19 @@ import org.slf4j.LoggerFactory;
  * Throttle start/end (KIP-219) are control events: they bypass the ordering and become a mute
  * reason of their own.
  *
+ * <p>A request the broker refuses after kpipe read ahead (it does not parse, its API or version is unsupported)
+ * closes its connection only once every earlier response is written ({@link #onRequestRejected}), as stock Kafka,
+ * which reads the next request only after answering, would.
+ *
  * <p>Threads: every method runs on the network thread of the connection's processor, except
  * {@link #onRequestDispatched} (a handler thread) and {@link #onTopicNames} (any). Nothing blocks.
- * A throwable inside is caught, counted, and the broker's own behaviour proceeds.
+ *
+ * <p>Faults: no throwable leaves this class into a broker thread. A throwable of the classification policy makes the
+ * request exclusive (handled classically; {@code classification-fallback-total}); of the storage-side signal, the
+ * connection being evaluated reads its next request as a classic connection would, once every earlier response is
+ * written; of the evaluation of a connection (back pressure, muting), a connection nothing would evaluate again is
+ * handed back to Kafka; a response kpipe cannot place is processed by the broker as it comes while the responses kpipe
+ * holds stay held. All but the first count in {@code plugin-fault-total}.
  */
 public final class PipelineCoordinator implements NetworkEventListener {
 
@@ -92,6 +102,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
         this.limits = limits;
         this.budget = budget;
         this.stats = stats;
+        stats.connectionTable(connections);
     }
 
     /**
@@ -168,7 +179,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
         RequestClass cls;
         try {
             cls = classifier.classify(context.header.apiKey(), body);
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
             stats.classificationFallbacks.increment();
             LOG.debug("kpipe: classification failed for {} on {}; handled as exclusive", context.header, id, e);
             cls = RequestClass.EXCLUSIVE;
@@ -222,7 +233,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
             stats.pipelinedRequests.increment();
             stats.recordInflight(conn.slots.size());
             return Admission.PIPELINED;
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
             stats.pluginFaults.increment();
             admitFailed.fault("kpipe: failed to admit a request on {}; it is handled as exclusive", id, e);
             ConnectionPipeline tracked = connections.get(id);
@@ -315,7 +326,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
         if (budget != null && !p.holders.isEmpty()) {
             revokeIdleReservations(p);
         }
-        if (!p.pressureBlocked.isEmpty() && !saturated()) {
+        if (!p.pressureBlocked.isEmpty() && storageSignal() != SATURATED) {
             for (ConnectionPipeline c : p.pressureBlocked) {
                 c.pressureBlocked = false;
                 schedule(c);
@@ -329,9 +340,10 @@ public final class PipelineCoordinator implements NetworkEventListener {
             c.scheduled = false;
             try {
                 evaluate(c);
-            } catch (RuntimeException e) {
+            } catch (Throwable e) {
                 stats.pluginFaults.increment();
                 evaluateFailed.fault("kpipe: failed to evaluate {}", c, e);
+                recover(c);
             }
         }
         pending.clear();
@@ -358,8 +370,8 @@ public final class PipelineCoordinator implements NetworkEventListener {
             boolean holding = !c.closed && c.reserved > 0 && connections.get(c.id) == c;
             if (revoke && holding && !c.muted && c.mode == ConnectionPipeline.Mode.PIPELINED
                 && now - c.reservedAtNanos >= idleReservationNanos && p.rounds - c.reservedAtRound >= 2) {
-                c.muted = true;
                 p.processor.mute(c.id);
+                c.muted = true;
                 long bytes = c.reserved;
                 c.reserved = 0;
                 c.holding = false;
@@ -377,13 +389,42 @@ public final class PipelineCoordinator implements NetworkEventListener {
         p.holdersCleanupAt = Math.max(64, 2 * kept);
     }
 
-    /** @return the storage-side signal; a throwing signal counts as a fault and as not saturated */
-    private boolean saturated() {
+    /** {@link #storageSignal()}: the storage side can take more work. */
+    private static final int CLEAR = 0;
+    /** {@link #storageSignal()}: the storage side is saturated. */
+    private static final int SATURATED = 1;
+    /** {@link #storageSignal()}: the signal threw (counted as a plugin fault). */
+    private static final int FAULT = 2;
+
+    /** @return the storage-side signal: {@link #CLEAR}, {@link #SATURATED}, or {@link #FAULT} if it threw (counted) */
+    private int storageSignal() {
         try {
-            return pressure.saturated();
-        } catch (RuntimeException e) {
+            return pressure.saturated() ? SATURATED : CLEAR;
+        } catch (Throwable e) {
             stats.pluginFaults.increment();
-            return false;
+            LOG.debug("kpipe: the storage pressure signal threw", e);
+            return FAULT;
+        }
+    }
+
+    /**
+     * After {@link #evaluate} threw: makes sure the connection cannot wedge. One that is muted with nothing in flight,
+     * nothing held and no throttle window (nothing would evaluate it again) is handed back to Kafka, which reads its
+     * next request classically; any other is evaluated again by its next completion, dispatch or throttle end.
+     */
+    private void recover(ConnectionPipeline c) {
+        try {
+            if (!c.closed && connections.get(c.id) == c && c.muted && !c.closeAfterDrain
+                && c.mode == ConnectionPipeline.Mode.PIPELINED && c.slots.isEmpty() && c.awaitingDispatch == null
+                && !c.throttle.throttled()) {
+                release(c);
+                stats.downgrades.increment();
+                // Kafka's channel is MUTED (kpipe muted it); unmuting leaves it NOT_MUTED, as after a response.
+                c.processor.processor.unmute(c.id);
+            }
+        } catch (Throwable e) {
+            stats.pluginFaults.increment();
+            LOG.warn("kpipe: failed to hand {} back to Kafka", c, e);
         }
     }
 
@@ -402,6 +443,15 @@ public final class PipelineCoordinator implements NetworkEventListener {
             return;
         }
         NetworkProcessor processor = conn.processor.processor;
+        if (conn.closeAfterDrain) {
+            if (conn.slots.isEmpty() && conn.awaitingDispatch == null) {
+                processor.close(conn.id); // onConnectionClosed follows
+            } else if (!conn.muted) {
+                processor.mute(conn.id);
+                conn.muted = true;
+            }
+            return;
+        }
         if (conn.mode == ConnectionPipeline.Mode.DRAINING) {
             if (conn.slots.isEmpty() && !conn.throttle.throttled() && conn.awaitingDispatch == null) {
                 handBack(conn, processor);
@@ -409,11 +459,18 @@ public final class PipelineCoordinator implements NetworkEventListener {
             return;
         }
         int reasons = conn.muteReasons(limits);
-        if (reasons == MuteReasons.NONE && saturated()) {
-            reasons = MuteReasons.with(reasons, MuteReason.BACK_PRESSURE);
-            if (!conn.pressureBlocked) {
-                conn.pressureBlocked = true;
-                conn.processor.pressureBlocked.add(conn);
+        if (reasons == MuteReasons.NONE) {
+            int signal = storageSignal();
+            if (signal == SATURATED) {
+                reasons = MuteReasons.with(reasons, MuteReason.BACK_PRESSURE);
+                if (!conn.pressureBlocked) {
+                    conn.pressureBlocked = true;
+                    conn.processor.pressureBlocked.add(conn);
+                }
+            } else if (signal == FAULT && !conn.slots.isEmpty()) {
+                // The back-pressure check failed: the connection reads its next request as a classic connection
+                // would, once every earlier response is written (each completion evaluates it again).
+                reasons = MuteReasons.with(reasons, MuteReason.BACK_PRESSURE);
             }
         }
         if (reasons == MuteReasons.NONE && budget != null && !reserve(conn)) {
@@ -421,12 +478,12 @@ public final class PipelineCoordinator implements NetworkEventListener {
         }
         if (reasons == MuteReasons.NONE) {
             if (conn.muted) {
-                conn.muted = false;
                 processor.unmute(conn.id);
+                conn.muted = false;
             }
         } else if (!conn.muted) {
-            conn.muted = true;
             processor.mute(conn.id);
+            conn.muted = true;
         }
     }
 
@@ -503,7 +560,18 @@ public final class PipelineCoordinator implements NetworkEventListener {
                     }
                 }
             }
-            if (deliverNow(processor, r)) {
+            boolean now;
+            try {
+                now = deliverNow(processor, r);
+            } catch (Throwable e) {
+                // kpipe cannot place this response: the broker processes it itself, as without kpipe. Responses kpipe
+                // already holds stay held and go out in their turn (returning the dequeued one instead would hand a
+                // held response over twice and lose this one).
+                stats.pluginFaults.increment();
+                LOG.warn("kpipe: failed to order a response; the broker processes it as it comes", e);
+                return r;
+            }
+            if (now) {
                 return r;
             }
             r = null;
@@ -598,6 +666,27 @@ public final class PipelineCoordinator implements NetworkEventListener {
                 // REQUEST_RECEIVED / RESPONSE_SENT of requests kpipe owns: not Kafka's to see.
                 break;
         }
+        return true;
+    }
+
+    /**
+     * A request kpipe read ahead on a pipelined connection was refused by the broker (it does not parse, its API or
+     * version is not supported). Stock Kafka would have met it only after answering every earlier request, then closed
+     * the connection; so does kpipe: the connection stays muted, its earlier responses are written in order, then it
+     * is closed ({@link #evaluate}). A connection with nothing in flight is closed by the broker at once.
+     */
+    @Override
+    public boolean onRequestRejected(NetworkProcessor processor, String connectionId) {
+        ConnectionPipeline conn = connections.get(connectionId);
+        if (conn == null || conn.closed || conn.slots.isEmpty()) {
+            return false;
+        }
+        if (!conn.muted) {
+            processor.mute(connectionId);
+            conn.muted = true;
+        }
+        conn.closeAfterDrain = true;
+        stats.deferredCloses.increment();
         return true;
     }
 

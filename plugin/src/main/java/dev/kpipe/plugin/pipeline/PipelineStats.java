@@ -1,5 +1,6 @@
 package dev.kpipe.plugin.pipeline;
 
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -34,6 +35,33 @@ public final class PipelineStats {
     final AtomicLong maxInflightPerConnection = new AtomicLong();
     /** Idle reservations given back because other connections waited for the budget. */
     final LongAdder reservationsRevoked = new LongAdder();
+    /** Connections closed only after their earlier responses were written, because a later request was refused. */
+    final LongAdder deferredCloses = new LongAdder();
+
+    /**
+     * @return connections on which the broker refused a request kpipe had read ahead (unparseable, unknown API,
+     *     unsupported version) and that kpipe closed only once every earlier response was written, since start
+     */
+    public long deferredCloses() {
+        return deferredCloses.sum();
+    }
+
+    /** The coordinator's connection table (connection id to state), read by {@link #connectionsTracked()}. */
+    private volatile Map<String, ?> connectionTable = Map.of();
+
+    /** Thread: any. @param table the connection table of the coordinator counting into these stats */
+    void connectionTable(Map<String, ?> table) {
+        this.connectionTable = table;
+    }
+
+    /**
+     * @return entries in the coordinator's connection table now: the connections kpipe keeps state for, counted
+     *     from the table itself rather than by {@link #pipelinedConnections()}'s counter (the two differ only if
+     *     kpipe's bookkeeping is broken); a leak check
+     */
+    public int connectionsTracked() {
+        return connectionTable.size();
+    }
 
     /** @return idle byte-budget reservations given back while others waited, since start */
     public long reservationsRevoked() {

@@ -188,6 +188,10 @@ final class FakeBroker {
         final List<Request> received = new ArrayList<>();
         int lastHandled = -1;
         final List<Request> dispatchPhase = new ArrayList<>();
+        /** The request the broker refused (Kind.BAD) when it read it, or null. */
+        Request rejected;
+        /** kpipe took over the close that refusal calls for ({@code onRequestRejected} returned true). */
+        boolean closeDeferred;
 
         Conn(int index, Proc proc, Scenario.Client client) {
             this.index = index;
@@ -272,11 +276,26 @@ final class FakeBroker {
 
         @Override
         public void unmute(String connectionId) {
+            if (scenario.faults.unmuteEvery() > 0 && ++unmuteCalls % scenario.faults.unmuteEvery() == 0) {
+                injectedFaults++;
+                note("unmute fault");
+                throw new IllegalStateException("injected fault: Selector.unmute");
+            }
             Conn c = conn(connectionId);
+            ConnectionPipeline owner = owned.get(connectionId);
+            if (signalFaulted && owner != null && !owner.slots.isEmpty()) {
+                fail("kpipe unmuted connection " + c.index + " right after its back-pressure check threw, with "
+                    + owner.slots.size() + " requests in flight (it must fall back to classic: read only when answered)");
+            }
             if (c.open) {
                 if (c.channel.isMuted() && owned.containsKey(connectionId)) {
-                    if (signal.saturated()) {
+                    // after a faulty check (nothing in flight) kpipe reads on as a classic connection: stock Kafka
+                    // has no storage-side check
+                    if (signal.saturated() && !signalFaulted) {
                         fail("kpipe unmuted connection " + c.index + " while the storage side is saturated");
+                    }
+                    if (signalFaulted) {
+                        note("unmute after a faulty check, nothing in flight");
                     }
                     unmuteLog.add(c.index);
                 }
@@ -311,6 +330,28 @@ final class FakeBroker {
         @Override
         public Object pollResponse() {
             return responseQueue.poll();
+        }
+
+        @Override
+        public void close(String connectionId) {
+            Conn c = conn(connectionId);
+            if (!c.closeDeferred) {
+                fail("kpipe closed connection " + c.index + ", whose close the broker did not leave to it");
+            }
+            if (c.open) {
+                for (Request r : c.requests) {
+                    if (r == c.rejected) {
+                        break;
+                    }
+                    if (!r.spec.kind().noResponse() && !c.received.contains(r)) {
+                        fail("kpipe closed connection " + c.index + " before the response to " + r
+                            + " was written (stock Kafka answers every request before the refused one)");
+                    }
+                }
+                note("deferred close");
+                effect = true;
+                FakeBroker.this.close(this, c);
+            }
         }
 
         @Override
@@ -354,7 +395,16 @@ final class FakeBroker {
 
         @Override
         public Object requestOf(Object response) {
-            return ((Response) response).request;
+            Response r = (Response) response;
+            if (dequeueing && r.request.conn.index == scenario.faults.requestOfClient()) {
+                injectedFaults++;
+                note("requestOf fault");
+                if (stats.heldResponses() > 0) {
+                    note("requestOf fault while kpipe holds responses");
+                }
+                throw new IllegalStateException("injected fault: reading the request of a response");
+            }
+            return r.request;
         }
 
         @Override
@@ -436,6 +486,22 @@ final class FakeBroker {
     /** Running a delayed admitted() callback: not intercepted. */
     private boolean delivering;
 
+    // ------------------------------------------------ injected faults (Scenario.Faults)
+
+    /** Faults injected so far that kpipe must count in plugin-fault-total (signal, unmute, requestOf). */
+    int injectedFaults;
+    /** Faults injected into classification so far (the topic id resolver threw). */
+    int injectedClassificationFaults;
+    private int topicNamesCalls;
+    private int signalCalls;
+    private int unmuteCalls;
+    /** The last call of the storage signal by kpipe threw. */
+    private boolean signalFaulted;
+    /** The topic id resolver threw during the current onRequestReceived. */
+    private boolean classificationFaulted;
+    /** Inside onResponseDequeued. */
+    private boolean dequeueing;
+
     @SuppressWarnings("unchecked")
     FakeBroker(Scenario scenario) {
         this.scenario = scenario;
@@ -445,12 +511,21 @@ final class FakeBroker {
         this.coordinator = budget == null
             ? new PipelineCoordinator(new RequestClassifier(KafkaRequests.policy()), limits, stats)
             : new PipelineCoordinator(new RequestClassifier(KafkaRequests.policy()), limits, budget, stats);
-        coordinator.onTopicNames(KafkaRequests.TOPIC_NAMES);
         // Revoking idle reservations depends on the wall clock (20 ms): steps must replay identically (the explorer
         // replays paths), so the fake never revokes; tests of revocation set 0 (always revoke) explicitly.
         coordinator.idleReservationNanos = Long.MAX_VALUE;
+        Scenario.Faults faults = scenario.faults;
+        coordinator.onTopicNames(id -> {
+            if (faults.topicNamesEvery() > 0 && ++topicNamesCalls % faults.topicNamesEvery() == 0) {
+                injectedClassificationFaults++;
+                classificationFaulted = true;
+                note("classification fault");
+                throw new IllegalStateException("injected fault: topic id resolver");
+            }
+            return KafkaRequests.TOPIC_NAMES.topicName(id);
+        });
         this.pressureWindowsLeft = bp.pressureWindows();
-        StoragePressure flag = () -> saturated;
+        StoragePressure flag = faultySignal(() -> saturated);
         if (bp.queueCapacity() > 0) {
             BrokerLoad load = new BrokerLoad() {
                 @Override
@@ -470,11 +545,14 @@ final class FakeBroker {
             };
             coordinator.pressureFactory(l -> new BrokerQueuePressure(l, bp.maxDelayedProduce(), flag));
             coordinator.onBrokerLoad(load);
-            this.signal = new BrokerQueuePressure(load, bp.maxDelayedProduce(), flag);
+            this.signal = new BrokerQueuePressure(load, bp.maxDelayedProduce(), () -> saturated);
         } else if (bp.pressureWindows() > 0) {
             coordinator.pressure(flag);
-            this.signal = flag;
+            this.signal = () -> saturated;
         } else {
+            if (faults.signalEvery() > 0) {
+                coordinator.pressure(flag);
+            }
             this.signal = StoragePressure.NONE;
         }
         this.largestChargeable = new long[scenario.clients.size()];
@@ -505,6 +583,20 @@ final class FakeBroker {
             p.conns.add(conn);
         }
         handlers = new Request[scenario.handlers];
+    }
+
+    /** @return the storage plugin's flag as kpipe sees it: throwing on every n-th call if the scenario says so */
+    private StoragePressure faultySignal(StoragePressure inner) {
+        return () -> {
+            if (scenario.faults.signalEvery() > 0 && ++signalCalls % scenario.faults.signalEvery() == 0) {
+                injectedFaults++;
+                signalFaulted = true;
+                note("signal fault");
+                throw new IllegalStateException("injected fault: storage pressure signal");
+            }
+            signalFaulted = false;
+            return inner.saturated();
+        };
     }
 
     /** Replays steps from the initial state, without re-checking the invariants (they held the first time). */
@@ -640,6 +732,9 @@ final class FakeBroker {
                 }
             }
             case TIMEOUT -> procs.get(step.arg()).dirty = true;
+        }
+        if (failure != null) {
+            throw failure;
         }
         if (budget != null) {
             syncWaitOrder();
@@ -843,7 +938,13 @@ final class FakeBroker {
                 if (in != null) {
                     p.effect = true;
                 }
-                Object out = listen("onResponseDequeued", () -> coordinator.onResponseDequeued(p, in));
+                dequeueing = true;
+                Object out;
+                try {
+                    out = listen("onResponseDequeued", () -> coordinator.onResponseDequeued(p, in));
+                } finally {
+                    dequeueing = false;
+                }
                 if (out == null) {
                     p.phase = Phase.ROUND_EXIT;
                 } else {
@@ -1001,21 +1102,46 @@ final class FakeBroker {
             }
         }
         r.read = true;
+        if (r.spec.kind() == Scenario.Kind.BAD) {
+            // Processor.processCompletedReceives: the request does not parse; processChannelException, then
+            // close(id), whose hook offers the close to kpipe first (the receive is still a completed receive).
+            note(cp == null ? "refused request on a classic connection" : "refused request on a pipelined connection");
+            c.rejected = r;
+            p.effect = true;
+            boolean deferred = listen("onRequestRejected", () -> coordinator.onRequestRejected(p, c.id));
+            if (deferred) {
+                if (cp == null || cp.slots.isEmpty()) {
+                    fail("kpipe took over the close of connection " + c.index + " with nothing to answer first");
+                }
+                c.closeDeferred = true;
+                note("close deferred");
+            } else {
+                if (cp != null && !cp.slots.isEmpty()) {
+                    fail("kpipe let the broker close connection " + c.index + " with " + cp.slots.size()
+                        + " earlier requests unanswered");
+                }
+                close(p, c);
+            }
+            return;
+        }
         int size = scenario.size(c.index, r.index);
         // An upgrade charges the request already read: only if the budget admits it now, overtaking no waiter.
         boolean budgetAdmitsUpgrade = budget == null || (budget.waiting() == 0 && !budget.saturated()
             && (budget.used() == 0 || budget.used() + budget.clamp(size) <= budget.capacity()));
+        classificationFaulted = false;
         Admission a = listen("onRequestReceived",
             () -> coordinator.onRequestReceived(p, r, r.context(), r.body(), size));
         r.admission = a;
         Scenario.Kind kind = r.spec.kind();
+        boolean exclusive = kind.exclusive() || classificationFaulted;
         Admission expected;
         if (cp == null) {
-            expected = kind.upgrades() && budgetAdmitsUpgrade ? Admission.PIPELINED : Admission.CLASSIC;
-            if (kind.upgrades() && !budgetAdmitsUpgrade) {
+            boolean upgrades = kind.upgrades() && !classificationFaulted;
+            expected = upgrades && budgetAdmitsUpgrade ? Admission.PIPELINED : Admission.CLASSIC;
+            if (upgrades && !budgetAdmitsUpgrade) {
                 note("upgrade deferred: no budget room");
             }
-        } else if (kind.exclusive()) {
+        } else if (exclusive) {
             expected = cp.slots.isEmpty() && !cp.throttle.throttled() ? Admission.CLASSIC : Admission.HELD;
         } else {
             expected = Admission.PIPELINED;
@@ -1255,11 +1381,12 @@ final class FakeBroker {
         gauge("heldRequests", stats.heldRequests(), heldRequests);
         gauge("heldResponses", stats.heldResponses(), heldResponses);
         gauge("throttledConnections", stats.throttledConnections(), throttled);
-        if (stats.pluginFaults() != 0) {
-            fail("plugin faults: " + stats.pluginFaults());
+        if (stats.pluginFaults() != injectedFaults) {
+            fail("plugin faults: " + stats.pluginFaults() + ", injected: " + injectedFaults);
         }
-        if (stats.classificationFallbacks() != 0) {
-            fail("classification fallbacks: " + stats.classificationFallbacks());
+        if (stats.classificationFallbacks() != injectedClassificationFaults) {
+            fail("classification fallbacks: " + stats.classificationFallbacks() + ", injected: "
+                + injectedClassificationFaults);
         }
     }
 
@@ -1397,8 +1524,19 @@ final class FakeBroker {
                     fail("kpipe still holds state for connection " + c.index + ": " + cp);
                 }
             }
+            if (c.rejected != null && !c.clientClosed) {
+                if (c.open) {
+                    fail("connection " + c.index + " still open after the broker refused " + c.rejected);
+                }
+                List<Request> before = c.requests.subList(0, c.rejected.index).stream()
+                    .filter(r -> !r.spec.kind().noResponse()).toList();
+                if (!c.received.equals(before)) {
+                    fail("client " + c.index + " got " + c.received + " before the connection closed, but stock Kafka"
+                        + " answers every request before the refused one: " + before);
+                }
+            }
             for (Request r : c.requests) {
-                if (r.read && !r.handled) {
+                if (r.read && !r.handled && r.spec.kind() != Scenario.Kind.BAD) {
                     fail("request read but never handled: " + r + " (" + r.state() + ")");
                 }
             }
@@ -1675,8 +1813,15 @@ final class FakeBroker {
     }
 
     void fail(String problem) {
-        throw new AssertionError(describe(problem));
+        AssertionError e = new AssertionError(describe(problem));
+        if (failure == null) {
+            failure = e; // rethrown after the step even if kpipe's own guards caught it (they catch any throwable)
+        }
+        throw e;
     }
+
+    /** The first failure of a check, kept in case kpipe caught the AssertionError thrown from a callback. */
+    private AssertionError failure;
 
     private static <T> T removeAt(ArrayDeque<T> deque, int index) {
         if (index == 0) {

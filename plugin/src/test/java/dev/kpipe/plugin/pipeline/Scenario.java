@@ -32,10 +32,15 @@ final class Scenario {
         /** API_VERSIONS: pipelined on a pipelined connection, classic on a classic one. */
         API_VERSIONS,
         /** FETCH: exclusive. */
-        FETCH;
+        FETCH,
+        /**
+         * A request the broker refuses before queueing it (its body does not parse, its API or version is not
+         * supported): {@code processCompletedReceives} closes the connection; no response.
+         */
+        BAD;
 
         boolean noResponse() {
-            return this == PRODUCE_ACKS_0;
+            return this == PRODUCE_ACKS_0 || this == BAD;
         }
 
         boolean upgrades() {
@@ -56,6 +61,7 @@ final class Scenario {
                 case METADATA -> "Meta";
                 case API_VERSIONS -> "ApiV";
                 case FETCH -> "Fetch";
+                case BAD -> "Bad";
             };
         }
     }
@@ -163,6 +169,32 @@ final class Scenario {
     }
 
     /**
+     * Faults injected into what kpipe calls (each throws an {@link IllegalStateException}), and how often.
+     *
+     * @param topicNamesEvery the broker's topic id resolver ({@code TopicNames}, used to classify PRODUCE v13) throws
+     *     on every n-th call; 0 never
+     * @param signalEvery the storage-side pressure signal throws on every n-th call; 0 never
+     * @param unmuteEvery the processor's {@code unmute} throws on every n-th call, before doing anything; 0 never
+     * @param requestOfClient the processor's {@code requestOf} throws for the responses of this client while kpipe
+     *     picks the response to process ({@code onResponseDequeued}); -1 never
+     */
+    record Faults(int topicNamesEvery, int signalEvery, int unmuteEvery, int requestOfClient) {
+        static final Faults NONE = new Faults(0, 0, 0, -1);
+
+        boolean any() {
+            return !equals(NONE);
+        }
+
+        @Override
+        public String toString() {
+            return "faults(" + (topicNamesEvery > 0 ? "topicNames every " + topicNamesEvery + " " : "")
+                + (signalEvery > 0 ? "signal every " + signalEvery + " " : "")
+                + (unmuteEvery > 0 ? "unmute every " + unmuteEvery + " " : "")
+                + (requestOfClient >= 0 ? "requestOf for client " + requestOfClient : "") + ")";
+        }
+    }
+
+    /**
      * One client connection.
      *
      * @param requests what it sends, in order
@@ -185,6 +217,7 @@ final class Scenario {
     final List<Client> clients;
     final long seed;
     final BackPressure backPressure;
+    final Faults faults;
     /** Parsed requests, per client, and their correlation ids. */
     final List<List<Parsed>> parsed;
 
@@ -198,6 +231,7 @@ final class Scenario {
         this.clients = List.copyOf(clients);
         this.seed = seed;
         this.backPressure = BackPressure.NONE;
+        this.faults = Faults.NONE;
         this.parsed = new ArrayList<>();
         Random random = new Random(seed);
         for (int c = 0; c < clients.size(); c++) {
@@ -214,7 +248,7 @@ final class Scenario {
         }
     }
 
-    private Scenario(Scenario s, BackPressure backPressure) {
+    private Scenario(Scenario s, BackPressure backPressure, Faults faults) {
         this.processors = s.processors;
         this.handlers = s.handlers;
         this.maxInflight = s.maxInflight;
@@ -224,11 +258,17 @@ final class Scenario {
         this.seed = s.seed;
         this.parsed = s.parsed;
         this.backPressure = backPressure;
+        this.faults = faults;
     }
 
     /** @return this scenario with this back pressure (budget, storage pressure) */
     Scenario with(BackPressure backPressure) {
-        return new Scenario(this, backPressure);
+        return new Scenario(this, backPressure, faults);
+    }
+
+    /** @return this scenario with these injected faults */
+    Scenario with(Faults faults) {
+        return new Scenario(this, backPressure, faults);
     }
 
     /** @return the size the broker reports for request {@code i} of client {@code c}, in bytes */
@@ -265,6 +305,7 @@ final class Scenario {
             case METADATA -> KafkaRequests.metadata(connectionId, correlationId);
             case API_VERSIONS -> KafkaRequests.apiVersions(connectionId, correlationId);
             case FETCH -> KafkaRequests.fetch(connectionId, correlationId);
+            case BAD -> KafkaRequests.apiVersions(connectionId, correlationId); // never parsed: the broker refuses it
         };
     }
 
@@ -273,6 +314,7 @@ final class Scenario {
         return "Scenario{processors=" + processors + ", handlers=" + handlers + ", maxInflight=" + maxInflight
             + (maxInflightBytes < Long.MAX_VALUE ? ", maxInflightBytes=" + maxInflightBytes : "")
             + (fineGrained ? ", fine-grained" : "") + (backPressure.equals(BackPressure.NONE) ? "" : ", " + backPressure)
+            + (faults.any() ? ", " + faults : "")
             + ", clients=" + clients + "}";
     }
 }
