@@ -185,6 +185,11 @@ final class Scenario {
     final List<Client> clients;
     final long seed;
     final BackPressure backPressure;
+    /**
+     * How many times the config thread may flip {@code kpipe.enable} (a CONFIG step each; starting enabled, the first
+     * flip disables, the second enables again, ...), at any point of the run.
+     */
+    final int enableFlips;
     /** Parsed requests, per client, and their correlation ids. */
     final List<List<Parsed>> parsed;
 
@@ -198,6 +203,7 @@ final class Scenario {
         this.clients = List.copyOf(clients);
         this.seed = seed;
         this.backPressure = BackPressure.NONE;
+        this.enableFlips = 0;
         this.parsed = new ArrayList<>();
         Random random = new Random(seed);
         for (int c = 0; c < clients.size(); c++) {
@@ -214,7 +220,7 @@ final class Scenario {
         }
     }
 
-    private Scenario(Scenario s, BackPressure backPressure) {
+    private Scenario(Scenario s, BackPressure backPressure, int enableFlips) {
         this.processors = s.processors;
         this.handlers = s.handlers;
         this.maxInflight = s.maxInflight;
@@ -224,11 +230,17 @@ final class Scenario {
         this.seed = s.seed;
         this.parsed = s.parsed;
         this.backPressure = backPressure;
+        this.enableFlips = enableFlips;
     }
 
     /** @return this scenario with this back pressure (budget, storage pressure) */
     Scenario with(BackPressure backPressure) {
-        return new Scenario(this, backPressure);
+        return new Scenario(this, backPressure, enableFlips);
+    }
+
+    /** @return this scenario, where {@code kpipe.enable} may flip this many times at any point (see {@link #enableFlips}) */
+    Scenario withEnableFlips(int flips) {
+        return new Scenario(this, backPressure, flips);
     }
 
     /** @return the size the broker reports for request {@code i} of client {@code c}, in bytes */
@@ -273,6 +285,7 @@ final class Scenario {
         return "Scenario{processors=" + processors + ", handlers=" + handlers + ", maxInflight=" + maxInflight
             + (maxInflightBytes < Long.MAX_VALUE ? ", maxInflightBytes=" + maxInflightBytes : "")
             + (fineGrained ? ", fine-grained" : "") + (backPressure.equals(BackPressure.NONE) ? "" : ", " + backPressure)
+            + (enableFlips > 0 ? ", enableFlips=" + enableFlips : "")
             + ", clients=" + clients + "}";
     }
 }
