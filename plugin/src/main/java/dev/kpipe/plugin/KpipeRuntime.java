@@ -1,0 +1,238 @@
+package dev.kpipe.plugin;
+
+import dev.kpipe.backpressure.ByteBudget;
+import dev.kpipe.backpressure.InflightLimits;
+import dev.kpipe.interceptor.UnsupportedBrokerException;
+import dev.kpipe.plugin.classify.RequestClassifier;
+import dev.kpipe.plugin.classify.TopicPolicy;
+import dev.kpipe.plugin.pipeline.PipelineCoordinator;
+import dev.kpipe.plugin.pipeline.PipelineStats;
+import dev.kpipe.plugin.pressure.BrokerQueuePressure;
+import dev.kpipe.spi.StoragePressure;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.common.config.ConfigException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * kpipe in one broker JVM: the {@code kpipe.*} settings it runs with and, once its hooks are installed, the
+ * pipelining state they feed. Applies the settings at start-up ({@link #start}) and again whenever Kafka's dynamic
+ * broker config changes one of {@link KpipeConfig#RECONFIGURABLE_CONFIGS} ({@link #reconfigure}; KIP-226, through
+ * {@code kafka.server.DynamicMetricsReporters}).
+ *
+ * <p>What a change does: {@code kpipe.enable=false} stops upgrades and drains every pipelined connection back to
+ * classic ({@link PipelineCoordinator#enabled(boolean)}), {@code true} lets connections upgrade again; the per-connection
+ * limits, the broker-wide byte budget, the purgatory threshold and the topic policy are replaced and apply from the next
+ * check on each network thread. If the broker started with {@code kpipe.enable=false} the hooks are not installed
+ * then; the first change to {@code kpipe.enable=true} installs them (a one-off of about a second on the calling
+ * thread: attach and class retransformation, as at start-up). If they cannot be installed, one ERROR is logged, the
+ * broker stays classic, and later changes do not retry.
+ *
+ * <p>Thread-safety: {@link #start} and {@link #reconfigure} are serialised by this object's lock (Kafka calls them on
+ * its start-up and config threads). Network and handler threads never take that lock: they read the new values from
+ * the coordinator's, the classifier's and the budget's volatile fields, or the {@link AtomicInteger} threshold.
+ */
+final class KpipeRuntime {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KpipeRuntime.class);
+
+    /** Installs the broker hooks that feed a coordinator (the interceptor, in a broker). */
+    interface HookInstaller {
+        /**
+         * @param config the settings (listeners, ...)
+         * @param coordinator the plugin the hooks report to
+         * @return how they were installed, for the INFO line, e.g. {@code install mode attach, listeners=[PLAINTEXT]}
+         * @throws UnsupportedBrokerException if they cannot be installed; the broker is unchanged then
+         */
+        String install(KpipeConfig config, PipelineCoordinator coordinator) throws UnsupportedBrokerException;
+    }
+
+    private final HookInstaller installer;
+    private final String kafkaVersion;
+    private boolean started;
+    /** The settings last applied (at start, or by the last reconfiguration). */
+    private KpipeConfig settings;
+    /** Why the hooks could not be installed; they are never retried. */
+    private String installFailure;
+    private volatile PipelineCoordinator coordinator;
+    private ByteBudget budget;
+    private AtomicInteger maxDelayedProduce;
+    private volatile KpipeMetrics metrics;
+
+    /**
+     * @param installer installs the hooks
+     * @param kafkaVersion the broker's Kafka version, for the log lines
+     */
+    KpipeRuntime(HookInstaller installer, String kafkaVersion) {
+        this.installer = installer;
+        this.kafkaVersion = kafkaVersion;
+    }
+
+    /**
+     * Applies the settings the broker starts with; installs the hooks if {@code kpipe.enable=true}. Only the first
+     * call does anything (combined broker+controller mode configures metric reporters more than once).
+     *
+     * @param config the settings
+     * @throws ConfigException if the hooks cannot be installed and {@code kpipe.fail.on.unsupported.broker=true}
+     */
+    synchronized void start(KpipeConfig config) {
+        if (started) {
+            return;
+        }
+        started = true;
+        settings = config;
+        if (!config.enabled()) {
+            LOG.info("kpipe {} disabled ({}=false): Kafka {} runs without pipelining",
+                KpipePlugin.version(), KpipeConfig.ENABLE, kafkaVersion);
+            return;
+        }
+        install(config, false);
+    }
+
+    /**
+     * Applies changed settings (see the class comment). Never throws for a broker that cannot be hooked: that is
+     * logged, and the broker stays classic.
+     *
+     * @param config the broker's whole new configuration, already validated
+     */
+    synchronized void reconfigure(KpipeConfig config) {
+        if (!started) {
+            start(config);
+            return;
+        }
+        KpipeConfig old = settings;
+        settings = config;
+        Map<String, String> changes = changes(old, config);
+        PipelineCoordinator pipeline = coordinator;
+        if (pipeline == null) {
+            if (!config.enabled()) {
+                return;
+            }
+            if (installFailure != null) {
+                LOG.error("kpipe: {}=true ignored: kpipe could not hook this broker ({}); it runs without pipelining",
+                    KpipeConfig.ENABLE, installFailure);
+                return;
+            }
+            install(config, true);
+            return;
+        }
+        InflightLimits limits = new InflightLimits(config.maxInflightRequestsPerConnection(),
+            config.maxInflightBytesPerConnection());
+        if (!limits.equals(pipeline.limits())) {
+            pipeline.limits(limits);
+        }
+        long capacity = config.maxInflightBytes();
+        if (budget.capacity() != capacity) {
+            budget.capacity(capacity, lowWatermark(capacity));
+        }
+        maxDelayedProduce.set(config.maxDelayedProduceRequests());
+        if (changes.containsKey(KpipeConfig.TOPICS_INCLUDE) || changes.containsKey(KpipeConfig.TOPICS_EXCLUDE)) {
+            pipeline.topics(new TopicPolicy(config.topicsInclude(), config.topicsExclude()));
+        }
+        if (pipeline.enabled() != config.enabled()) {
+            pipeline.enabled(config.enabled());
+        }
+        if (!changes.isEmpty()) {
+            LOG.info("kpipe settings changed at runtime: {}{}", changes, config.enabled() ? ""
+                : "; pipelining is off: pipelined connections drain back to classic");
+        }
+    }
+
+    private void install(KpipeConfig config, boolean atRuntime) {
+        PipelineStats stats = new PipelineStats();
+        long budgetBytes = config.maxInflightBytes();
+        ByteBudget byteBudget = new ByteBudget(budgetBytes, lowWatermark(budgetBytes));
+        AtomicInteger maxDelayed = new AtomicInteger(config.maxDelayedProduceRequests());
+        PipelineCoordinator pipeline = new PipelineCoordinator(
+            new RequestClassifier(new TopicPolicy(config.topicsInclude(), config.topicsExclude())),
+            new InflightLimits(config.maxInflightRequestsPerConnection(), config.maxInflightBytesPerConnection()),
+            byteBudget, stats);
+        StoragePressure pluginPressure = config.storagePressure();
+        if (pluginPressure != null) {
+            pipeline.pressure(pluginPressure);
+        }
+        pipeline.pressureFactory(load -> new BrokerQueuePressure(load, maxDelayed::get, pluginPressure));
+        String how;
+        try {
+            how = installer.install(config, pipeline);
+        } catch (UnsupportedBrokerException e) {
+            installFailure = e.getMessage();
+            if (atRuntime) {
+                LOG.error("{}; {}=true ignored: the broker runs without pipelining", e.getMessage(), KpipeConfig.ENABLE);
+            } else if (config.failOnUnsupportedBroker()) {
+                throw new ConfigException(e.getMessage() + "; the broker refuses to start because "
+                    + KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER + "=true");
+            } else {
+                LOG.error("{}; the broker runs without pipelining (set {}=true to refuse to start instead)",
+                    e.getMessage(), KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER);
+            }
+            return;
+        }
+        budget = byteBudget;
+        maxDelayedProduce = maxDelayed;
+        metrics = new KpipeMetrics(stats, byteBudget);
+        coordinator = pipeline;
+        LOG.info("kpipe {} started{}: Kafka {}, {}, settings {}", KpipePlugin.version(),
+            atRuntime ? " at runtime (" + KpipeConfig.ENABLE + "=true altered)" : "", kafkaVersion, how,
+            config.effectiveSettings());
+    }
+
+    /** @return the dynamic settings that differ, as {@code key -> "old -> new"}, in the definition order */
+    private static Map<String, String> changes(KpipeConfig old, KpipeConfig now) {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (String key : KpipeConfig.RECONFIGURABLE_CONFIGS) {
+            Object a = old.values().get(key);
+            Object b = now.values().get(key);
+            if (!Objects.equals(a, b)) {
+                out.put(key, a + " -> " + b);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The budget's low watermark: 90 % of its capacity (what {@code kpipe.max.inflight.bytes} documents), computed
+     * without overflow for any capacity up to {@link Long#MAX_VALUE}.
+     *
+     * @param capacity the capacity, in bytes, at least 1
+     * @return the low watermark, in bytes, in {@code [0, capacity)}
+     */
+    static long lowWatermark(long capacity) {
+        return capacity / 10 * 9 + capacity % 10 * 9 / 10;
+    }
+
+    /** @return the coordinator, or {@code null} while the hooks are not installed; thread: any */
+    PipelineCoordinator coordinator() {
+        return coordinator;
+    }
+
+    /** @return the metrics, or {@code null} while the hooks are not installed; thread: any */
+    KpipeMetrics metrics() {
+        return metrics;
+    }
+
+    /** @return the byte budget, or {@code null} while the hooks are not installed */
+    synchronized ByteBudget budget() {
+        return budget;
+    }
+
+    /** @return the purgatory threshold in force, or -1 while the hooks are not installed */
+    synchronized int maxDelayedProduceRequests() {
+        return maxDelayedProduce == null ? -1 : maxDelayedProduce.get();
+    }
+
+    /** @return the settings last applied, or {@code null} before {@link #start} */
+    synchronized KpipeConfig settings() {
+        return settings;
+    }
+
+    /** Unregisters the metrics (tests: a broker keeps them for the JVM's life). */
+    synchronized void closeMetrics() {
+        if (metrics != null) {
+            metrics.close();
+        }
+    }
+}
