@@ -1322,7 +1322,12 @@ final class FakeBroker {
         for (ConnectionPipeline cp : owned.values()) {
             int outstanding = cp.grants.get() - cp.grantsConsumed;
             boolean pending = containsIdentity(pendingAdmissions, cp);
-            if (outstanding < 0 || outstanding > 1 || (outstanding == 1 && !cp.waitingForBudget)
+            // A wait given up (a drain after kpipe was disabled) after the budget granted it but before the admitted()
+            // callback counted the grant: the grant is consumed, and its bytes released, ahead of the count.
+            boolean consumedAhead = pending && !cp.waitingForBudget && outstanding == -1;
+            if (consumedAhead) {
+                note("wait given up before its admitted() callback ran");
+            } else if (outstanding < 0 || outstanding > 1 || (outstanding == 1 && !cp.waitingForBudget)
                 || (pending && (outstanding != 0 || !cp.waitingForBudget))) {
                 fail("connection " + cp.id + " has grants=" + cp.grants.get() + " consumed=" + cp.grantsConsumed
                     + " pendingCallback=" + pending + " waitingForBudget=" + cp.waitingForBudget);
