@@ -54,7 +54,7 @@ public final class KpipePlugin implements MetricsReporter {
     private static final Logger LOG = LoggerFactory.getLogger(KpipePlugin.class);
     /** The JVM's kpipe (one per broker JVM, whatever the number of reporter instances). */
     private static final KpipeRuntime RUNTIME = new KpipeRuntime(KpipePlugin::installHooks,
-        KafkaVersion.of(KpipePlugin.class.getClassLoader()));
+        KafkaVersion.of(KpipePlugin.class.getClassLoader()), KpipeRuntime.installThread());
 
     /**
      * Thread: the broker's start-up thread, or Kafka's config thread when {@code metric.reporters}
@@ -199,8 +199,9 @@ public final class KpipePlugin implements MetricsReporter {
 
     /**
      * Applies a dynamic change of {@link KpipeConfig#RECONFIGURABLE_CONFIGS} (see {@link KpipeRuntime}).
-     * Thread: Kafka's config thread (the metadata publisher), holding Kafka's config lock; the
-     * network threads pick up the new values without locks.
+     * Thread: Kafka's config thread (the metadata publisher), holding Kafka's config lock; returns
+     * at once (a first enable on a broker started disabled installs the hooks on a thread of its
+     * own); the network threads pick up the new values without locks.
      *
      * @param configs the broker's whole configuration with the change applied
      * @throws ConfigException if a value is invalid (already rejected by

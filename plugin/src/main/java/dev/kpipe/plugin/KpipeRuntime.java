@@ -12,6 +12,7 @@ import dev.kpipe.spi.StoragePressure;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.config.ConfigException;
 import org.slf4j.Logger;
@@ -27,9 +28,10 @@ import org.slf4j.LoggerFactory;
  * classic ({@link PipelineCoordinator#enabled(boolean)}), {@code true} lets connections upgrade again; the per-connection
  * limits, the broker-wide byte budget, the purgatory threshold and the topic policy are replaced and apply from the next
  * check on each network thread. If the broker started with {@code kpipe.enable=false} the hooks are not installed
- * then; the first change to {@code kpipe.enable=true} installs them (a one-off of about a second on the calling
- * thread: attach and class retransformation, as at start-up). If they cannot be installed, one ERROR is logged, the
- * broker stays classic, and later changes do not retry.
+ * then; the first change to {@code kpipe.enable=true} installs them, in the background (attach and class
+ * retransformation, as at start-up: about a second, more on a loaded machine), then applies the settings of the latest
+ * change. If they cannot be installed, one ERROR is logged, the broker stays classic, and later changes do not
+ * retry.
  *
  * <p>Thread-safety: {@link #start} and {@link #reconfigure} are serialised by this object's lock (Kafka calls them on
  * its start-up and config threads). Network and handler threads never take that lock: they read the new values from
@@ -52,11 +54,14 @@ final class KpipeRuntime {
 
     private final HookInstaller installer;
     private final String kafkaVersion;
+    private final Executor runtimeInstalls;
     private boolean started;
     /** The settings last applied (at start, or by the last reconfiguration). */
     private KpipeConfig settings;
     /** Why the hooks could not be installed; they are never retried. */
     private String installFailure;
+    /** A runtime install is under way (on {@link #runtimeInstalls}). */
+    private boolean installing;
     private volatile PipelineCoordinator coordinator;
     private ByteBudget budget;
     private AtomicInteger maxDelayedProduce;
@@ -65,15 +70,29 @@ final class KpipeRuntime {
     /**
      * @param installer installs the hooks
      * @param kafkaVersion the broker's Kafka version, for the log lines
+     * @param runtimeInstalls runs the install when {@code kpipe.enable} is first set to true at runtime (attach and
+     *     retransformation take about a second, more on a loaded machine: not on Kafka's config thread, which also
+     *     publishes the cluster metadata to the broker); tests pass {@code Runnable::run}
      */
-    KpipeRuntime(HookInstaller installer, String kafkaVersion) {
+    KpipeRuntime(HookInstaller installer, String kafkaVersion, Executor runtimeInstalls) {
         this.installer = installer;
         this.kafkaVersion = kafkaVersion;
+        this.runtimeInstalls = runtimeInstalls;
+    }
+
+    /** @return an executor running each task on a new daemon thread {@code kpipe-install} */
+    static Executor installThread() {
+        return task -> {
+            Thread t = new Thread(task, "kpipe-install");
+            t.setDaemon(true);
+            t.start();
+        };
     }
 
     /**
-     * Applies the settings the broker starts with; installs the hooks if {@code kpipe.enable=true}. Only the first
-     * call does anything (combined broker+controller mode configures metric reporters more than once).
+     * Applies the settings the broker starts with; installs the hooks if {@code kpipe.enable=true} (on this thread:
+     * the broker's start-up). Only the first call does anything (combined broker+controller mode configures metric
+     * reporters more than once).
      *
      * @param config the settings
      * @throws ConfigException if the hooks cannot be installed and {@code kpipe.fail.on.unsupported.broker=true}
@@ -89,12 +108,28 @@ final class KpipeRuntime {
                 KpipePlugin.version(), KpipeConfig.ENABLE, kafkaVersion);
             return;
         }
-        install(config, false);
+        Installed installed;
+        try {
+            installed = install(config);
+        } catch (UnsupportedBrokerException e) {
+            installFailure = e.getMessage();
+            if (config.failOnUnsupportedBroker()) {
+                throw new ConfigException(e.getMessage() + "; the broker refuses to start because "
+                    + KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER + "=true");
+            }
+            LOG.error("{}; the broker runs without pipelining (set {}=true to refuse to start instead)",
+                e.getMessage(), KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER);
+            return;
+        }
+        publish(installed);
+        LOG.info("kpipe {} started: Kafka {}, {}, settings {}", KpipePlugin.version(), kafkaVersion, installed.how,
+            config.effectiveSettings());
     }
 
     /**
      * Applies changed settings (see the class comment). Never throws for a broker that cannot be hooked: that is
-     * logged, and the broker stays classic.
+     * logged, and the broker stays classic. Returns at once: a first enable at runtime installs the hooks on
+     * {@link #runtimeInstalls}, then applies the settings of the latest change.
      *
      * @param config the broker's whole new configuration, already validated
      */
@@ -105,20 +140,87 @@ final class KpipeRuntime {
         }
         KpipeConfig old = settings;
         settings = config;
-        Map<String, String> changes = changes(old, config);
         PipelineCoordinator pipeline = coordinator;
-        if (pipeline == null) {
-            if (!config.enabled()) {
-                return;
-            }
-            if (installFailure != null) {
-                LOG.error("kpipe: {}=true ignored: kpipe could not hook this broker ({}); it runs without pipelining",
-                    KpipeConfig.ENABLE, installFailure);
-                return;
-            }
-            install(config, true);
+        if (pipeline != null) {
+            apply(pipeline, old, config);
             return;
         }
+        if (!config.enabled() || installing) {
+            return; // an install under way applies the latest settings when it is done
+        }
+        if (installFailure != null) {
+            LOG.error("kpipe: {}=true ignored: kpipe could not hook this broker ({}); it runs without pipelining",
+                KpipeConfig.ENABLE, installFailure);
+            return;
+        }
+        installing = true;
+        runtimeInstalls.execute(() -> installAtRuntime(config));
+    }
+
+    /** Thread: {@link #runtimeInstalls}. Installs without the lock; then publishes and catches up with later changes. */
+    private void installAtRuntime(KpipeConfig config) {
+        long startNanos = System.nanoTime();
+        Installed installed = null;
+        String failure = null;
+        try {
+            installed = install(config);
+        } catch (UnsupportedBrokerException e) {
+            failure = e.getMessage();
+        } catch (RuntimeException | LinkageError e) {
+            failure = "kpipe failed to install its hooks: " + e;
+        }
+        synchronized (this) {
+            installing = false;
+            if (installed == null) {
+                installFailure = failure;
+                LOG.error("{}; {}=true ignored: the broker runs without pipelining", failure, KpipeConfig.ENABLE);
+                return;
+            }
+            publish(installed);
+            LOG.info("kpipe {} started at runtime ({}=true altered) in {} ms: Kafka {}, {}, settings {}",
+                KpipePlugin.version(), KpipeConfig.ENABLE, (System.nanoTime() - startNanos) / 1_000_000, kafkaVersion,
+                installed.how, config.effectiveSettings());
+            if (settings != config) {
+                apply(installed.coordinator, config, settings);
+            }
+        }
+    }
+
+    /** What an install made. */
+    private record Installed(PipelineCoordinator coordinator, ByteBudget budget, AtomicInteger maxDelayedProduce,
+                             PipelineStats stats, String how) {
+    }
+
+    /** Builds the pipelining state for the settings and installs the hooks that feed it. Takes no lock. */
+    private Installed install(KpipeConfig config) throws UnsupportedBrokerException {
+        PipelineStats stats = new PipelineStats();
+        long budgetBytes = config.maxInflightBytes();
+        ByteBudget byteBudget = new ByteBudget(budgetBytes, lowWatermark(budgetBytes));
+        AtomicInteger maxDelayed = new AtomicInteger(config.maxDelayedProduceRequests());
+        PipelineCoordinator pipeline = new PipelineCoordinator(
+            new RequestClassifier(new TopicPolicy(config.topicsInclude(), config.topicsExclude())),
+            new InflightLimits(config.maxInflightRequestsPerConnection(), config.maxInflightBytesPerConnection()),
+            byteBudget, stats);
+        StoragePressure pluginPressure = config.storagePressure();
+        if (pluginPressure != null) {
+            pipeline.pressure(pluginPressure);
+        }
+        pipeline.pressureFactory(load -> new BrokerQueuePressure(load, maxDelayed::get, pluginPressure));
+        String how = installer.install(config, pipeline);
+        return new Installed(pipeline, byteBudget, maxDelayed, stats, how);
+    }
+
+    /** Guarded by this. */
+    private void publish(Installed installed) {
+        budget = installed.budget;
+        maxDelayedProduce = installed.maxDelayedProduce;
+        metrics = new KpipeMetrics(installed.stats, installed.budget);
+        coordinator = installed.coordinator;
+    }
+
+    /** Applies the dynamic settings that changed to the running coordinator. Guarded by this. */
+    private void apply(PipelineCoordinator pipeline, KpipeConfig old, KpipeConfig config) {
+        Map<String, String> changes = changes(old, config);
         InflightLimits limits = new InflightLimits(config.maxInflightRequestsPerConnection(),
             config.maxInflightBytesPerConnection());
         if (!limits.equals(pipeline.limits())) {
@@ -139,45 +241,6 @@ final class KpipeRuntime {
             LOG.info("kpipe settings changed at runtime: {}{}", changes, config.enabled() ? ""
                 : "; pipelining is off: pipelined connections drain back to classic");
         }
-    }
-
-    private void install(KpipeConfig config, boolean atRuntime) {
-        PipelineStats stats = new PipelineStats();
-        long budgetBytes = config.maxInflightBytes();
-        ByteBudget byteBudget = new ByteBudget(budgetBytes, lowWatermark(budgetBytes));
-        AtomicInteger maxDelayed = new AtomicInteger(config.maxDelayedProduceRequests());
-        PipelineCoordinator pipeline = new PipelineCoordinator(
-            new RequestClassifier(new TopicPolicy(config.topicsInclude(), config.topicsExclude())),
-            new InflightLimits(config.maxInflightRequestsPerConnection(), config.maxInflightBytesPerConnection()),
-            byteBudget, stats);
-        StoragePressure pluginPressure = config.storagePressure();
-        if (pluginPressure != null) {
-            pipeline.pressure(pluginPressure);
-        }
-        pipeline.pressureFactory(load -> new BrokerQueuePressure(load, maxDelayed::get, pluginPressure));
-        String how;
-        try {
-            how = installer.install(config, pipeline);
-        } catch (UnsupportedBrokerException e) {
-            installFailure = e.getMessage();
-            if (atRuntime) {
-                LOG.error("{}; {}=true ignored: the broker runs without pipelining", e.getMessage(), KpipeConfig.ENABLE);
-            } else if (config.failOnUnsupportedBroker()) {
-                throw new ConfigException(e.getMessage() + "; the broker refuses to start because "
-                    + KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER + "=true");
-            } else {
-                LOG.error("{}; the broker runs without pipelining (set {}=true to refuse to start instead)",
-                    e.getMessage(), KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER);
-            }
-            return;
-        }
-        budget = byteBudget;
-        maxDelayedProduce = maxDelayed;
-        metrics = new KpipeMetrics(stats, byteBudget);
-        coordinator = pipeline;
-        LOG.info("kpipe {} started{}: Kafka {}, {}, settings {}", KpipePlugin.version(),
-            atRuntime ? " at runtime (" + KpipeConfig.ENABLE + "=true altered)" : "", kafkaVersion, how,
-            config.effectiveSettings());
     }
 
     /** @return the dynamic settings that differ, as {@code key -> "old -> new"}, in the definition order */

@@ -114,7 +114,7 @@ class KpipeReconfigurationTest {
     }
 
     private final Hooks hooks = new Hooks();
-    private final KpipeRuntime runtime = new KpipeRuntime(hooks, "4.4.0");
+    private final KpipeRuntime runtime = new KpipeRuntime(hooks, "4.4.0", Runnable::run);
 
     @AfterEach
     void unregisterMetrics() {
@@ -194,6 +194,49 @@ class KpipeReconfigurationTest {
     }
 
     @Test
+    void theRuntimeInstallRunsOffKafkasConfigThreadAndThenAppliesTheChangesThatArrivedMeanwhile() {
+        List<Runnable> background = new ArrayList<>();
+        KpipeRuntime later = new KpipeRuntime(hooks, "4.4.0", background::add);
+        try {
+            later.start(config(KpipeConfig.ENABLE, "false"));
+            later.reconfigure(config(KpipeConfig.ENABLE, "true", KpipeConfig.MAX_INFLIGHT_REQUESTS_PER_CONNECTION, "3"));
+            assertEquals(1, background.size(), "the install is handed to the background");
+            assertNull(later.coordinator(), "reconfigure returned before the install");
+
+            later.reconfigure(config(KpipeConfig.ENABLE, "false", KpipeConfig.MAX_INFLIGHT_REQUESTS_PER_CONNECTION, "5"));
+            later.reconfigure(config(KpipeConfig.ENABLE, "true", KpipeConfig.MAX_INFLIGHT_REQUESTS_PER_CONNECTION, "7"));
+            assertEquals(1, background.size(), "one install at a time");
+
+            background.get(0).run();
+            PipelineCoordinator coordinator = later.coordinator();
+            assertEquals(List.of(coordinator), hooks.installed);
+            assertEquals(7, coordinator.limits().maxRequests(), "the latest change applies once installed");
+            assertTrue(coordinator.enabled());
+
+            later.reconfigure(config(KpipeConfig.ENABLE, "false"));
+            assertFalse(coordinator.enabled());
+            assertEquals(1, background.size());
+        } finally {
+            later.closeMetrics();
+        }
+    }
+
+    @Test
+    void aDisableThatArrivesDuringTheRuntimeInstallIsAppliedWhenItIsDone() {
+        List<Runnable> background = new ArrayList<>();
+        KpipeRuntime later = new KpipeRuntime(hooks, "4.4.0", background::add);
+        try {
+            later.start(config(KpipeConfig.ENABLE, "false"));
+            later.reconfigure(config(KpipeConfig.ENABLE, "true"));
+            later.reconfigure(config(KpipeConfig.ENABLE, "false"));
+            background.get(0).run();
+            assertFalse(later.coordinator().enabled());
+        } finally {
+            later.closeMetrics();
+        }
+    }
+
+    @Test
     void aBrokerThatCannotBeHookedAtRuntimeStaysClassicWithoutFailingTheChangeAndIsNotRetried() {
         runtime.start(config(KpipeConfig.ENABLE, "false", KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER, "true"));
         hooks.failure = new UnsupportedBrokerException("kpipe does not support Kafka 9.9.9");
@@ -215,7 +258,7 @@ class KpipeReconfigurationTest {
             () -> runtime.start(config(KpipeConfig.ENABLE, "true", KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER, "true")));
         assertTrue(e.getMessage().contains("9.9.9") && e.getMessage().contains(KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER));
 
-        KpipeRuntime lenient = new KpipeRuntime(hooks, "9.9.9");
+        KpipeRuntime lenient = new KpipeRuntime(hooks, "9.9.9", Runnable::run);
         lenient.start(config(KpipeConfig.ENABLE, "true"));
         assertNull(lenient.coordinator());
     }
