@@ -238,8 +238,8 @@ final class KpipeRuntime {
             pipeline.enabled(config.enabled());
         }
         if (!changes.isEmpty()) {
-            LOG.info("kpipe settings changed at runtime: {}{}", changes, config.enabled() ? ""
-                : "; pipelining is off: pipelined connections drain back to classic");
+            LOG.info("kpipe settings changed at runtime: {}{}", changes, changes.containsKey(KpipeConfig.ENABLE)
+                && !config.enabled() ? "; pipelining is off: pipelined connections drain back to classic" : "");
         }
     }
 

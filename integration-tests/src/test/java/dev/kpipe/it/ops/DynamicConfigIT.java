@@ -153,6 +153,10 @@ class DynamicConfigIT {
             assertNull(load.failure.get(), "no send failed");
             assertEquals(load.sent, load.acked.get(), "every record acknowledged");
             verifyStoredOnceInOrder(cluster, load.sent);
+            System.out.printf("[dynamic-config] %d records acknowledged and stored once, in order; %d of them while"
+                + " kpipe was disabled; upgrades %.0f, downgrades %.0f, drains %.0f%n", load.sent,
+                ackedWhenEnabled - ackedWhenDisabled, KpipeJmx.kpipe(leader, "upgrade-total"),
+                KpipeJmx.kpipe(leader, "downgrade-total"), KpipeJmx.kpipe(leader, "drain-total"));
         }
         assertEquals(0, KpipeJmx.produceErrors(leader, "OUT_OF_ORDER_SEQUENCE_NUMBER"));
         assertEquals(0.0, KpipeJmx.kpipe(leader, "plugin-fault-total"), "no throwable caught in kpipe's hooks or plugin");
