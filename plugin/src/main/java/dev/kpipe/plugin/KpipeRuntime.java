@@ -101,9 +101,9 @@ final class KpipeRuntime {
         if (started) {
             return;
         }
-        started = true;
-        settings = config;
         if (!config.enabled()) {
+            started = true;
+            settings = config;
             LOG.info("kpipe {} disabled ({}=false): Kafka {} runs without pipelining",
                 KpipePlugin.version(), KpipeConfig.ENABLE, kafkaVersion);
             return;
@@ -112,15 +112,20 @@ final class KpipeRuntime {
         try {
             installed = install(config);
         } catch (UnsupportedBrokerException e) {
-            installFailure = e.getMessage();
             if (config.failOnUnsupportedBroker()) {
+                // not started: a later configure of the same JVM refuses in the same way
                 throw new ConfigException(e.getMessage() + "; the broker refuses to start because "
                     + KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER + "=true");
             }
+            started = true;
+            settings = config;
+            installFailure = e.getMessage();
             LOG.error("{}; the broker runs without pipelining (set {}=true to refuse to start instead)",
                 e.getMessage(), KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER);
             return;
         }
+        started = true;
+        settings = config;
         publish(installed);
         LOG.info("kpipe {} started: Kafka {}, {}, settings {}", KpipePlugin.version(), kafkaVersion, installed.how,
             config.effectiveSettings());

@@ -257,6 +257,9 @@ class KpipeReconfigurationTest {
         ConfigException e = assertThrows(ConfigException.class,
             () -> runtime.start(config(KpipeConfig.ENABLE, "true", KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER, "true")));
         assertTrue(e.getMessage().contains("9.9.9") && e.getMessage().contains(KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER));
+        assertThrows(ConfigException.class,
+            () -> runtime.start(config(KpipeConfig.ENABLE, "true", KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER, "true")),
+            "not started: a second configure (combined mode) refuses in the same way");
 
         KpipeRuntime lenient = new KpipeRuntime(hooks, "9.9.9", Runnable::run);
         lenient.start(config(KpipeConfig.ENABLE, "true"));
