@@ -153,8 +153,9 @@ class DynamicConfigIT {
             assertNull(load.failure.get(), "no send failed");
             assertEquals(load.sent, load.acked.get(), "every record acknowledged");
             verifyStoredOnceInOrder(cluster, load.sent);
-            System.out.printf("[dynamic-config] %d records acknowledged and stored once, in order; %d of them while"
-                + " kpipe was disabled; upgrades %.0f, downgrades %.0f, drains %.0f%n", load.sent,
+            System.out.printf("[dynamic-config] %d records acknowledged and stored once, in order; %d of them on the"
+                + " classic connection (from the drain to the upgrade after re-enabling); upgrades %.0f, downgrades %.0f,"
+                + " drains %.0f%n", load.sent,
                 ackedWhenEnabled - ackedWhenDisabled, KpipeJmx.kpipe(leader, "upgrade-total"),
                 KpipeJmx.kpipe(leader, "downgrade-total"), KpipeJmx.kpipe(leader, "drain-total"));
         }
