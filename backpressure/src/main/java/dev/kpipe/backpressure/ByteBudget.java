@@ -33,8 +33,9 @@ public final class ByteBudget {
         void admitted();
     }
 
-    private final long capacity;
-    private final long lowWatermark;
+    /** Written under the lock ({@link #capacity(long, long)}); read without it by {@link #clamp}. */
+    private volatile long capacity;
+    private long lowWatermark;
     private long used;
     private long peak;
     private boolean saturated;
@@ -245,6 +246,42 @@ public final class ByteBudget {
     /** @return the capacity, in bytes */
     public long capacity() {
         return capacity;
+    }
+
+    /**
+     * Changes the capacity and the low watermark ({@code kpipe.max.inflight.bytes} altered at runtime). Bytes
+     * already admitted stay admitted: if they reach the new capacity the budget is saturated until they fall to the
+     * new low watermark; if it grows, the waiters that now fit are admitted at once, in FIFO order. Queued
+     * reservations keep the size they were clamped to when they started waiting (a reservation larger than a
+     * shrunk capacity is admitted alone, as usual). Thread: any; {@link Waiter#admitted()} runs on this thread, no
+     * lock held.
+     *
+     * @param capacity the new budget, in bytes, at least 1
+     * @param lowWatermark the new low watermark, in bytes, in {@code [0, capacity)}
+     * @throws IllegalArgumentException if out of range; nothing changes then
+     */
+    public void capacity(long capacity, long lowWatermark) {
+        if (capacity < 1) {
+            throw new IllegalArgumentException("capacity must be at least 1: " + capacity);
+        }
+        if (lowWatermark < 0 || lowWatermark >= capacity) {
+            throw new IllegalArgumentException("lowWatermark must be in [0, " + capacity + "): " + lowWatermark);
+        }
+        Waiter[] admitted;
+        synchronized (this) {
+            this.capacity = capacity;
+            this.lowWatermark = lowWatermark;
+            if (saturated && used <= lowWatermark) {
+                saturated = false;
+            }
+            if (used >= capacity) {
+                saturated = true;
+            }
+            admitted = admitWaiters();
+        }
+        for (Waiter w : admitted) {
+            w.admitted();
+        }
     }
 
     /** @return bytes reserved or admitted now */

@@ -54,8 +54,9 @@ public final class KpipeMetrics implements AutoCloseable {
         gauge("upgrade-deferred-total", "Requests that would have upgraded their connection but were handled classically "
             + "because the in-flight byte budget had no room for them.", s -> s.upgradesDeferred(), stats);
         gauge("downgrade-total", "Connections handed back to classic handling.", s -> s.downgrades(), stats);
-        gauge("drain-total", "Exclusive requests that waited for earlier responses (drains).", s -> s.drains(), stats);
-        gauge("drain-time-ms-total", "Total time exclusive requests waited for drains, in ms.",
+        gauge("drain-total", "Drains: an exclusive request waited for the earlier responses of its connection, or a "
+            + "pipelined connection drained because kpipe.enable was set to false.", s -> s.drains(), stats);
+        gauge("drain-time-ms-total", "Total time of the drains, in ms.",
             s -> s.drainTimeNanos() / 1e6, stats);
         gauge("pipelined-request-total", "Requests admitted on pipelined connections.", s -> s.pipelinedRequests(), stats);
         gauge("throttle-window-total", "Client quota throttle windows on pipelined connections.",

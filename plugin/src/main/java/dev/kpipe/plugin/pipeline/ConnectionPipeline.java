@@ -21,7 +21,10 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
     enum Mode {
         /** Requests are read as soon as the previous one is dispatched. */
         PIPELINED,
-        /** An exclusive request is held until every earlier response is written. */
+        /**
+         * Muted until every earlier response is written, then handed back to Kafka: with the exclusive request that
+         * started the drain held meanwhile, or, when kpipe was disabled at runtime, with no request held.
+         */
         DRAINING
     }
 
@@ -39,7 +42,7 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
     final ThrottleWindows throttle = new ThrottleWindows();
     /** When the first of the currently open throttle windows opened ({@link System#nanoTime}). */
     long throttleStartNanos;
-    /** The exclusive request held for a drain, or {@code null}. */
+    /** The exclusive request held for a drain, or {@code null} (also while draining because kpipe was disabled). */
     Object held;
     long drainStartNanos;
     /** What kpipe last made of the selector's mute state: reading a request mutes. */

@@ -49,8 +49,15 @@ import org.slf4j.LoggerFactory;
  * closes its connection only once every earlier response is written ({@link #onRequestRejected}), as stock Kafka,
  * which reads the next request only after answering, would.
  *
+ * <p><b>Disabled</b> ({@link #enabled(boolean) enabled(false)}, {@code kpipe.enable=false} altered at runtime): no
+ * connection is upgraded any more, and every pipelined connection drains on its own network thread: it is muted (no
+ * request read), every response already in flight is still written, in arrival order, and once none is left (and no
+ * throttle window is open) Kafka takes the connection back idle and readable: a classic connection, as if it had
+ * never been pipelined. A request read before the drain started is handled like an exclusive one. Enabled again,
+ * connections upgrade on their next pipelined request.
+ *
  * <p>Threads: every method runs on the network thread of the connection's processor, except
- * {@link #onRequestDispatched} (a handler thread) and {@link #onTopicNames} (any). Nothing blocks.
+ * {@link #onRequestDispatched} (a handler thread), {@link #onTopicNames} and the setters (any). Nothing blocks.
  *
  * <p>Faults: no throwable leaves this class into a broker thread. A throwable of the classification policy makes the
  * request exclusive (handled classically; {@code classification-fallback-total}); of the storage-side signal, the
@@ -80,6 +87,8 @@ public final class PipelineCoordinator implements NetworkEventListener {
     private volatile Function<BrokerLoad, StoragePressure> pressureFactory;
     /** Connections kpipe owns, by connection id (unique among a broker's open connections). */
     private final ConcurrentHashMap<String, ConnectionPipeline> connections = new ConcurrentHashMap<>();
+    /** {@code kpipe.enable}: false stops upgrades and drains every pipelined connection. Network threads read it. */
+    private volatile boolean enabled = true;
 
     /**
      * @param classifier the classification policy
@@ -154,6 +163,52 @@ public final class PipelineCoordinator implements NetworkEventListener {
         this.limits = limits;
     }
 
+    /** @return the current per-connection limits; thread: any */
+    public InflightLimits limits() {
+        return limits;
+    }
+
+    /**
+     * Turns pipelining on or off at runtime ({@code kpipe.enable} altered through Kafka's dynamic broker config).
+     * Off: no connection is upgraded from now on, and every pipelined connection is drained back to classic on its
+     * own network thread (see the class comment); this method only flags them and wakes their processors, it does
+     * not wait for the drains. On: connections upgrade again on their next pipelined request. Idempotent.
+     * Thread: any (Kafka calls it on its config thread).
+     *
+     * @param enabled the new value
+     */
+    public void enabled(boolean enabled) {
+        this.enabled = enabled;
+        if (enabled) {
+            return;
+        }
+        // Every connection kpipe owns is evaluated at its processor's next round, where it starts to drain. One that
+        // is upgraded concurrently with this call is put in the map before its first request is dispatched, and is
+        // evaluated after that dispatch, by which time it reads enabled == false.
+        java.util.Set<ProcessorPipelines> woken = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (ConnectionPipeline conn : connections.values()) {
+            conn.processor.dispatched.add(conn);
+            if (woken.add(conn.processor)) {
+                conn.processor.processor.wakeup();
+            }
+        }
+    }
+
+    /** @return whether pipelining is on ({@link #enabled(boolean)}); thread: any */
+    public boolean enabled() {
+        return enabled;
+    }
+
+    /**
+     * Replaces the topic policy (see {@link RequestClassifier#topics(dev.kpipe.plugin.classify.TopicPolicy)}).
+     * Thread: any.
+     *
+     * @param topics the new policy
+     */
+    public void topics(dev.kpipe.plugin.classify.TopicPolicy topics) {
+        classifier.topics(topics);
+    }
+
     @Override
     public void onTopicNames(TopicNames topicNames) {
         classifier.topicNames(topicNames);
@@ -177,12 +232,20 @@ public final class PipelineCoordinator implements NetworkEventListener {
         String id = context.connectionId;
         ConnectionPipeline conn = connections.get(id);
         RequestClass cls;
-        try {
-            cls = classifier.classify(context.header.apiKey(), body);
-        } catch (Throwable e) {
-            stats.classificationFallbacks.increment();
-            LOG.debug("kpipe: classification failed for {} on {}; handled as exclusive", context.header, id, e);
+        if (!enabled) {
+            if (conn == null) {
+                return Admission.CLASSIC;
+            }
+            // Read before its connection's drain started: handled like an exclusive request (drain, downgrade).
             cls = RequestClass.EXCLUSIVE;
+        } else {
+            try {
+                cls = classifier.classify(context.header.apiKey(), body);
+            } catch (Throwable e) {
+                stats.classificationFallbacks.increment();
+                LOG.debug("kpipe: classification failed for {} on {}; handled as exclusive", context.header, id, e);
+                cls = RequestClass.EXCLUSIVE;
+            }
         }
         boolean upgrade = conn == null;
         try {
@@ -452,9 +515,19 @@ public final class PipelineCoordinator implements NetworkEventListener {
             }
             return;
         }
+        if (!enabled && conn.mode == ConnectionPipeline.Mode.PIPELINED) {
+            // kpipe was disabled: drain with no request held; nothing more is read until Kafka has it back
+            releaseReservation(conn);
+            conn.mode = ConnectionPipeline.Mode.DRAINING;
+            conn.drainStartNanos = System.nanoTime();
+            stats.drains.increment();
+        }
         if (conn.mode == ConnectionPipeline.Mode.DRAINING) {
             if (conn.slots.isEmpty() && !conn.throttle.throttled() && conn.awaitingDispatch == null) {
                 handBack(conn, processor);
+            } else if (!conn.muted) {
+                conn.muted = true;
+                processor.mute(conn.id);
             }
             return;
         }
@@ -525,14 +598,26 @@ public final class PipelineCoordinator implements NetworkEventListener {
         }
     }
 
-    /** Downgrade: Kafka takes the connection back, as if it had just read the held request. */
+    /**
+     * Downgrade: Kafka takes the connection back, as if it had just read the held request; or, with no held request
+     * (kpipe was disabled), idle and readable.
+     */
     private void handBack(ConnectionPipeline conn, NetworkProcessor processor) {
         Object held = conn.held;
         conn.held = null;
-        stats.heldRequests.decrementAndGet();
         stats.drainTimeNanos.add(System.nanoTime() - conn.drainStartNanos);
         release(conn);
         stats.downgrades.increment();
+        if (held == null) {
+            // The channel is MUTED (kpipe muted it) or NOT_MUTED, with no response pending: Kafka's state for an idle
+            // connection once it is readable again.
+            if (conn.muted) {
+                conn.muted = false;
+                processor.unmute(conn.id);
+            }
+            return;
+        }
+        stats.heldRequests.decrementAndGet();
         // The channel is MUTED (muted when the held request was read, never unmuted since).
         try {
             processor.deliverMuteEvent(conn.id, MuteEvent.REQUEST_RECEIVED);
@@ -701,8 +786,8 @@ public final class PipelineCoordinator implements NetworkEventListener {
         }
         ProcessorPipelines p = (ProcessorPipelines) attachment;
         Integer deferred = p.upgradesDeferred.isEmpty() ? null : p.upgradesDeferred.remove(connectionId);
-        if (deferred == null) {
-            return false;
+        if (deferred == null || !enabled) {
+            return false; // disabled since the upgrade was deferred: the connection stays Kafka's
         }
         // The response of the request whose upgrade was deferred is written, and Kafka's channel is
         // MUTED (no throttle: THROTTLE_STARTED cancels the take-over), as after any read. kpipe takes the

@@ -108,12 +108,15 @@ public final class PipelineStats {
         return downgrades.sum();
     }
 
-    /** @return drains started (an exclusive request waited for earlier responses) since start */
+    /**
+     * @return drains started since start: an exclusive request waited for earlier responses, or a pipelined
+     *     connection drained because kpipe was disabled
+     */
     public long drains() {
         return drains.sum();
     }
 
-    /** @return total time exclusive requests waited for drains, in nanoseconds */
+    /** @return total time of the finished drains, in nanoseconds */
     public long drainTimeNanos() {
         return drainTimeNanos.sum();
     }

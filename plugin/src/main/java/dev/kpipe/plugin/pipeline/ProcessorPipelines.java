@@ -17,8 +17,8 @@ final class ProcessorPipelines {
      */
     final ArrayDeque<Object> ready = new ArrayDeque<>();
     /**
-     * Connections signalled from other threads: a handler dispatched their request, or the byte
-     * budget admitted them.
+     * Connections signalled from other threads: a handler dispatched their request, the byte
+     * budget admitted them, or kpipe was disabled (they must drain).
      */
     final ConcurrentLinkedQueue<ConnectionPipeline> dispatched = new ConcurrentLinkedQueue<>();
     /** Connections to evaluate at the next safe point. */

@@ -65,7 +65,12 @@ final class FakeBroker {
          * A sleeping processor's selector poll times out (300 ms) and its run loop iterates; offered only while kpipe
          * keeps connections muted for storage pressure and the pressure has cleared (else a round does nothing).
          */
-        TIMEOUT
+        TIMEOUT,
+        /**
+         * The config thread flips {@code kpipe.enable} (arg 0: disable, 1: enable again), as Kafka's dynamic broker
+         * config does through {@code KpipePlugin.reconfigure}; offered while the scenario allows flips.
+         */
+        CONFIG
     }
 
     record Step(StepType type, int arg) {
@@ -502,6 +507,13 @@ final class FakeBroker {
     /** Inside onResponseDequeued. */
     private boolean dequeueing;
 
+    // ------------------------------------------------ kpipe.enable flipped at runtime
+
+    /** CONFIG steps left. */
+    int enableFlipsLeft;
+    /** kpipe was disabled at least once: a connection may drain with no request held. */
+    boolean everDisabled;
+
     @SuppressWarnings("unchecked")
     FakeBroker(Scenario scenario) {
         this.scenario = scenario;
@@ -525,6 +537,7 @@ final class FakeBroker {
             return KafkaRequests.TOPIC_NAMES.topicName(id);
         });
         this.pressureWindowsLeft = bp.pressureWindows();
+        this.enableFlipsLeft = scenario.enableFlips;
         StoragePressure flag = faultySignal(() -> saturated);
         if (bp.queueCapacity() > 0) {
             BrokerLoad load = new BrokerLoad() {
@@ -665,6 +678,9 @@ final class FakeBroker {
         for (int k = 0; k < pendingAdmissions.size(); k++) {
             steps.add(new Step(StepType.ADMIT, k));
         }
+        if (enableFlipsLeft > 0) {
+            steps.add(new Step(StepType.CONFIG, coordinator.enabled() ? 0 : 1));
+        }
         for (Proc p : procs) {
             ProcessorPipelines pp = p.pipelines();
             if (p.phase == Phase.ROUND_ENTER && !p.dirty && pp != null && !pp.pressureBlocked.isEmpty()
@@ -732,6 +748,21 @@ final class FakeBroker {
                 }
             }
             case TIMEOUT -> procs.get(step.arg()).dirty = true;
+            case CONFIG -> {
+                boolean enable = step.arg() == 1;
+                enableFlipsLeft--;
+                if (!enable) {
+                    everDisabled = true;
+                    note("disabled");
+                    if (!owned.isEmpty()) {
+                        note("disabled with pipelined connections");
+                    }
+                }
+                listen("enabled", () -> {
+                    coordinator.enabled(enable);
+                    return null;
+                });
+            }
         }
         if (failure != null) {
             throw failure;
@@ -1090,7 +1121,7 @@ final class FakeBroker {
             if (cp.throttle.throttled()) {
                 fail("connection " + c.index + " read while throttled: " + r);
             }
-            if (!limits.admitsAnother(cp.slots.size(), cp.inflightBytes)) {
+            if (!coordinator.limits().admitsAnother(cp.slots.size(), cp.inflightBytes)) {
                 fail("connection " + c.index + " read beyond the in-flight limit (" + cp.slots.size() + " requests, "
                     + cp.inflightBytes + " bytes): " + r);
             }
@@ -1135,7 +1166,13 @@ final class FakeBroker {
         Scenario.Kind kind = r.spec.kind();
         boolean exclusive = kind.exclusive() || classificationFaulted;
         Admission expected;
-        if (cp == null) {
+        if (!coordinator.enabled()) {
+            // no upgrade; a request read on a pipelined connection before its drain started is exclusive
+            if (cp != null) {
+                note("read after disable, before the drain");
+            }
+            expected = cp == null || (cp.slots.isEmpty() && !cp.throttle.throttled()) ? Admission.CLASSIC : Admission.HELD;
+        } else if (cp == null) {
             boolean upgrades = kind.upgrades() && !classificationFaulted;
             expected = upgrades && budgetAdmitsUpgrade ? Admission.PIPELINED : Admission.CLASSIC;
             if (upgrades && !budgetAdmitsUpgrade) {
@@ -1339,10 +1376,10 @@ final class FakeBroker {
                         + " but its channel is " + c.channel.state);
                 }
             }
-            if (cp.slots.size() > scenario.maxInflight) {
+            if (cp.slots.size() > Math.max(scenario.maxInflight, coordinator.limits().maxRequests())) {
                 fail("connection " + c.index + " has " + cp.slots.size() + " requests in flight");
             }
-            if (!limits.admitsAnother(cp.slots.size(), cp.inflightBytes)) {
+            if (!coordinator.limits().admitsAnother(cp.slots.size(), cp.inflightBytes)) {
                 note("in-flight limit reached");
             }
             if (cp.mode == ConnectionPipeline.Mode.DRAINING && cp.slots.isEmpty() && cp.throttle.throttled()) {
@@ -1351,8 +1388,11 @@ final class FakeBroker {
             if (cp.sendOutstanding && (cp.slots.isEmpty() || cp.slots.peekFirst().response == null)) {
                 fail("connection " + c.index + " has a send outstanding without a head response");
             }
-            if ((cp.mode == ConnectionPipeline.Mode.DRAINING) != (cp.held != null)) {
+            if (cp.mode == ConnectionPipeline.Mode.PIPELINED ? cp.held != null : cp.held == null && !everDisabled) {
                 fail("connection " + c.index + " is " + cp.mode + " with held=" + cp.held);
+            }
+            if (cp.mode == ConnectionPipeline.Mode.DRAINING && cp.held == null) {
+                note("drain after disable");
             }
             inflight += cp.slots.size();
             heldRequests += cp.held != null ? 1 : 0;
@@ -1409,7 +1449,12 @@ final class FakeBroker {
         for (ConnectionPipeline cp : owned.values()) {
             int outstanding = cp.grants.get() - cp.grantsConsumed;
             boolean pending = containsIdentity(pendingAdmissions, cp);
-            if (outstanding < 0 || outstanding > 1 || (outstanding == 1 && !cp.waitingForBudget)
+            // A wait given up (a drain after kpipe was disabled) after the budget granted it but before the admitted()
+            // callback counted the grant: the grant is consumed, and its bytes released, ahead of the count.
+            boolean consumedAhead = pending && !cp.waitingForBudget && outstanding == -1;
+            if (consumedAhead) {
+                note("wait given up before its admitted() callback ran");
+            } else if (outstanding < 0 || outstanding > 1 || (outstanding == 1 && !cp.waitingForBudget)
                 || (pending && (outstanding != 0 || !cp.waitingForBudget))) {
                 fail("connection " + cp.id + " has grants=" + cp.grants.get() + " consumed=" + cp.grantsConsumed
                     + " pendingCallback=" + pending + " waitingForBudget=" + cp.waitingForBudget);
@@ -1519,6 +1564,9 @@ final class FakeBroker {
                     fail("connection " + c.index + " left " + c.channel.state);
                 }
                 ConnectionPipeline cp = owned.get(c.id);
+                if (cp != null && !coordinator.enabled()) {
+                    fail("kpipe is disabled but still owns connection " + c.index + ": " + cp);
+                }
                 if (cp != null && (!cp.slots.isEmpty() || cp.held != null || cp.awaitingDispatch != null
                     || cp.throttle.throttled() || cp.mode != ConnectionPipeline.Mode.PIPELINED)) {
                     fail("kpipe still holds state for connection " + c.index + ": " + cp);
@@ -1720,6 +1768,7 @@ final class FakeBroker {
             .append(stats.heldRequests()).append(',').append(stats.heldResponses()).append(',')
             .append(stats.throttledConnections());
         sb.append(saturated ? "!" : "-").append(pressureWindowsLeft);
+        sb.append(coordinator.enabled() ? 'E' : 'e').append(enableFlipsLeft).append(everDisabled ? 'x' : '-');
         if (budget != null) {
             sb.append('U').append(budget.used()).append(budget.saturated() ? 's' : '-').append('F');
             budgetQueue().forEach(e -> describe(sb, (ConnectionPipeline) e.getKey(), gens));
@@ -1791,7 +1840,9 @@ final class FakeBroker {
         sb.append("  stats: pipelined=").append(stats.pipelinedConnections()).append(" inflight=")
             .append(stats.inflightRequests()).append(" heldRequests=").append(stats.heldRequests())
             .append(" heldResponses=").append(stats.heldResponses()).append(" throttled=")
-            .append(stats.throttledConnections()).append(" faults=").append(stats.pluginFaults()).append('\n');
+            .append(stats.throttledConnections()).append(" faults=").append(stats.pluginFaults())
+            .append(" kpipe.enable=").append(coordinator.enabled()).append(" flipsLeft=").append(enableFlipsLeft)
+            .append('\n');
         if (budget != null) {
             sb.append("  budget: used=").append(budget.used()).append('/').append(budget.capacity()).append(" peak=")
                 .append(budget.peak()).append(" saturated=").append(budget.saturated()).append(" queue=")

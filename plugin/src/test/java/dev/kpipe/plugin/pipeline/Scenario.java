@@ -218,6 +218,11 @@ final class Scenario {
     final long seed;
     final BackPressure backPressure;
     final Faults faults;
+    /**
+     * How many times the config thread may flip {@code kpipe.enable} (a CONFIG step each; starting enabled, the first
+     * flip disables, the second enables again, ...), at any point of the run.
+     */
+    final int enableFlips;
     /** Parsed requests, per client, and their correlation ids. */
     final List<List<Parsed>> parsed;
 
@@ -232,6 +237,7 @@ final class Scenario {
         this.seed = seed;
         this.backPressure = BackPressure.NONE;
         this.faults = Faults.NONE;
+        this.enableFlips = 0;
         this.parsed = new ArrayList<>();
         Random random = new Random(seed);
         for (int c = 0; c < clients.size(); c++) {
@@ -248,7 +254,7 @@ final class Scenario {
         }
     }
 
-    private Scenario(Scenario s, BackPressure backPressure, Faults faults) {
+    private Scenario(Scenario s, BackPressure backPressure, Faults faults, int enableFlips) {
         this.processors = s.processors;
         this.handlers = s.handlers;
         this.maxInflight = s.maxInflight;
@@ -259,16 +265,22 @@ final class Scenario {
         this.parsed = s.parsed;
         this.backPressure = backPressure;
         this.faults = faults;
+        this.enableFlips = enableFlips;
     }
 
     /** @return this scenario with this back pressure (budget, storage pressure) */
     Scenario with(BackPressure backPressure) {
-        return new Scenario(this, backPressure, faults);
+        return new Scenario(this, backPressure, faults, enableFlips);
     }
 
     /** @return this scenario with these injected faults */
     Scenario with(Faults faults) {
-        return new Scenario(this, backPressure, faults);
+        return new Scenario(this, backPressure, faults, enableFlips);
+    }
+
+    /** @return this scenario, where {@code kpipe.enable} may flip this many times at any point (see {@link #enableFlips}) */
+    Scenario withEnableFlips(int flips) {
+        return new Scenario(this, backPressure, faults, flips);
     }
 
     /** @return the size the broker reports for request {@code i} of client {@code c}, in bytes */
@@ -315,6 +327,7 @@ final class Scenario {
             + (maxInflightBytes < Long.MAX_VALUE ? ", maxInflightBytes=" + maxInflightBytes : "")
             + (fineGrained ? ", fine-grained" : "") + (backPressure.equals(BackPressure.NONE) ? "" : ", " + backPressure)
             + (faults.any() ? ", " + faults : "")
+            + (enableFlips > 0 ? ", enableFlips=" + enableFlips : "")
             + ", clients=" + clients + "}";
     }
 }
