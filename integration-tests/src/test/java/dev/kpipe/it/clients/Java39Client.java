@@ -29,7 +29,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * partitions from the start with the 3.9 consumer and checks that each partition holds its records once and in
  * order. Prints one line for the test to parse:
  *
- * <pre>RESULT clientVersion=3.9.1 idempotent=true produced=20000 sendErrors=0 retries=0 consumed=20000 duplicates=0
+ * <pre>RESULT clientVersion=3.9.1 idempotent=true produced=10000 sendErrors=0 retries=0 consumed=10000 duplicates=0
  * outOfOrder=0 badValues=0</pre>
  *
  * and, if a send failed, a line {@code FIRST_ERROR <exception>}. Exit code 0 once the line is printed, 2 on bad

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Matcher;
+import java.util.stream.Collectors;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
@@ -124,9 +125,11 @@ class KafkaJsIT {
                     "--no-package-lock", "--loglevel=error", "kafkajs@" + KAFKAJS_VERSION);
                 ExternalProcess.Result r = ExternalProcess.execute(install, home, null, Duration.ofSeconds(180));
                 if (r.exitCode() != 0 || !KAFKAJS_VERSION.equals(installedVersion(home))) {
-                    return ConditionEvaluationResult.disabled("npm install kafkajs@" + KAFKAJS_VERSION + " (npm "
-                        + npm + ") failed" + (r.exitCode() == ExternalProcess.TIMED_OUT ? " (timed out after 180 s)"
-                        : "") + ": " + r.describe());
+                    String why = r.exitCode() == ExternalProcess.TIMED_OUT ? "timed out after 180 s"
+                        : "exit code " + r.exitCode() + ": " + r.stderr().lines().filter(l -> !l.isBlank()).limit(4)
+                            .map(String::trim).collect(Collectors.joining(" | "));
+                    return ConditionEvaluationResult.disabled("npm install kafkajs@" + KAFKAJS_VERSION + " into "
+                        + home + " failed (npm " + npm + ", " + why + ")");
                 }
                 return ConditionEvaluationResult.enabled("installed KafkaJS " + KAFKAJS_VERSION + " in " + home);
             } catch (IOException e) {
@@ -144,7 +147,9 @@ class KafkaJsIT {
                 ExternalProcess.Result r = ExternalProcess.execute(cmd, dir, null, Duration.ofSeconds(30));
                 return r.exitCode() == 0 ? r.stdout().trim() : "!" + tool + " does not run: " + r.describe();
             } catch (IOException e) {
-                return "!" + tool + " (Node.js) is not on PATH (" + e.getMessage() + "); KafkaJS needs node and npm";
+                String why = String.valueOf(e.getMessage()).contains("error=2") ? " is not on PATH"
+                    : " cannot be run (" + e.getMessage() + ")";
+                return "!" + tool + why + ": KafkaJS needs Node.js (node and npm)";
             }
         }
 

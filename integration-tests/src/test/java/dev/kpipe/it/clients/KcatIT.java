@@ -95,8 +95,10 @@ class KcatIT {
                     .orElse(r.stdout().trim());
                 return ConditionEvaluationResult.enabled("kcat: " + version);
             } catch (IOException e) {
-                return ConditionEvaluationResult.disabled("kcat (librdkafka's command-line client) cannot be run ("
-                    + e.getMessage() + "): install the Debian package kcat (.ci/run does: apt-get install -y kcat)");
+                String why = String.valueOf(e.getMessage()).contains("error=2") ? "is not on PATH"
+                    : "cannot be run (" + e.getMessage() + ")";
+                return ConditionEvaluationResult.disabled("kcat (librdkafka's command-line client) " + why
+                    + ": install the Debian package kcat (.ci/run does: apt-get install -y kcat)");
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return ConditionEvaluationResult.disabled("interrupted while running kcat -V");
