@@ -21,7 +21,7 @@ import java.time.Duration;
 public record SoakOptions(Duration duration, Duration warmup, Duration restartEvery, int recordsPerSecond,
     int idempotentProducers, long maxHeapGrowthBytes, String brokerHeap, String kafkaVersion, boolean kpipe) {
 
-  /** System property the IT reads its duration from, in seconds (default 120). */
+  /** System property {@code SoakIT} reads its measured load phase from, in seconds (default 105, + 15 s warm-up). */
   public static final String DURATION_PROPERTY = "kpipe.it.soak.duration.s";
 
   static final String USAGE = """

@@ -64,9 +64,9 @@ class FailoverIT {
   private static final String TOPIC = "failover";
   private static final int PARTITIONS = 12;
   private static final int PRODUCERS = 4;
-  private static final int RECORDS_PER_SECOND_PER_PRODUCER = 1200;
+  private static final int RECORDS_PER_SECOND_PER_PRODUCER = 600;
   private static final int VALUE_BYTES = 64;
-  private static final Duration STEADY = Duration.ofSeconds(6);
+  private static final Duration STEADY = Duration.ofSeconds(4);
   private static final Duration AWAIT = Duration.ofSeconds(60);
 
   /** One producer's send loop and what its callbacks saw. Callbacks run on the producer's I/O thread. */
