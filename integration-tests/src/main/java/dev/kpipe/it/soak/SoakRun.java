@@ -141,7 +141,9 @@ public final class SoakRun {
       // Each lazily retained connection holds its ConnectionPipeline and its quota throttle windows; any other kpipe
       // object left over after the clients closed is leaked state (a little slack for the broker's own idle
       // connections).
-      long otherGrowth = heapEnd.get(n.id()).kpipeInstances() - heapStart.get(n.id()).kpipeInstances() - 2 * retained;
+      long retainedAtStart = heapStart.get(n.id()).classes().getOrDefault(CONNECTION_PIPELINE_CLASS, new long[2])[0];
+      long otherGrowth = heapEnd.get(n.id()).kpipeInstances() - heapStart.get(n.id()).kpipeInstances()
+          - 2 * (retained - retainedAtStart);
       if (otherGrowth > KPIPE_OBJECT_SLACK) {
         violation(String.format(Locale.ROOT, "node %d: %d more kpipe objects at the end than at the start beyond the"
             + " lazily retained connections: %s", n.id(), otherGrowth,
