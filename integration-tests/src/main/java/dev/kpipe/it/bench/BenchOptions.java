@@ -43,6 +43,7 @@ record BenchOptions(boolean demo, List<String> scenarios, List<Integer> windowsM
              BenchMain [options]
       options:
         --scenario S1|S2|S3|all     scenarios to run (default S1; comma list allowed; all = S1,S2,S3)
+        --scenario soak             the reliability soak instead (--scenario soak --help for its options)
         --window-ms 100,250         S1: the follower's replica.fetch.wait.max.ms values W (default 100)
         --rounds N                  rounds per side, stock and kpipe alternating (default 5)
         --duration-s N              measured seconds per round (default 30)
