@@ -33,8 +33,9 @@ public final class ByteBudget {
         void admitted();
     }
 
-    private final long capacity;
-    private final long lowWatermark;
+    /** Written under the lock ({@link #capacity(long, long)}); read without it by {@link #clamp}. */
+    private volatile long capacity;
+    private long lowWatermark;
     private long used;
     private long peak;
     private boolean saturated;
@@ -103,6 +104,27 @@ public final class ByteBudget {
     }
 
     /**
+     * Admits a request that was read before its connection held a reservation (the request that
+     * upgrades a classic connection to pipelined mode), if the budget admits it now and no connection
+     * waits: it must not overtake waiters, nor push the budget past its capacity. Its actual size is
+     * charged, so a request larger than the capacity is admitted only alone.
+     *
+     * @param bytes the request's size, in bytes
+     * @return true if the bytes are now charged (release them when the response is written); false if
+     *     nothing was charged
+     */
+    public synchronized boolean tryAdmitRead(long bytes) {
+        if (!waiters.isEmpty() || !admits(clamp(bytes))) {
+            return false;
+        }
+        if (bytes >= capacity && used == 0) {
+            oversizeAdmitted++;
+        }
+        take(Math.max(0, bytes));
+        return true;
+    }
+
+    /**
      * Replaces a reservation by the actual size of the request read (which may be larger: Kafka does
      * not tell the size before the read).
      *
@@ -110,6 +132,11 @@ public final class ByteBudget {
      * @param actual the request's size, in bytes
      */
     public void settle(long reserved, long actual) {
+        if (actual >= capacity) {
+            synchronized (this) {
+                oversizeAdmitted++;
+            }
+        }
         long delta = actual - reserved;
         if (delta < 0) {
             release(-delta);
@@ -194,9 +221,6 @@ public final class ByteBudget {
 
     /** Takes a reservation being admitted. */
     private void admit(long bytes) {
-        if (bytes >= capacity && used == 0) {
-            oversizeAdmitted++;
-        }
         take(bytes);
     }
 
@@ -224,6 +248,42 @@ public final class ByteBudget {
         return capacity;
     }
 
+    /**
+     * Changes the capacity and the low watermark ({@code kpipe.max.inflight.bytes} altered at runtime). Bytes
+     * already admitted stay admitted: if they reach the new capacity the budget is saturated until they fall to the
+     * new low watermark; if it grows, the waiters that now fit are admitted at once, in FIFO order. Queued
+     * reservations keep the size they were clamped to when they started waiting (a reservation larger than a
+     * shrunk capacity is admitted alone, as usual). Thread: any; {@link Waiter#admitted()} runs on this thread, no
+     * lock held.
+     *
+     * @param capacity the new budget, in bytes, at least 1
+     * @param lowWatermark the new low watermark, in bytes, in {@code [0, capacity)}
+     * @throws IllegalArgumentException if out of range; nothing changes then
+     */
+    public void capacity(long capacity, long lowWatermark) {
+        if (capacity < 1) {
+            throw new IllegalArgumentException("capacity must be at least 1: " + capacity);
+        }
+        if (lowWatermark < 0 || lowWatermark >= capacity) {
+            throw new IllegalArgumentException("lowWatermark must be in [0, " + capacity + "): " + lowWatermark);
+        }
+        Waiter[] admitted;
+        synchronized (this) {
+            this.capacity = capacity;
+            this.lowWatermark = lowWatermark;
+            if (saturated && used <= lowWatermark) {
+                saturated = false;
+            }
+            if (used >= capacity) {
+                saturated = true;
+            }
+            admitted = admitWaiters();
+        }
+        for (Waiter w : admitted) {
+            w.admitted();
+        }
+    }
+
     /** @return bytes reserved or admitted now */
     public synchronized long used() {
         return used;
@@ -249,7 +309,7 @@ public final class ByteBudget {
         return waitNanosTotal;
     }
 
-    /** @return reservations admitted alone because they were as large as the whole budget */
+    /** @return requests read that were at least as large as the whole budget (each admitted alone) */
     public synchronized long oversizeAdmitted() {
         return oversizeAdmitted;
     }

@@ -67,15 +67,35 @@ class ByteBudgetTest {
     }
 
     @Test
-    void aLargeRequestChargedWithoutAReservationIsNotCountedAsAnOversizeAdmission() {
+    void aRequestReadBeforeAnyReservationIsAdmittedOnlyIfItFitsNowAndNobodyWaits() {
         ByteBudget b = new ByteBudget(100, 10);
-        // the first request of a connection Kafka owned: read before any reservation, charged by settle
-        b.settle(0, 150);
-        assertEquals(150, b.used());
-        assertEquals(0, b.oversizeAdmitted(), "no reservation was admitted");
-        b.release(150);
-        assertEquals(100, b.tryReserve(new Conn("huge", new ArrayList<>()), 150));
+        assertTrue(b.tryAdmitRead(60));
+        assertEquals(60, b.used());
+        assertFalse(b.tryAdmitRead(50), "60 + 50 exceeds the capacity");
+        assertEquals(60, b.used(), "nothing charged on refusal");
+        assertTrue(b.tryAdmitRead(40));
+        assertEquals(100, b.used());
+        assertFalse(b.tryAdmitRead(1), "saturated");
+        b.release(100);
+
+        Conn waiter = new Conn("waiter", new ArrayList<>());
+        assertEquals(80, b.tryReserve(waiter, 80));
+        assertEquals(0, b.tryReserve(new Conn("queued", new ArrayList<>()), 30));
+        assertFalse(b.tryAdmitRead(10), "it fits, but must not overtake a waiter");
+        b.release(80);
+    }
+
+    @Test
+    void aRequestReadBeforeAnyReservationLargerThanTheBudgetIsAdmittedOnlyAlone() {
+        ByteBudget b = new ByteBudget(100, 10);
+        assertTrue(b.tryAdmitRead(5));
+        assertFalse(b.tryAdmitRead(150));
+        b.release(5);
+        assertTrue(b.tryAdmitRead(150));
+        assertEquals(150, b.used(), "its whole size is charged");
         assertEquals(1, b.oversizeAdmitted());
+        b.release(150);
+        assertEquals(0, b.used());
     }
 
     @Test

@@ -84,6 +84,7 @@ public class RequestPathBenchmark {
         @Override public void deliverMuteEvent(String connectionId, MuteEvent event) { }
         @Override public void beginReauthentication(String connectionId, Object reauthentication) { }
         @Override public Object pollResponse() { return null; }
+        @Override public void close(String connectionId) { }
         @Override public void discard(Object response) { }
         @Override public void attach(Object attachment) { this.attachment = attachment; }
         @Override public Object attachment() { return attachment; }

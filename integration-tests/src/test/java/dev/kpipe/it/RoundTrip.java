@@ -35,11 +35,11 @@ import org.apache.kafka.common.serialization.LongSerializer;
  * must see each sequence number exactly once, at the partition and offset the producer was acknowledged with, with
  * the right bytes, and offsets and keys strictly increasing per partition. Runs on the calling thread.
  */
-final class RoundTrip {
+public final class RoundTrip {
   private RoundTrip() {}
 
   /** @return the value of record {@code seq}: "v{seq}:" then 20..319 pseudo-random bytes seeded by seq */
-  static byte[] valueFor(long seq) {
+  public static byte[] valueFor(long seq) {
     byte[] prefix = ("v" + seq + ":").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     byte[] body = new byte[20 + (int) (seq * 7919 % 300)];
     new SplittableRandom(seq).nextBytes(body);
@@ -49,15 +49,26 @@ final class RoundTrip {
   }
 
   /** Creates {@code topic} (waiting until its leaders serve it) and sends records {@code [0, count)} with an idempotent producer; checks the acks. */
-  static Acks produce(Cluster cluster, String topic, int partitions, short replicationFactor, int count)
+  public static Acks produce(Cluster cluster, String topic, int partitions, short replicationFactor, int count)
       throws Exception {
     cluster.createTopic(topic, partitions, replicationFactor);
     return produceMore(cluster, topic, 0, count);
   }
 
   /** Sends records {@code [from, from + count)} to an existing topic with an idempotent producer; checks the acks. */
-  static Acks produceMore(Cluster cluster, String topic, long from, int count) throws Exception {
-    Map<String, Object> cfg = cluster.clientConfig();
+  public static Acks produceMore(Cluster cluster, String topic, long from, int count) throws Exception {
+    return produceMore(cluster.clientConfig(), topic, from, count);
+  }
+
+  /**
+   * Sends records {@code [from, from + count)} to an existing topic with an idempotent producer (acks=all, 5 in
+   * flight); checks the acks.
+   *
+   * @param clientConfig bootstrap servers (and security settings) of any Kafka cluster, e.g. a container's
+   */
+  public static Acks produceMore(Map<String, Object> clientConfig, String topic, long from, int count)
+      throws Exception {
+    Map<String, Object> cfg = new HashMap<>(clientConfig);
     cfg.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     cfg.put(ProducerConfig.ACKS_CONFIG, "all");
     cfg.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 5);
@@ -95,7 +106,18 @@ final class RoundTrip {
    *
    * @param acks all acks of the records in the topic, in sequence order
    */
-  static void consumeAndVerify(Cluster cluster, String topic, List<Acks> acks, Duration timeout) throws Exception {
+  public static void consumeAndVerify(Cluster cluster, String topic, List<Acks> acks, Duration timeout) throws Exception {
+    consumeAndVerify(cluster.clientConfig(), cluster.admin(), topic, acks, timeout);
+  }
+
+  /**
+   * {@link #consumeAndVerify(Cluster, String, List, Duration)} against any Kafka cluster.
+   *
+   * @param clientConfig bootstrap servers (and security settings), e.g. a container's
+   * @param admin an Admin client of that cluster
+   */
+  public static void consumeAndVerify(Map<String, Object> clientConfig, org.apache.kafka.clients.admin.Admin admin,
+                                      String topic, List<Acks> acks, Duration timeout) throws Exception {
     Map<Long, Integer> expectedPartition = new HashMap<>();
     Map<Long, Long> expectedOffset = new HashMap<>();
     for (Acks a : acks) {
@@ -105,13 +127,13 @@ final class RoundTrip {
       }
     }
     int total = expectedPartition.size();
-    int partitions = cluster.admin().describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS)
+    int partitions = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS)
         .get(topic).partitions().size();
 
     // The log holds exactly what was acknowledged: no duplicates, nothing lost.
     Map<TopicPartition, OffsetSpec> latest = IntStream.range(0, partitions).boxed()
         .collect(Collectors.toMap(p -> new TopicPartition(topic, p), p -> OffsetSpec.latest()));
-    Map<TopicPartition, Long> ends = cluster.admin().listOffsets(latest).all().get(30, TimeUnit.SECONDS)
+    Map<TopicPartition, Long> ends = admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS)
         .entrySet().stream().collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
     for (int p = 0; p < partitions; p++) {
       final int part = p;
@@ -119,7 +141,7 @@ final class RoundTrip {
       assertEquals(acked, ends.get(new TopicPartition(topic, p)), "end offset of partition " + p);
     }
 
-    Map<String, Object> cfg = cluster.clientConfig();
+    Map<String, Object> cfg = new HashMap<>(clientConfig);
     cfg.put(ConsumerConfig.GROUP_ID_CONFIG, "verify-" + topic + "-" + UUID.randomUUID());
     cfg.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     cfg.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
@@ -154,7 +176,7 @@ final class RoundTrip {
   }
 
   /** Where the broker acknowledged records {@code [from, from + count)}. */
-  static final class Acks {
+  public static final class Acks {
     final long from;
     final int count;
     final int[] partition;

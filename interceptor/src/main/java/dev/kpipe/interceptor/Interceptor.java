@@ -26,6 +26,7 @@ import net.bytebuddy.utility.JavaModule;
 public final class Interceptor {
 
     private static final AtomicLong HOOK_FAULTS = new AtomicLong();
+    private static final AtomicLong ORPHANED_RECEIVES = new AtomicLong();
 
     /**
      * The binding class of each supported Kafka version line ({@code major.minor}). Bindings are loaded by name: each
@@ -175,6 +176,27 @@ public final class Interceptor {
     /** Counts a throwable caught in a hook; called by the bindings. Thread: any. */
     public static void hookFault() {
         HOOK_FAULTS.incrementAndGet();
+    }
+
+    /**
+     * Counts requests dropped because their connection was closed in the poll that read them; called by the hooks.
+     * Thread: any.
+     *
+     * @param count how many were dropped now (0 is a no-op)
+     */
+    public static void orphanedReceives(int count) {
+        if (count > 0) {
+            ORPHANED_RECEIVES.addAndGet(count);
+        }
+    }
+
+    /**
+     * @return requests read on pipelined listeners in the same poll in which the selector closed their connection,
+     *     dropped unanswered before the broker processed them (see {@code ProcessorBinding.dropOrphanedReceives});
+     *     thread: any
+     */
+    public static long orphanedReceives() {
+        return ORPHANED_RECEIVES.get();
     }
 
     /** @return how many throwables the hooks caught and swallowed so far; thread: any */

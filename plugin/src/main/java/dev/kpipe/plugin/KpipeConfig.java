@@ -58,10 +58,25 @@ public final class KpipeConfig extends AbstractConfig {
     /** Default for {@link #MAX_DELAYED_PRODUCE_REQUESTS}. */
     public static final int DEFAULT_MAX_DELAYED_PRODUCE_REQUESTS = 10_000;
 
+    /**
+     * The keys that can be changed while the broker runs, through Kafka's dynamic broker config (KIP-226):
+     * {@code kafka-configs --bootstrap-server ... --alter --entity-type brokers (--entity-name <id> | --entity-default)
+     * --add-config kpipe.enable=false}. The others ({@value #LISTENERS}, {@value #FAIL_ON_UNSUPPORTED_BROKER},
+     * {@value #STORAGE_PRESSURE_CLASS}) are read at start-up only: Kafka stores a dynamic value for them but never
+     * hands it to kpipe. In definition order.
+     */
+    public static final Set<String> RECONFIGURABLE_CONFIGS = java.util.Collections.unmodifiableSet(
+        new java.util.LinkedHashSet<>(List.of(ENABLE, MAX_INFLIGHT_REQUESTS_PER_CONNECTION,
+            MAX_INFLIGHT_BYTES_PER_CONNECTION, MAX_INFLIGHT_BYTES, MAX_DELAYED_PRODUCE_REQUESTS, TOPICS_INCLUDE,
+            TOPICS_EXCLUDE)));
+
     /** The definitions of every {@code kpipe.*} key. */
     public static final ConfigDef CONFIG_DEF = new ConfigDef()
         .define(ENABLE, Type.BOOLEAN, false, Importance.HIGH,
-            "Turn request pipelining on for the broker listeners.")
+            "Turn request pipelining on for the broker listeners. Dynamic: set to false at runtime, no connection is "
+                + "upgraded any more and every pipelined connection drains (its responses in flight are all written, "
+                + "in order) and becomes classic; set to true, connections upgrade again. A broker started with false "
+                + "installs kpipe's hooks when it is first set to true.")
         .define(FAIL_ON_UNSUPPORTED_BROKER, Type.BOOLEAN, false, Importance.MEDIUM,
             "If true, the broker refuses to start when kpipe cannot hook its Kafka version; if false, "
                 + "kpipe logs one ERROR and the broker runs without pipelining.")
@@ -70,31 +85,32 @@ public final class KpipeConfig extends AbstractConfig {
                 + "Controller listeners are never pipelined.")
         .define(MAX_INFLIGHT_REQUESTS_PER_CONNECTION, Type.INT, DEFAULT_MAX_INFLIGHT_REQUESTS_PER_CONNECTION,
             Range.between(1, 1000), Importance.MEDIUM,
-            "The most requests read on one pipelined connection and not yet answered.")
+            "The most requests read on one pipelined connection and not yet answered. Dynamic.")
         .define(MAX_INFLIGHT_BYTES_PER_CONNECTION, Type.LONG, DEFAULT_MAX_INFLIGHT_BYTES_PER_CONNECTION,
             Range.atLeast(1), Importance.MEDIUM,
             "The most request bytes read on one pipelined connection and not yet answered, in bytes. "
-                + "A single larger request is still read when nothing else is in flight.")
+                + "A single larger request is still read when nothing else is in flight. Dynamic.")
         .define(MAX_INFLIGHT_BYTES, Type.LONG, DEFAULT_MAX_INFLIGHT_BYTES, Range.atLeast(1), Importance.MEDIUM,
             "The most request bytes admitted on all pipelined connections of the broker and not yet "
                 + "answered, in bytes. A connection reserves its largest request size before it is unmuted; "
                 + "once the budget is full nothing is admitted until use falls to 90% (hysteresis); waiting "
                 + "connections are resumed in the order they started waiting. A single request larger than "
-                + "the budget is admitted alone.")
+                + "the budget is admitted alone. Dynamic: a smaller budget applies as in-flight bytes are released.")
         .define(MAX_DELAYED_PRODUCE_REQUESTS, Type.INT, DEFAULT_MAX_DELAYED_PRODUCE_REQUESTS, Range.atLeast(0),
             Importance.LOW,
             "Storage-side back pressure: while more produce requests than this wait for acks in the "
                 + "broker's produce purgatory, or the request queue is 80% full (queued.max.requests), no "
-                + "pipelined connection is unmuted. 0 disables the purgatory check.")
+                + "pipelined connection is unmuted. 0 disables the purgatory check. Dynamic.")
         .define(STORAGE_PRESSURE_CLASS, Type.CLASS, null, Importance.LOW,
             "A class implementing dev.kpipe.spi.StoragePressure (and optionally Configurable) through "
                 + "which a storage plugin reports saturation, in addition to the broker's own queues.")
         .define(TOPICS_INCLUDE, Type.STRING, ".*", new RegexValidator(), Importance.MEDIUM,
             "Regular expression: produce requests whose every topic matches may be pipelined "
-                + "(internal topics never are).")
+                + "(internal topics never are). Dynamic: a pipelined connection that then produces to a topic no longer "
+                + "included drains and becomes classic.")
         .define(TOPICS_EXCLUDE, Type.STRING, "", new RegexValidator(), Importance.MEDIUM,
             "Regular expression: produce requests with a topic that matches are never pipelined. "
-                + "Empty: none excluded.");
+                + "Empty: none excluded. Dynamic, as " + TOPICS_INCLUDE + ".");
 
     /**
      * @param originals the broker's configuration (other keys are ignored)

@@ -35,6 +35,9 @@ public final class KpipeMetrics implements AutoCloseable {
             new KafkaMetricsContext(JMX_PREFIX));
         gauge("pipelined-connections", "Connections currently in pipelined or draining mode.",
             s -> s.pipelinedConnections(), stats);
+        gauge("connections-tracked", "Entries in kpipe's connection table (connections it keeps state for),"
+            + " counted from the table: equals pipelined-connections unless kpipe's bookkeeping is broken.",
+            s -> s.connectionsTracked(), stats);
         gauge("inflight-requests", "Requests read on pipelined connections and not yet answered.",
             s -> s.inflightRequests(), stats);
         gauge("inflight-requests-per-connection-avg", "Average requests in flight per pipelined connection.",
@@ -48,9 +51,12 @@ public final class KpipeMetrics implements AutoCloseable {
         gauge("throttled-connections", "Pipelined connections inside a client quota throttle window.",
             s -> s.throttledConnections(), stats);
         gauge("upgrade-total", "Connections upgraded to pipelined mode.", s -> s.upgrades(), stats);
+        gauge("upgrade-deferred-total", "Requests that would have upgraded their connection but were handled classically "
+            + "because the in-flight byte budget had no room for them.", s -> s.upgradesDeferred(), stats);
         gauge("downgrade-total", "Connections handed back to classic handling.", s -> s.downgrades(), stats);
-        gauge("drain-total", "Exclusive requests that waited for earlier responses (drains).", s -> s.drains(), stats);
-        gauge("drain-time-ms-total", "Total time exclusive requests waited for drains, in ms.",
+        gauge("drain-total", "Drains: an exclusive request waited for the earlier responses of its connection, or a "
+            + "pipelined connection drained because kpipe.enable was set to false.", s -> s.drains(), stats);
+        gauge("drain-time-ms-total", "Total time of the drains, in ms.",
             s -> s.drainTimeNanos() / 1e6, stats);
         gauge("reauthentication-drain-total", "SASL re-authentications (KIP-368) that arrived on a pipelined connection"
             + " with responses outstanding and began once those were written.", s -> s.reauthenticationDrains(), stats);
@@ -76,6 +82,12 @@ public final class KpipeMetrics implements AutoCloseable {
             s -> s.reservationsRevoked(), stats);
         budgetGauge("budget-oversize-admitted-total", "Requests as large as the whole budget, admitted alone.",
             b -> b.oversizeAdmitted(), budget);
+        gauge("deferred-close-total", "Pipelined connections on which the broker refused a request kpipe had read ahead"
+            + " (unparseable, unknown API, unsupported version), closed once every earlier response was written.",
+            s -> s.deferredCloses(), stats);
+        gauge("orphaned-receive-total", "Requests read on a pipelined listener in the same poll in which the client"
+            + " reset its connection, dropped unanswered before the broker processed them.",
+            s -> Interceptor.orphanedReceives(), stats);
         gauge("plugin-fault-total", "Throwables caught in kpipe code on broker threads (the broker's own path proceeded).",
             s -> s.pluginFaults() + Interceptor.hookFaults(), stats);
     }

@@ -1,19 +1,13 @@
 package dev.kpipe.plugin;
 
-import dev.kpipe.backpressure.ByteBudget;
-import dev.kpipe.backpressure.InflightLimits;
 import dev.kpipe.interceptor.Interceptor;
 import dev.kpipe.interceptor.KafkaVersion;
 import dev.kpipe.interceptor.UnsupportedBrokerException;
-import dev.kpipe.plugin.classify.RequestClassifier;
-import dev.kpipe.plugin.classify.TopicPolicy;
 import dev.kpipe.plugin.pipeline.PipelineCoordinator;
-import dev.kpipe.plugin.pipeline.PipelineStats;
-import dev.kpipe.plugin.pressure.BrokerQueuePressure;
-import dev.kpipe.spi.StoragePressure;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.instrument.Instrumentation;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -42,6 +36,15 @@ import org.slf4j.LoggerFactory;
  * cannot be hooked (the broker then runs without pipelining, unless
  * {@code kpipe.fail.on.unsupported.broker=true}).
  *
+ * <p>As a {@link org.apache.kafka.common.Reconfigurable} (every {@link MetricsReporter} is one) it
+ * lets Kafka's dynamic broker config (KIP-226: {@code kafka-configs --alter --entity-type brokers},
+ * per broker or {@code --entity-default}, i.e. {@code Admin.incrementalAlterConfigs} on a
+ * {@code BROKER} resource) change {@link KpipeConfig#RECONFIGURABLE_CONFIGS} without a restart:
+ * Kafka's {@code DynamicMetricsReporters} calls {@link #validateReconfiguration} on the broker that
+ * receives the request (a bad value fails the request with the key named, and nothing changes), then
+ * every broker calls {@link #reconfigure} when the change reaches it through the metadata log (see
+ * {@link KpipeRuntime} for what each change does).
+ *
  * <p>As a metrics reporter it stands in for Kafka's default {@link JmxReporter} when
  * {@code metric.reporters} does not name it (the broker's own MBeans stay visible); kpipe's own
  * metrics live in {@link KpipeMetrics}.
@@ -49,13 +52,13 @@ import org.slf4j.LoggerFactory;
 public final class KpipePlugin implements MetricsReporter {
 
     private static final Logger LOG = LoggerFactory.getLogger(KpipePlugin.class);
-    private static final Object LOCK = new Object();
-    private static boolean started;
-    private static PipelineCoordinator coordinator;
-    private static KpipeMetrics metrics;
+    /** The JVM's kpipe (one per broker JVM, whatever the number of reporter instances). */
+    private static final KpipeRuntime RUNTIME = new KpipeRuntime(KpipePlugin::installHooks,
+        KafkaVersion.of(KpipePlugin.class.getClassLoader()), KpipeRuntime.installThread());
 
     /**
-     * Thread: the broker's start-up thread.
+     * Thread: the broker's start-up thread, or Kafka's config thread when {@code metric.reporters}
+     * is altered at runtime.
      *
      * @param configs the broker configuration
      * @throws ConfigException if a {@code kpipe.*} value is invalid (names the key), or if the broker
@@ -68,23 +71,16 @@ public final class KpipePlugin implements MetricsReporter {
             jmx = new JmxReporter();
             jmx.configure(configs);
         }
-        synchronized (LOCK) {
-            if (started) {
-                return;
-            }
-            start(config);
-            started = true;
-        }
+        RUNTIME.start(config);
     }
 
-    private static void start(KpipeConfig config) {
+    /**
+     * Installs the hooks (the {@link KpipeRuntime.HookInstaller} of a real broker). Thread: the
+     * caller of {@link KpipeRuntime#start} or {@link KpipeRuntime#reconfigure}.
+     */
+    private static String installHooks(KpipeConfig config, PipelineCoordinator pipeline)
+            throws UnsupportedBrokerException {
         ClassLoader loader = KpipePlugin.class.getClassLoader();
-        String kafkaVersion = KafkaVersion.of(loader);
-        if (!config.enabled()) {
-            LOG.info("kpipe {} disabled ({}=false): Kafka {} runs without pipelining",
-                version(), KpipeConfig.ENABLE, kafkaVersion);
-            return;
-        }
         Set<String> listeners = new TreeSet<>(config.pipelinedListeners());
         Instrumentation inst = KpipeAgent.instrumentation();
         String mode = "javaagent";
@@ -93,43 +89,12 @@ public final class KpipePlugin implements MetricsReporter {
             try {
                 inst = ByteBuddyAgent.install();
             } catch (RuntimeException e) {
-                unsupported(config, "kpipe cannot attach to the broker JVM (" + e.getMessage()
+                throw new UnsupportedBrokerException("kpipe cannot attach to the broker JVM (" + e.getMessage()
                     + "); start it with -javaagent:<kpipe jar> in KAFKA_OPTS");
-                return;
             }
         }
-        PipelineStats stats = new PipelineStats();
-        long budgetBytes = config.maxInflightBytes();
-        ByteBudget budget = new ByteBudget(budgetBytes, budgetBytes * 9 / 10);
-        PipelineCoordinator pipeline = new PipelineCoordinator(
-            new RequestClassifier(new TopicPolicy(config.topicsInclude(), config.topicsExclude())),
-            new InflightLimits(config.maxInflightRequestsPerConnection(), config.maxInflightBytesPerConnection()),
-            budget, stats);
-        StoragePressure pluginPressure = config.storagePressure();
-        if (pluginPressure != null) {
-            pipeline.pressure(pluginPressure);
-        }
-        int maxDelayedProduce = config.maxDelayedProduceRequests();
-        pipeline.pressureFactory(load -> new BrokerQueuePressure(load, maxDelayedProduce, pluginPressure));
-        try {
-            Interceptor.install(inst, loader, pipeline, listeners::contains);
-        } catch (UnsupportedBrokerException e) {
-            unsupported(config, e.getMessage());
-            return;
-        }
-        coordinator = pipeline;
-        metrics = new KpipeMetrics(stats, budget);
-        LOG.info("kpipe {} started: Kafka {}, install mode {}, listeners={}, settings {}",
-            version(), kafkaVersion, mode, listeners, config.effectiveSettings());
-    }
-
-    private static void unsupported(KpipeConfig config, String problem) {
-        if (config.failOnUnsupportedBroker()) {
-            throw new ConfigException(problem + "; the broker refuses to start because "
-                + KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER + "=true");
-        }
-        LOG.error("{}; the broker runs without pipelining (set {}=true to refuse to start instead)",
-            problem, KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER);
+        Interceptor.install(inst, loader, pipeline, listeners::contains);
+        return "install mode " + mode + ", listeners=" + listeners;
     }
 
     /** @return kpipe's version, e.g. {@code 0.1.0} */
@@ -147,16 +112,12 @@ public final class KpipePlugin implements MetricsReporter {
 
     /** @return the JVM's pipelining coordinator, or {@code null} if kpipe is not installed */
     static PipelineCoordinator coordinator() {
-        synchronized (LOCK) {
-            return coordinator;
-        }
+        return RUNTIME.coordinator();
     }
 
     /** @return the JVM's kpipe metrics, or {@code null} if kpipe is not installed */
     static KpipeMetrics metrics() {
-        synchronized (LOCK) {
-            return metrics;
-        }
+        return RUNTIME.metrics();
     }
 
     /**
@@ -198,23 +159,54 @@ public final class KpipePlugin implements MetricsReporter {
         }
     }
 
+    /**
+     * @return {@link KpipeConfig#RECONFIGURABLE_CONFIGS}, and the keys of the {@link JmxReporter} this
+     *     instance stands in for, if any; thread: any
+     */
     @Override
     public Set<String> reconfigurableConfigs() {
-        return jmx != null ? jmx.reconfigurableConfigs() : Set.of();
+        if (jmx == null) {
+            return KpipeConfig.RECONFIGURABLE_CONFIGS;
+        }
+        Set<String> keys = new HashSet<>(KpipeConfig.RECONFIGURABLE_CONFIGS);
+        keys.addAll(jmx.reconfigurableConfigs());
+        return keys;
     }
 
+    /**
+     * Checks the new configuration before Kafka accepts a dynamic change: every {@code kpipe.*} value
+     * is parsed as at start-up. Changes nothing. Thread: the request handler thread that serves the
+     * {@code IncrementalAlterConfigs} request, or Kafka's config thread just before
+     * {@link #reconfigure}.
+     *
+     * @param configs the broker's whole configuration with the change applied
+     * @throws ConfigException if a value is invalid; the message names the key, the value and the
+     *     allowed values, and Kafka fails the request with it
+     */
     @Override
     public void validateReconfiguration(Map<String, ?> configs) throws ConfigException {
         if (jmx != null) {
             jmx.validateReconfiguration(configs);
         }
+        new KpipeConfig(configs);
     }
 
+    /**
+     * Applies a dynamic change of {@link KpipeConfig#RECONFIGURABLE_CONFIGS} (see {@link KpipeRuntime}).
+     * Thread: Kafka's config thread (the metadata publisher), holding Kafka's config lock; returns
+     * at once (a first enable on a broker started disabled installs the hooks on a thread of its
+     * own); the network threads pick up the new values without locks.
+     *
+     * @param configs the broker's whole configuration with the change applied
+     * @throws ConfigException if a value is invalid (already rejected by
+     *     {@link #validateReconfiguration}; nothing changes then)
+     */
     @Override
     public void reconfigure(Map<String, ?> configs) {
         if (jmx != null) {
             jmx.reconfigure(configs);
         }
+        RUNTIME.reconfigure(new KpipeConfig(configs));
     }
 
     @Override

@@ -123,6 +123,24 @@ public interface NetworkEventListener {
     }
 
     /**
+     * The broker is about to close the connection because the request it just read was refused before it could be
+     * queued: its header or body does not parse, its API key is unknown, its version unsupported or disabled. Mirrors
+     * the failure path of {@code Processor.processCompletedReceives} ({@code processChannelException} then
+     * {@code close}); the broker has already logged the error. Stock Kafka reads a connection's next request only
+     * after answering the previous one, so it answers every earlier request before it meets the bad one; a plugin that
+     * read ahead can return true to take the close over: the broker leaves the connection open, and the plugin must
+     * keep it muted, let the earlier responses be written, then close it with {@link NetworkProcessor#close}.
+     * Thread: the processor's network thread.
+     *
+     * @param processor the processor
+     * @param connectionId the connection id
+     * @return true if the plugin closes the connection itself, later; false to let the broker close it now
+     */
+    default boolean onRequestRejected(NetworkProcessor processor, String connectionId) {
+        return false;
+    }
+
+    /**
      * The connection was closed, by either side. Responses completed after this are for a closed
      * connection. Thread: the processor's network thread.
      *

@@ -75,6 +75,16 @@ public interface NetworkProcessor {
     void deliverMuteEvent(String connectionId, MuteEvent event);
 
     /**
+     * Closes the connection as the broker closes one itself ({@code Processor.close}: the selector closes the channel,
+     * the connection quota and disconnect listeners are told, a response in flight is completed);
+     * {@link NetworkEventListener#onConnectionClosed} follows. No-op for a connection that is not open. Used to finish
+     * a close taken over with {@link NetworkEventListener#onRequestRejected}.
+     *
+     * @param connectionId the connection id
+     */
+    void close(String connectionId);
+
+    /**
      * Takes the next entry from this processor's response queue without consulting the listener.
      *
      * @return a response handle, or {@code null} if the queue is empty

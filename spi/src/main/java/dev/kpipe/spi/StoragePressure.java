@@ -17,7 +17,8 @@ public interface StoragePressure {
 
     /**
      * Thread: network threads, often (once per pipelined connection evaluation); must be cheap and
-     * must not block.
+     * must not block. A throwable is caught and counted as a plugin fault; the connection being evaluated then reads
+     * its next request as a classic connection would, once every earlier response is written.
      *
      * @return true while the storage side is saturated
      */

@@ -2,6 +2,7 @@ package dev.kpipe.it.bench;
 
 import dev.kpipe.it.harness.Cluster;
 import dev.kpipe.it.harness.HarnessSettings;
+import dev.kpipe.it.soak.SoakMain;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
@@ -35,6 +36,7 @@ import org.apache.kafka.common.TopicPartitionInfo;
  * <pre>
  * BenchMain demo                                  # S1, W = 100 ms, 3 rounds x 15 s per side: under 3 minutes
  * BenchMain --scenario all --window-ms 100,250 --rounds 5 --duration-s 30
+ * BenchMain --scenario soak --duration-s 1200    # the reliability soak instead ({@link SoakMain})
  * </pre>
  *
  * Both clusters of a scenario are started once and kept up for its rounds; only the one under test gets load.
@@ -68,6 +70,10 @@ public final class BenchMain {
    * @param args the command line
    */
   public static void main(String[] args) {
+    if (SoakMain.wanted(args)) { // --scenario soak: the reliability soak, not a stock-vs-kpipe comparison
+      System.exit(SoakMain.run(args));
+      return;
+    }
     BenchOptions o;
     try {
       if (args.length > 0 && (args[0].equals("-h") || args[0].equals("--help"))) {
@@ -172,8 +178,10 @@ public final class BenchMain {
         for (int w : options.windowsMs()) {
           scenarios.add(Scenario.s1(w, options));
         }
-      } else {
+      } else if (s.equals("S2")) {
         scenarios.add(Scenario.s2(options));
+      } else {
+        scenarios.add(Scenario.s3(options.windowsMs().get(0), options));
       }
     }
     run.put("started", LocalDateTime.now().toString());
@@ -249,7 +257,7 @@ public final class BenchMain {
       progress.clear();
       out.println();
       out.print(report.table(options));
-      if (options.demo() && report.hasPairs()) {
+      if (options.demo() && report.hasPairs() && s.id.equals("S1")) {
         out.println();
         out.println(demoSentence(report));
       }

@@ -9,7 +9,7 @@ import java.util.Locale;
  * Command-line options of {@link BenchMain}. Immutable.
  *
  * @param demo the short demo preset (S1 at W = 100 ms, 3 rounds x 15 s per side)
- * @param scenarios {@code S1} and/or {@code S2}, in run order
+ * @param scenarios {@code S1}, {@code S2} and/or {@code S3}, in run order
  * @param windowsMs S1's follower fetch waits W, in ms
  * @param rounds rounds per variant (stock and kpipe alternate: stock 1, kpipe 1, stock 2, ...)
  * @param durationSeconds measured window of each round, s
@@ -26,18 +26,24 @@ import java.util.Locale;
  * @param s2Producers S2 producer count (also S2's partition count)
  * @param s2RecordBytes S2 record value size, bytes
  * @param s2BufferBytes S2 {@code buffer.memory} per producer, bytes
+ * @param s3Producers S3 producer count (one connection each to the leader)
+ * @param s3BudgetBytes S3 {@code kpipe.max.inflight.bytes}, bytes
+ * @param s3RecordBytes S3 record value size, bytes
+ * @param s3BufferBytes S3 {@code buffer.memory} per producer, bytes
  * @param batchBytes {@code batch.size}, bytes
  */
 record BenchOptions(boolean demo, List<String> scenarios, List<Integer> windowsMs, int rounds, int durationSeconds,
     int warmupSeconds, String kafkaVersion, Path outDir, boolean stockInstallsPlugin, String brokerHeap,
     String brokerJvmOpts, boolean jfr, boolean parallelStart, int s1RecordBytes, long s1BufferBytes, int s2Producers,
-    int s2RecordBytes, long s2BufferBytes, int batchBytes) {
+    int s2RecordBytes, long s2BufferBytes, int batchBytes, int s3Producers, long s3BudgetBytes, int s3RecordBytes,
+    long s3BufferBytes) {
 
   static final String USAGE = """
       usage: BenchMain demo [options]      S1 at W=100 ms, 3 rounds x 15 s per side (+3 s warm-up)
              BenchMain [options]
       options:
-        --scenario S1|S2|all        scenarios to run (default S1; comma list allowed)
+        --scenario S1|S2|S3|all     scenarios to run (default S1; comma list allowed; all = S1,S2,S3)
+        --scenario soak             the reliability soak instead (--scenario soak --help for its options)
         --window-ms 100,250         S1: the follower's replica.fetch.wait.max.ms values W (default 100)
         --rounds N                  rounds per side, stock and kpipe alternating (default 5)
         --duration-s N              measured seconds per round (default 30)
@@ -52,6 +58,9 @@ record BenchOptions(boolean demo, List<String> scenarios, List<Integer> windowsM
         --s1-record-bytes N         (default 1024)     --s1-buffer-kib N   S1 buffer.memory (default 256)
         --s2-producers N            (default 4)        --s2-record-bytes N (default 100)
         --s2-buffer-kib N           S2 buffer.memory per producer (default 1024)
+        --s3-producers N            S3 producers, one connection each to the leader (default 300)
+        --s3-budget-mib N           S3 kpipe.max.inflight.bytes in MiB (default 8)
+        --s3-record-bytes N         (default 1024)     --s3-buffer-kib N   S3 buffer.memory (default 128)
         --batch-bytes N             batch.size (default 16384)
         --out DIR                   JSON output folder (default integration-tests/target/bench)
       """;
@@ -81,6 +90,10 @@ record BenchOptions(boolean demo, List<String> scenarios, List<Integer> windowsM
     int s2Record = 100;
     long s2Buffer = 1024 * 1024;
     int batch = 16384;
+    int s3Producers = 300;
+    long s3Budget = 8L * 1024 * 1024;
+    int s3Record = 1024;
+    long s3Buffer = 128 * 1024;
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
       switch (a) {
@@ -93,8 +106,9 @@ record BenchOptions(boolean demo, List<String> scenarios, List<Integer> windowsM
               case "ALL" -> {
                 l.add("S1");
                 l.add("S2");
+                l.add("S3");
               }
-              case "S1", "S2" -> l.add(u);
+              case "S1", "S2", "S3" -> l.add(u);
               default -> throw new IllegalArgumentException("unknown scenario: " + s);
             }
           }
@@ -129,6 +143,10 @@ record BenchOptions(boolean demo, List<String> scenarios, List<Integer> windowsM
         case "--s2-record-bytes" -> s2Record = positive(value(args, ++i, a), a);
         case "--s2-buffer-kib" -> s2Buffer = positive(value(args, ++i, a), a) * 1024L;
         case "--batch-bytes" -> batch = positive(value(args, ++i, a), a);
+        case "--s3-producers" -> s3Producers = positive(value(args, ++i, a), a);
+        case "--s3-budget-mib" -> s3Budget = positive(value(args, ++i, a), a) * 1024L * 1024;
+        case "--s3-record-bytes" -> s3Record = positive(value(args, ++i, a), a);
+        case "--s3-buffer-kib" -> s3Buffer = positive(value(args, ++i, a), a) * 1024L;
         default -> throw new IllegalArgumentException("unknown argument: " + a);
       }
     }
@@ -145,7 +163,7 @@ record BenchOptions(boolean demo, List<String> scenarios, List<Integer> windowsM
     }
     return new BenchOptions(demo, scenarios, windows, rounds == null ? 5 : rounds, duration == null ? 30 : duration,
         warmup == null ? 5 : warmup, kafkaVersion, out, stockInstalls, heap, jvmOpts, jfr, parallel, s1Record,
-        s1Buffer, s2Producers, s2Record, s2Buffer, batch);
+        s1Buffer, s2Producers, s2Record, s2Buffer, batch, s3Producers, s3Budget, s3Record, s3Buffer);
   }
 
   private static String value(String[] args, int i, String flag) {

@@ -129,6 +129,8 @@ final class LoadRound {
         threads.add(t);
         t.start();
       }
+      HeapSampler heap = new HeapSampler(cluster.node(1));
+      heap.start();
       CpuSampler cpu = new CpuSampler(cluster.nodes().stream().map(KafkaNode::pid).filter(p -> p > 0).toList());
       progress.phase("warm-up", start, warmupSeconds, () -> acked(senders));
       sleepUntil(windowStart);
@@ -148,6 +150,14 @@ final class LoadRound {
       progress.phase("draining", windowEnd, 0, () -> acked(senders));
       for (Thread t : threads) {
         t.join(Duration.ofSeconds(90).toMillis());
+      }
+      heap.stop();
+      clientEnd.putAll(heap.result());
+      if (scenario.isS3() && variant == Variant.KPIPE) {
+        clientEnd.putAll(budgetMetrics(cluster.node(1)));
+      }
+      if (scenario.isS3()) {
+        clientEnd.put("broker_produce_request_bytes_max", brokerMaxProduceRequestBytes(cluster.node(1)));
       }
       closeAll(senders); // joins the I/O threads: every callback has run and the histograms are safe to read
       return result(senders, s0, s1, clientEnd, durationSeconds);
@@ -182,6 +192,15 @@ final class LoadRound {
     }
     double seconds = (s1.nanos - s0.nanos) / 1e9;
     Map<String, Object> extra = new LinkedHashMap<>(clientEnd);
+    if (senders.size() > 1) {
+      long[] perProducer = senders.stream().mapToLong(s -> s.histogram.count()).sorted().toArray();
+      double median = perProducer.length % 2 == 1 ? perProducer[perProducer.length / 2]
+          : (perProducer[perProducer.length / 2 - 1] + perProducer[perProducer.length / 2]) / 2.0;
+      extra.put("producer_records_min", (double) perProducer[0]);
+      extra.put("producer_records_median", median);
+      extra.put("producer_records_max", (double) perProducer[perProducer.length - 1]);
+      extra.put("slowest_producer_share_of_median", median > 0 ? perProducer[0] / median : Double.NaN);
+    }
     extra.put("producer_leader_requests_sent_per_s", (s1.leaderRequests - s0.leaderRequests) / seconds);
     extra.put("producer_all_requests_sent_per_s", (s1.allRequests - s0.allRequests) / seconds);
     double brokerSeconds = (s1.brokerNanos - s0.brokerNanos) / 1e9;
@@ -296,6 +315,99 @@ final class LoadRound {
       return sum;
     } catch (Exception e) {
       return Double.NaN;
+    }
+  }
+
+  /** The leader's budget figures at the end of the window (S3): kpipe-metrics, as over JMX. */
+  private static Map<String, Double> budgetMetrics(KafkaNode node) {
+    Map<String, Double> m = new LinkedHashMap<>();
+    for (String name : List.of("inflight-bytes-max", "inflight-bytes-limit", "budget-wait-total",
+        "budget-wait-time-ms-total", "upgrade-deferred-total", "budget-reservation-revoked-total",
+        "budget-oversize-admitted-total", "pipelined-connections", "inflight-requests-per-connection-max",
+        "plugin-fault-total")) {
+      m.put("kpipe_" + name.replace('-', '_'), kpipeMetric(node, name));
+    }
+    return m;
+  }
+
+  /** @return the largest Produce request the broker read since start, in bytes (RequestMetrics RequestBytes Max) */
+  static double brokerMaxProduceRequestBytes(KafkaNode node) {
+    try {
+      return ((Number) node.jmx().getAttribute(
+          new ObjectName("kafka.network:type=RequestMetrics,name=RequestBytes,request=Produce"), "Max")).doubleValue();
+    } catch (Exception e) {
+      return Double.NaN;
+    }
+  }
+
+  /**
+   * Samples a broker's heap over JMX every 200 ms on its own thread: the peak heap used (as sampled) and the peak
+   * of the old generation's usage right after a collection (what survives GC: the retained heap).
+   */
+  static final class HeapSampler implements Runnable {
+    private final KafkaNode node;
+    private final Thread thread;
+    private volatile boolean running = true;
+    private volatile double peakUsed = Double.NaN;
+    private volatile double peakOldAfterGc = Double.NaN;
+    private volatile double max = Double.NaN;
+
+    HeapSampler(KafkaNode node) {
+      this.node = node;
+      this.thread = new Thread(this, "bench-heap-sampler");
+      thread.setDaemon(true);
+    }
+
+    void start() {
+      thread.start();
+    }
+
+    void stop() throws InterruptedException {
+      running = false;
+      thread.interrupt();
+      thread.join(5000);
+    }
+
+    @Override
+    public void run() {
+      while (running) {
+        try {
+          MBeanServerConnection jmx = node.jmx();
+          javax.management.openmbean.CompositeData heap = (javax.management.openmbean.CompositeData)
+              jmx.getAttribute(new ObjectName("java.lang:type=Memory"), "HeapMemoryUsage");
+          double used = ((Number) heap.get("used")).doubleValue();
+          max = ((Number) heap.get("max")).doubleValue();
+          peakUsed = Double.isNaN(peakUsed) ? used : Math.max(peakUsed, used);
+          for (ObjectName pool : jmx.queryNames(new ObjectName("java.lang:type=MemoryPool,*"), null)) {
+            if (!String.valueOf(pool.getKeyProperty("name")).contains("Old Gen")) {
+              continue;
+            }
+            Object cu = jmx.getAttribute(pool, "CollectionUsage");
+            if (cu instanceof javax.management.openmbean.CompositeData c) {
+              double old = ((Number) c.get("used")).doubleValue();
+              peakOldAfterGc = Double.isNaN(peakOldAfterGc) ? old : Math.max(peakOldAfterGc, old);
+            }
+          }
+          Thread.sleep(200);
+        } catch (InterruptedException e) {
+          return;
+        } catch (Exception e) {
+          // the broker may be busy; try again at the next tick
+          try {
+            Thread.sleep(200);
+          } catch (InterruptedException ie) {
+            return;
+          }
+        }
+      }
+    }
+
+    Map<String, Double> result() {
+      Map<String, Double> m = new LinkedHashMap<>();
+      m.put("leader_heap_used_peak_bytes", peakUsed);
+      m.put("leader_old_gen_after_gc_peak_bytes", peakOldAfterGc);
+      m.put("leader_heap_max_bytes", max);
+      return m;
     }
   }
 

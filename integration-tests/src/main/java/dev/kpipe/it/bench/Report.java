@@ -22,6 +22,9 @@ final class Report {
   /** S2 target: kpipe/stock p99 latency at most this. */
   static final double S2_MAX_P99_RATIO = 1.05;
 
+  /** S3 target: the slowest producer's records at least this fraction of the median producer's. */
+  static final double S3_MIN_SLOWEST_SHARE = 1.0 / 3;
+
   /** Other processes using more CPU than this (cores) during a window mark the run as disturbed. */
   static final double DISTURBED_CORES = 0.25;
 
@@ -104,6 +107,22 @@ final class Report {
     if (!hasPairs()) {
       return l;
     }
+    if (scenario.isS3()) {
+      double bound = maxExtra(Variant.KPIPE, "kpipe_inflight_bytes_max") / (scenario.budgetBytes()
+          + maxExtra(Variant.KPIPE, "broker_produce_request_bytes_max"));
+      l.add(target("kpipe peak in-flight bytes <= budget + largest produce request", bound, bound <= 1, "x"));
+      double errors = 0;
+      for (Variant v : Variant.values()) {
+        for (RoundResult r : v == Variant.STOCK ? stock : kpipe) {
+          errors += r.errors();
+        }
+      }
+      l.add(target("producer errors = 0 (both sides)", errors, errors == 0, "count"));
+      double share = stat(Variant.KPIPE, r -> extra(r, "slowest_producer_share_of_median")).min();
+      l.add(target("kpipe slowest producer >= 1/3 of the median producer (worst round)", share,
+          share >= S3_MIN_SLOWEST_SHARE, "x"));
+      return l;
+    }
     if (scenario.windowMs > 0) {
       l.add(target("records/s kpipe/stock >= " + S1_MIN_RATIO + "x", ratio(RoundResult::recordsPerSec).median(),
           ratio(RoundResult::recordsPerSec).median() >= S1_MIN_RATIO, "x"));
@@ -155,7 +174,10 @@ final class Report {
     }
     sb.append("  (median [min..max] over rounds; ratios per round pair; produce req/s = responses from the leader"
         + " (producer-node-metrics response-total, node-1); latency = send() to ack per record)\n");
-    if (scenario.windowMs > 0) {
+    if (scenario.isS3()) {
+      sb.append(s3Lines());
+    }
+    if (scenario.windowMs > 0 && !scenario.isS3()) {
       double c = scenario.ceilingRequestsPerSec();
       sb.append(String.format(Locale.ROOT, "  ceiling max.in.flight/W = %d/%d ms = %s req/s: kpipe reached %s,"
               + " stock %s (stock's own ceiling is 1/W = %s req/s)%n", scenario.maxInFlight, scenario.windowMs,
@@ -173,8 +195,61 @@ final class Report {
     for (Map<String, Object> t : targets()) {
       double v = (Double) t.get("measured_median");
       sb.append("  target ").append(t.get("target")).append(": ")
-          .append("%".equals(t.get("unit")) ? pct(v) : String.format(Locale.ROOT, "%.3fx", v))
+          .append("%".equals(t.get("unit")) ? pct(v) : "count".equals(t.get("unit"))
+              ? String.format(Locale.ROOT, "%.0f", v) : String.format(Locale.ROOT, "%.3fx", v))
           .append(Boolean.TRUE.equals(t.get("met")) ? "  MET" : "  MISSED").append('\n');
+    }
+    return sb.toString();
+  }
+
+  private static double extra(RoundResult r, String key) {
+    return r.extra().get(key) instanceof Number n ? n.doubleValue() : Double.NaN;
+  }
+
+  /** @return the largest value of an extra figure over the rounds of one side, NaN if none */
+  double maxExtra(Variant v, String key) {
+    return stat(v, r -> extra(r, key)).max();
+  }
+
+  private static String mib(double bytes) {
+    return String.format(Locale.ROOT, "%.1f MiB", bytes / (1024.0 * 1024));
+  }
+
+  /** S3's back-pressure figures: per side fairness, errors, heap; for kpipe the budget's peak and waits. */
+  private String s3Lines() {
+    StringBuilder sb = new StringBuilder();
+    for (Variant v : Variant.values()) {
+      List<RoundResult> rs = v == Variant.STOCK ? stock : kpipe;
+      if (rs.isEmpty()) {
+        continue;
+      }
+      long errors = rs.stream().mapToLong(RoundResult::errors).sum();
+      sb.append(String.format(Locale.ROOT, "  %-6s slowest/median producer %s (records in the window: min %s,"
+              + " median %s, max %s); errors %d; leader heap used peak %s, old gen after GC peak %s (-Xmx %s)%n",
+          v.label(), stat(stat(v, r -> extra(r, "slowest_producer_share_of_median")), 2),
+          fmt(stat(v, r -> extra(r, "producer_records_min")).min()),
+          fmt(stat(v, r -> extra(r, "producer_records_median")).median()),
+          fmt(stat(v, r -> extra(r, "producer_records_max")).max()), errors,
+          mib(maxExtra(v, "leader_heap_used_peak_bytes")), maxExtra(v, "leader_old_gen_after_gc_peak_bytes") > 0
+              ? mib(maxExtra(v, "leader_old_gen_after_gc_peak_bytes")) : "n/a (no old-generation collection)",
+          mib(maxExtra(v, "leader_heap_max_bytes"))));
+    }
+    if (!kpipe.isEmpty()) {
+      double peak = maxExtra(Variant.KPIPE, "kpipe_inflight_bytes_max");
+      double largest = maxExtra(Variant.KPIPE, "broker_produce_request_bytes_max");
+      long budget = scenario.budgetBytes();
+      sb.append(String.format(Locale.ROOT, "  kpipe  in-flight bytes peak %s (%,.0f B) vs budget %s + largest produce"
+              + " request %,.0f B = %,.0f B: %s; connections pipelined %s; budget waits %s (%s ms waited in all);"
+              + " upgrades deferred %s; idle reservations revoked %s; oversize admitted %s%n",
+          mib(peak), peak, mib(budget), largest, budget + largest, peak <= budget + largest ? "within" : "EXCEEDED",
+          fmt(maxExtra(Variant.KPIPE, "kpipe_pipelined_connections")),
+          fmt(maxExtra(Variant.KPIPE, "kpipe_budget_wait_total")),
+          fmt(maxExtra(Variant.KPIPE, "kpipe_budget_wait_time_ms_total")),
+          fmt(maxExtra(Variant.KPIPE, "kpipe_upgrade_deferred_total")),
+          fmt(maxExtra(Variant.KPIPE, "kpipe_budget_reservation_revoked_total")),
+          fmt(maxExtra(Variant.KPIPE, "kpipe_budget_oversize_admitted_total"))));
+      sb.append("  (kpipe counters are the leader's since start, at the end of each round: the peak covers every"
+          + " round so far, warm-ups included)\n");
     }
     return sb.toString();
   }
@@ -202,7 +277,7 @@ final class Report {
       s.put("latency_p50_ms", stat(v, RoundResult::p50Ms).toMap());
       s.put("latency_p99_ms", stat(v, RoundResult::p99Ms).toMap());
       s.put("broker_cpu_us_per_record", stat(v, Report::cpuPerRecord).toMap());
-      if (scenario.windowMs > 0) {
+      if (scenario.windowMs > 0 && !scenario.isS3()) {
         s.put("ceiling_fraction", ceilingFraction(v).toMap());
       }
       summary.put(v.label(), s);

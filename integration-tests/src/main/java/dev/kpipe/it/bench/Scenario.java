@@ -19,6 +19,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *       Stock Kafka answers one request per connection at a time, so it is capped near 1/W requests/s; the ceiling
  *       with pipelining is {@code max.in.flight / W}.
  *   <li><b>S2</b> (no regression): 1 node, acks=1, several producers of small records saturating the broker.
+ *   <li><b>S3</b> (back pressure): S1's cluster and topic (the follower's fetches may carry 64 MiB instead of
+ *       Kafka's default 1 MiB, so replication keeps up), several hundred idempotent producers (one connection each
+ *       to the leader) sending flat out, and a small {@code kpipe.max.inflight.bytes}: the in-flight demand (producers
+ *       x 5 requests x batch) is far above the budget, so the budget decides what the leader admits.
  * </ul>
  *
  * <p>Immutable.
@@ -47,11 +51,13 @@ final class Scenario {
   private final Map<Integer, Map<String, String>> nodeConfig;
   private final Map<String, String> topicConfig;
   private final Map<Integer, List<Integer>> assignment;
+  /** Broker settings for the kpipe side only (S3's budget). */
+  final Map<String, String> kpipeConfig;
 
   private Scenario(String id, String label, int windowMs, int nodes, String topic, int partitions, int fixedPartition,
       int producers, int recordBytes, String acks, boolean idempotence, int maxInFlight, int batchBytes, int lingerMs,
       long bufferBytes, Map<Integer, Map<String, String>> nodeConfig, Map<String, String> topicConfig,
-      Map<Integer, List<Integer>> assignment) {
+      Map<Integer, List<Integer>> assignment, Map<String, String> kpipeConfig) {
     this.id = id;
     this.label = label;
     this.windowMs = windowMs;
@@ -70,6 +76,7 @@ final class Scenario {
     this.nodeConfig = nodeConfig;
     this.topicConfig = topicConfig;
     this.assignment = assignment;
+    this.kpipeConfig = kpipeConfig;
   }
 
   /**
@@ -85,7 +92,7 @@ final class Scenario {
     nodeConfig.put(2, follower);
     return new Scenario("S1", "S1 W=" + windowMs + "ms", windowMs, 2, "bench-s1", 1, 0, 1, o.s1RecordBytes(), "all",
         true, 5, o.batchBytes(), 0, o.s1BufferBytes(), nodeConfig, Map.of("min.insync.replicas", "2"),
-        Map.of(0, List.of(1, 2)));
+        Map.of(0, List.of(1, 2)), Map.of());
   }
 
   /**
@@ -99,12 +106,45 @@ final class Scenario {
       assignment.put(p, List.of(1));
     }
     return new Scenario("S2", "S2", 0, 1, "bench-s2", partitions, -1, o.s2Producers(), o.s2RecordBytes(), "1", false,
-        5, o.batchBytes(), 5, o.s2BufferBytes(), Map.of(), Map.of(), assignment);
+        5, o.batchBytes(), 5, o.s2BufferBytes(), Map.of(), Map.of(), assignment, Map.of());
+  }
+
+  /**
+   * @param windowMs W, the follower's {@code replica.fetch.wait.max.ms}
+   * @param o the options (producers, budget, record size, buffer)
+   * @return scenario S3 at that window
+   */
+  static Scenario s3(int windowMs, BenchOptions o) {
+    Map<Integer, Map<String, String>> nodeConfig = new LinkedHashMap<>();
+    Map<String, String> follower = new LinkedHashMap<>();
+    follower.put("replica.fetch.min.bytes", Integer.toString(FOLLOWER_FETCH_MIN_BYTES));
+    follower.put("replica.fetch.wait.max.ms", Integer.toString(windowMs));
+    // Kafka's default replica.fetch.max.bytes (1 MiB per partition per fetch) would cap replication, and so every
+    // acks=all produce, at 1 MiB per window: the follower takes what the producers send, so the budget decides.
+    follower.put("replica.fetch.max.bytes", Integer.toString(64 * 1024 * 1024));
+    follower.put("replica.fetch.response.max.bytes", Integer.toString(128 * 1024 * 1024));
+    nodeConfig.put(2, follower);
+    return new Scenario("S3", "S3 " + o.s3Producers() + " producers, budget " + o.s3BudgetBytes() / 1024 + " KiB, W="
+        + windowMs + "ms", windowMs, 2, "bench-s3", 1, 0, o.s3Producers(), o.s3RecordBytes(), "all", true, 5,
+        o.batchBytes(), 0, o.s3BufferBytes(), nodeConfig, Map.of("min.insync.replicas", "2"), Map.of(0, List.of(1, 2)),
+        Map.of("kpipe.max.inflight.bytes", Long.toString(o.s3BudgetBytes()),
+            "kpipe.max.inflight.bytes.per.connection", Long.toString(64L * 1024 * 1024)));
+  }
+
+  /** @return S3's {@code kpipe.max.inflight.bytes}, or 0 for another scenario */
+  long budgetBytes() {
+    String v = kpipeConfig.get("kpipe.max.inflight.bytes");
+    return v == null ? 0 : Long.parseLong(v);
+  }
+
+  /** @return whether this is S3 (many producers under a small budget) */
+  boolean isS3() {
+    return id.equals("S3");
   }
 
   /** @return the requests/s ceiling with pipelining, {@code maxInFlight / W}; NaN if the scenario has no window */
   double ceilingRequestsPerSec() {
-    return windowMs > 0 ? maxInFlight * 1000.0 / windowMs : Double.NaN;
+    return windowMs > 0 && !isS3() ? maxInFlight * 1000.0 / windowMs : Double.NaN;
   }
 
   /**
@@ -118,6 +158,9 @@ final class Scenario {
         .nodes(nodes)
         .heap(o.brokerHeap());
     variant.apply(b, o.stockInstallsPlugin());
+    if (variant == Variant.KPIPE) {
+      kpipeConfig.forEach(b::brokerConfig);
+    }
     nodeConfig.forEach((node, m) -> m.forEach((k, v) -> b.nodeConfig(node, k, v)));
     return b.build();
   }
@@ -172,6 +215,9 @@ final class Scenario {
     m.put("batch_size", batchBytes);
     m.put("linger_ms", lingerMs);
     m.put("buffer_memory", bufferBytes);
+    if (!kpipeConfig.isEmpty()) {
+      m.put("kpipe_side_config", kpipeConfig);
+    }
     return m;
   }
 

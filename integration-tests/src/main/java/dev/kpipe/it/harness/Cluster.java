@@ -139,7 +139,13 @@ public final class Cluster implements AutoCloseable {
           throw new IllegalStateException("kpipe jar not found at " + plugin
               + ": build it first (mvn -B package -DskipTests from the project root)");
         }
-        Files.copy(plugin, libsDir().resolve(plugin.getFileName()), StandardCopyOption.COPY_ATTRIBUTES);
+        Files.copy(plugin, pluginJarInLibs(), StandardCopyOption.COPY_ATTRIBUTES);
+      }
+      for (Path jar : spec.extraLibs()) {
+        if (!Files.isRegularFile(jar)) {
+          throw new IllegalStateException("extra lib not found: " + jar);
+        }
+        Files.copy(jar, libsDir().resolve(jar.getFileName()), StandardCopyOption.COPY_ATTRIBUTES);
       }
       Files.writeString(toolsLog4jConfig(), """
           <?xml version="1.0" encoding="UTF-8"?>
@@ -556,6 +562,14 @@ public final class Cluster implements AutoCloseable {
   /** @return the cluster's {@code libs/} folder, the brokers' classpath */
   public Path libsDir() {
     return dir.resolve("libs");
+  }
+
+  /**
+   * @return where the kpipe jar is copied in {@link #libsDir()} (it exists only if the spec {@link
+   *     ClusterSpec#installPlugin() installs} kpipe): the path an operator passes to {@code -javaagent:}
+   */
+  public Path pluginJarInLibs() {
+    return libsDir().resolve(settings.pluginJar().getFileName());
   }
 
   /** @return a log4j2 config for command-line tools run against this cluster (warnings to stderr) */

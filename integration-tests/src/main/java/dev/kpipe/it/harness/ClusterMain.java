@@ -7,8 +7,12 @@ import java.util.concurrent.CountDownLatch;
  *
  * <pre>
  * ClusterMain [--nodes N] [--kpipe true|false] [--no-plugin] [--heap 1g] [--sasl-scram] [--kafka-version V]
+ *             [--javaagent] [--kafka-opts "-XX:+DisableAttachMechanism ..."]
  *             [--config key=value | nodeId:key=value]...
  * </pre>
+ *
+ * {@code --javaagent} also starts the brokers with {@code -javaagent:<libs/kpipe jar>}; {@code --kafka-opts} adds JVM
+ * options (space separated) as {@code KAFKA_OPTS} would.
  *
  * {@code --kafka-version} runs another laid-out Kafka distribution ({@code integration-tests/target/kafka-V}, see
  * {@link HarnessSettings#kafkaHome(String)}) than the build's.
@@ -35,6 +39,8 @@ public final class ClusterMain {
         case "--heap" -> b.heap(value(args, ++i, a));
         case "--sasl-scram" -> b.saslScramListener(true);
         case "--kafka-version" -> b.kafkaVersion(value(args, ++i, a));
+        case "--javaagent" -> b.javaagent(true);
+        case "--kafka-opts" -> b.kafkaOpts(value(args, ++i, a).trim().split("\\s+"));
         case "--config" -> b.config(value(args, ++i, a));
         case "-h", "--help" -> {
           usage();
@@ -101,6 +107,7 @@ public final class ClusterMain {
 
   private static void usage() {
     System.err.println("usage: ClusterMain [--nodes N] [--kpipe true|false] [--no-plugin] [--heap 1g] [--sasl-scram]"
-        + " [--kafka-version V] [--config key=value | --config nodeId:key=value]...");
+        + " [--kafka-version V] [--javaagent] [--kafka-opts \"OPTS\"]"
+        + " [--config key=value | --config nodeId:key=value]...");
   }
 }

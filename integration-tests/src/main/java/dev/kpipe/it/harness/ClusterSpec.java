@@ -1,8 +1,10 @@
 package dev.kpipe.it.harness;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -30,6 +32,9 @@ public final class ClusterSpec {
   private final boolean tls;
   private final String kafkaVersion;
   private final Path kafkaHome;
+  private final boolean javaagent;
+  private final List<String> kafkaOpts;
+  private final List<Path> extraLibs;
 
   private ClusterSpec(Builder b) {
     this.name = b.name;
@@ -45,6 +50,9 @@ public final class ClusterSpec {
     this.tls = b.tls;
     this.kafkaVersion = b.kafkaVersion;
     this.kafkaHome = b.kafkaHome;
+    this.javaagent = b.javaagent;
+    this.kafkaOpts = List.copyOf(b.kafkaOpts);
+    this.extraLibs = List.copyOf(b.extraLibs);
   }
 
   /** @return a builder for a 1-node cluster with kpipe installed and enabled */
@@ -117,12 +125,31 @@ public final class ClusterSpec {
     return kafkaHome;
   }
 
+  /**
+   * @return whether every node's JVM starts with {@code -javaagent:<libs/kpipe jar>} (see {@link Builder#javaagent})
+   */
+  public boolean javaagent() {
+    return javaagent;
+  }
+
+  /** @return extra JVM options of every node, as in {@code KAFKA_OPTS} (see {@link Builder#kafkaOpts}); immutable */
+  public List<String> kafkaOpts() {
+    return kafkaOpts;
+  }
+
+  /** @return jars copied into the nodes' {@code libs/} besides the distribution's (and kpipe's), e.g. test plugins */
+  public List<Path> extraLibs() {
+    return extraLibs;
+  }
+
   @Override
   public String toString() {
     return name + "[nodes=" + nodes + ", plugin=" + installPlugin + ", kpipe.enable=" + kpipeEnabled
         + (kafkaHome != null ? ", kafkaHome=" + kafkaHome : kafkaVersion != null ? ", kafka=" + kafkaVersion : "")
-        + (saslScram ? ", saslScram" : "") + (tls ? ", tls" : "") + ", brokerConfig=" + brokerConfig
-        + ", nodeConfig=" + nodeConfig + "]";
+        + (saslScram ? ", saslScram" : "") + (tls ? ", tls" : "") + (javaagent ? ", javaagent" : "")
+        + (kafkaOpts.isEmpty() ? "" : ", kafkaOpts=" + kafkaOpts)
+        + (extraLibs.isEmpty() ? "" : ", extraLibs=" + extraLibs)
+        + ", brokerConfig=" + brokerConfig + ", nodeConfig=" + nodeConfig + "]";
   }
 
   /** Builds a {@link ClusterSpec}. Not thread-safe. */
@@ -138,6 +165,9 @@ public final class ClusterSpec {
     private boolean tls;
     private String kafkaVersion;
     private Path kafkaHome;
+    private boolean javaagent;
+    private final List<String> kafkaOpts = new ArrayList<>();
+    private final List<Path> extraLibs = new ArrayList<>();
 
     private Builder() {}
 
@@ -292,10 +322,59 @@ public final class ClusterSpec {
     }
 
     /**
+     * Installs kpipe as a Java agent as well: every node's JVM starts with {@code -javaagent:<the cluster's
+     * libs/kpipe-plugin-<version>.jar>}, the option an operator puts into {@code KAFKA_OPTS} (Kafka's {@code
+     * kafka-run-class.sh} passes it to {@code java}) for a broker JVM that forbids attaching to itself. {@code
+     * metric.reporters} and the {@code kpipe.*} settings are written as usual (they still carry the settings). Pair it
+     * with {@code kafkaOpts("-XX:+DisableAttachMechanism")} to run a JVM that forbids attach. Default false.
+     *
+     * @param enabled whether to add the agent option
+     * @return this
+     */
+    public Builder javaagent(boolean enabled) {
+      this.javaagent = enabled;
+      return this;
+    }
+
+    /**
+     * Adds JVM options for every node of this cluster, as an operator sets {@code KAFKA_OPTS}: they go on the {@code
+     * java} command line after the harness's own options (heap, GC, JMX, {@code kpipe.it.jvm.opts}), before the
+     * class path.
+     *
+     * @param options JVM options, e.g. {@code -XX:+DisableAttachMechanism}; blank ones are ignored
+     * @return this
+     */
+    public Builder kafkaOpts(String... options) {
+      for (String o : options) {
+        if (o != null && !o.isBlank()) {
+          kafkaOpts.add(o.trim());
+        }
+      }
+      return this;
+    }
+
+    /**
+     * Copies a jar into the nodes' {@code libs/} (on the broker classpath), as an operator installs a plugin: e.g. a
+     * test implementation of a kpipe SPI named in a {@code kpipe.*.class} setting.
+     *
+     * @param jar the jar
+     * @return this
+     */
+    public Builder extraLib(Path jar) {
+      this.extraLibs.add(jar.toAbsolutePath().normalize());
+      return this;
+    }
+
+    /**
      * @return the spec
-     * @throws IllegalArgumentException if a node override names a node that does not exist
+     * @throws IllegalArgumentException if a node override names a node that does not exist, or {@link #javaagent}
+     *     is set without {@link #installPlugin} (the agent jar is the installed plugin jar)
      */
     public ClusterSpec build() {
+      if (javaagent && !installPlugin) {
+        throw new IllegalArgumentException("javaagent(true) needs installPlugin(true): the agent is the kpipe jar"
+            + " in libs/");
+      }
       for (int id : nodeConfig.keySet()) {
         if (id < 1 || id > nodes) {
           throw new IllegalArgumentException("node override for node " + id + " but the cluster has " + nodes);

@@ -69,6 +69,18 @@ public @interface KafkaCluster {
   String kafkaVersion() default "";
 
   /**
+   * @return whether every node's JVM also starts with {@code -javaagent:<libs/kpipe jar>}, as {@code KAFKA_OPTS}
+   *     would pass it (see {@link ClusterSpec.Builder#javaagent}); default false
+   */
+  boolean javaagent() default false;
+
+  /**
+   * @return extra JVM options of every node, as in {@code KAFKA_OPTS}, e.g. {@code -XX:+DisableAttachMechanism} (see
+   *     {@link ClusterSpec.Builder#kafkaOpts})
+   */
+  String[] kafkaOpts() default {};
+
+  /**
    * @return whether the extension starts the cluster; false lays it out only, e.g. for {@link
    *     KafkaNode#startExpectingFailure}
    */

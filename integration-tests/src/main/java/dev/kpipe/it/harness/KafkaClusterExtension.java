@@ -96,7 +96,9 @@ public final class KafkaClusterExtension
         .heap(ann.heap())
         .kafkaVersion(ann.kafkaVersion())
         .saslScramListener(ann.saslScram())
-        .tlsListeners(ann.tls());
+        .tlsListeners(ann.tls())
+        .javaagent(ann.javaagent())
+        .kafkaOpts(ann.kafkaOpts());
     for (String kv : ann.brokerConfig()) {
       if (kv.indexOf('=') <= 0) {
         throw new IllegalArgumentException("brokerConfig entry must be key=value: " + kv);

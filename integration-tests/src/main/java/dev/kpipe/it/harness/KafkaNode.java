@@ -496,6 +496,11 @@ public final class KafkaNode {
         "-Dcom.sun.management.jmxremote.ssl=false",
         "-Djava.rmi.server.hostname=127.0.0.1"));
     cmd.addAll(Arrays.asList(s.extraJvmOptions()));
+    // KAFKA_OPTS of this cluster (kafka-run-class.sh passes them to java as they are).
+    if (cluster.spec().javaagent()) {
+      cmd.add("-javaagent:" + cluster.pluginJarInLibs());
+    }
+    cmd.addAll(cluster.spec().kafkaOpts());
     cmd.add("-Dkpipe.it.node=" + cluster.spec().name() + "/" + id); // marks the process in ps output
     cmd.addAll(List.of("-cp", cluster.libsDir() + "/*", "kafka.Kafka", configFile().toString()));
     try {

@@ -148,6 +148,49 @@ public final class RawKafkaConnection implements AutoCloseable {
     }
 
     /**
+     * Reads the next size-prefixed frame as it is on the wire (without the size prefix).
+     *
+     * @return the frame's bytes: the response header (correlation id first), then the body
+     * @throws IOException on timeout ({@link SocketTimeoutException}), a closed connection ({@link EOFException}) or a
+     *     reset connection ({@link java.net.SocketException})
+     */
+    public byte[] receiveFrame() throws IOException {
+        int size = in.readInt();
+        byte[] bytes = new byte[size];
+        in.readFully(bytes);
+        return bytes;
+    }
+
+    /**
+     * Closes the writing side (sends FIN); the broker sees end of stream, responses can still be read.
+     *
+     * @throws IOException if the socket fails
+     */
+    public void shutdownOutput() throws IOException {
+        socket.shutdownOutput();
+    }
+
+    /**
+     * Changes how long one read waits.
+     *
+     * @param timeout the read timeout
+     * @throws IOException if the socket fails
+     */
+    public void readTimeout(Duration timeout) throws IOException {
+        socket.setSoTimeout((int) timeout.toMillis());
+    }
+
+    /**
+     * Closes the socket with an RST instead of a FIN ({@code SO_LINGER} 0): the broker sees a reset connection.
+     *
+     * @throws IOException if the socket fails
+     */
+    public void abort() throws IOException {
+        socket.setSoLinger(true, 0);
+        socket.close();
+    }
+
+    /**
      * @return true if the broker closed the connection (reads EOF within the read timeout)
      * @throws IOException on timeout or other errors
      */

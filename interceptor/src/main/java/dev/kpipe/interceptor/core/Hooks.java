@@ -133,16 +133,53 @@ public final class Hooks {
         }
     }
 
-    /** {@code Processor.close(String)} enter. Thread: network. */
-    public static void closed(Object processor, String connectionId) {
+    /**
+     * {@code Processor.close(String)} enter. Thread: network. A close for a connection whose request, read in this
+     * poll, was refused (its receive is still among the selector's completed receives: the close comes from {@code
+     * processCompletedReceives}) is offered to the listener first, which may take it over.
+     *
+     * @return true to skip the broker's body (the listener closes the connection later)
+     */
+    public static boolean closed(Object processor, String connectionId) {
         NetworkEventListener l = listener;
         if (l == null) {
+            return false;
+        }
+        ProcessorBinding b;
+        try {
+            b = binding(processor);
+            if (!b.active) {
+                return false;
+            }
+            if (b.hasCompletedReceive(connectionId) && l.onRequestRejected(b, connectionId)) {
+                return true;
+            }
+        } catch (Throwable t) {
+            Interceptor.hookFault();
+            b = CURRENT.get();
+        }
+        try {
+            if (b != null && b.processor == processor && b.active) {
+                l.onConnectionClosed(b, connectionId);
+            }
+        } catch (Throwable t) {
+            Interceptor.hookFault();
+        }
+        return false;
+    }
+
+    /**
+     * {@code Processor.processCompletedReceives} enter: drops the receives of connections the selector closed in this
+     * poll (see {@link ProcessorBinding#dropOrphanedReceives}). Thread: network.
+     */
+    public static void receives(Object processor) {
+        if (listener == null) {
             return;
         }
         try {
             ProcessorBinding b = binding(processor);
             if (b.active) {
-                l.onConnectionClosed(b, connectionId);
+                Interceptor.orphanedReceives(b.dropOrphanedReceives());
             }
         } catch (Throwable t) {
             Interceptor.hookFault();

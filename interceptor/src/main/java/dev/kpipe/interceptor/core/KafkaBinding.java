@@ -75,6 +75,7 @@ public abstract class KafkaBinding implements Interceptor.Binding {
             HookPoint.method(PROCESSOR, "tryUnmuteChannel", String.class.getName()),
             HookPoint.method(PROCESSOR, "close", String.class.getName()),
             HookPoint.method(PROCESSOR, "processDisconnected"),
+            HookPoint.method(PROCESSOR, "processCompletedReceives"),
             HookPoint.method(PROCESSOR, "responseQueue"),
             HookPoint.method(PROCESSOR, "selector"),
             HookPoint.method(PROCESSOR, "wakeup"),
@@ -120,7 +121,8 @@ public abstract class KafkaBinding implements Interceptor.Binding {
                 .visit(Advice.to(ProcessorAdvice.MuteEventHook.class).on(named("handleChannelMuteEvent").and(takesArguments(2))))
                 .visit(Advice.to(ProcessorAdvice.TryUnmute.class).on(named("tryUnmuteChannel").and(takesArguments(1))))
                 .visit(Advice.to(ProcessorAdvice.Close.class).on(named("close").and(takesArguments(String.class))))
-                .visit(Advice.to(ProcessorAdvice.Disconnected.class).on(named("processDisconnected").and(takesArguments(0)))))
+                .visit(Advice.to(ProcessorAdvice.Disconnected.class).on(named("processDisconnected").and(takesArguments(0))))
+                .visit(Advice.to(ProcessorAdvice.Receives.class).on(named("processCompletedReceives").and(takesArguments(0)))))
             .type(named(REQUEST_CHANNEL))
             .transform((b, type, loader, module, domain) -> b
                 .visit(Advice.to(RequestChannelAdvice.class).on(named("sendRequest").and(takesArguments(1)))))

@@ -55,11 +55,19 @@ final class ProcessorAdvice {
         }
     }
 
-    /** {@code close(String)}: the broker closes a connection. */
+    /** {@code close(String)}: the broker closes a connection; skipped when the plugin takes the close over. */
     static final class Close {
+        @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
+        static boolean enter(@Advice.This Object processor, @Advice.Argument(0) String connectionId) {
+            return Hooks.closed(processor, connectionId);
+        }
+    }
+
+    /** {@code processCompletedReceives()}: the requests read in this poll are about to be processed. */
+    static final class Receives {
         @Advice.OnMethodEnter(suppress = Throwable.class)
-        static void enter(@Advice.This Object processor, @Advice.Argument(0) String connectionId) {
-            Hooks.closed(processor, connectionId);
+        static void enter(@Advice.This Object processor) {
+            Hooks.receives(processor);
         }
     }
 

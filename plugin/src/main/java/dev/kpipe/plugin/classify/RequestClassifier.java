@@ -16,12 +16,24 @@ import org.apache.kafka.common.requests.ProduceRequest;
  * nothing for a cached topic.
  */
 public final class RequestClassifier {
-    private final TopicPolicy topics;
+    private volatile TopicPolicy topics;
     private volatile TopicNames topicNames;
 
     /** @param topics the topic policy */
     public RequestClassifier(TopicPolicy topics) {
         this.topics = topics;
+    }
+
+    /**
+     * Replaces the topic policy ({@code kpipe.topics.include} / {@code kpipe.topics.exclude} altered at runtime);
+     * requests read from now on are classified with it. A produce request to a topic the new policy no longer
+     * pipelines is exclusive: its pipelined connection drains and downgrades, as for any exclusive request.
+     * Thread: any.
+     *
+     * @param topics the new policy
+     */
+    public void topics(TopicPolicy topics) {
+        this.topics = java.util.Objects.requireNonNull(topics);
     }
 
     /**
@@ -63,6 +75,7 @@ public final class RequestClassifier {
         if (data.isEmpty()) {
             return RequestClass.EXCLUSIVE;
         }
+        TopicPolicy policy = topics;
         for (ProduceRequestData.TopicProduceData topic : data) {
             String name = topic.name();
             if (name == null || name.isEmpty()) {
@@ -72,7 +85,7 @@ public final class RequestClassifier {
                     return RequestClass.EXCLUSIVE;
                 }
             }
-            if (!topics.pipelines(name)) {
+            if (!policy.pipelines(name)) {
                 return RequestClass.EXCLUSIVE;
             }
         }

@@ -22,8 +22,9 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
         /** Requests are read as soon as the previous one is dispatched. */
         PIPELINED,
         /**
-         * An exclusive request, or a SASL re-authentication (KIP-368), is held until every earlier response is
-         * written.
+         * Muted until every earlier response is written, then handed back to Kafka: with the exclusive request that
+         * started the drain held meanwhile, or the SASL re-authentication (KIP-368) that started it, or, when kpipe was
+         * disabled at runtime, with nothing held.
          */
         DRAINING
     }
@@ -42,7 +43,7 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
     final ThrottleWindows throttle = new ThrottleWindows();
     /** When the first of the currently open throttle windows opened ({@link System#nanoTime}). */
     long throttleStartNanos;
-    /** The exclusive request held for a drain, or {@code null}. */
+    /** The exclusive request held for a drain, or {@code null} (also while draining because kpipe was disabled). */
     Object held;
     /**
      * The re-authentication (the broker's opaque handle) held for a drain, or {@code null}; at most one of this and
@@ -59,6 +60,8 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
     long reserved;
     /** When {@link #reserved} was granted ({@link System#nanoTime}). */
     long reservedAtNanos;
+    /** The processor round in which {@link #reserved} was granted ({@link ProcessorPipelines#rounds}). */
+    long reservedAtRound;
     /** Listed in {@link ProcessorPipelines#holders}. */
     boolean holding;
     /** The reservation asked for while waiting for the budget. */
@@ -73,6 +76,12 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
     int largestRequest;
     /** Kept muted only because the storage side is saturated; re-evaluated every round. */
     boolean pressureBlocked;
+    /**
+     * The broker refused a request read on this connection (see
+     * {@link dev.kpipe.spi.NetworkEventListener#onRequestRejected}): it stays muted and is closed once every earlier
+     * response is written.
+     */
+    boolean closeAfterDrain;
 
     ConnectionPipeline(String id, ProcessorPipelines processor) {
         this.id = id;
@@ -125,6 +134,7 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
             + " sendOutstanding=" + sendOutstanding + " throttles=" + throttle.open()
             + " awaitingDispatch=" + (awaitingDispatch != null) + " held=" + (held != null)
             + " heldReauthentication=" + (heldReauthentication != null) + " muted=" + muted
-            + " reserved=" + reserved + " waitingForBudget=" + waitingForBudget;
+            + " reserved=" + reserved + " waitingForBudget=" + waitingForBudget
+            + (closeAfterDrain ? " closeAfterDrain" : "");
     }
 }

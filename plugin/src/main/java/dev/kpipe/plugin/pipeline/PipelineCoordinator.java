@@ -51,13 +51,34 @@ import org.slf4j.LoggerFactory;
  * Throttle start/end (KIP-219) are control events: they bypass the ordering and become a mute
  * reason of their own.
  *
+ * <p>A request the broker refuses after kpipe read ahead (it does not parse, its API or version is unsupported)
+ * closes its connection only once every earlier response is written ({@link #onRequestRejected}), as stock Kafka,
+ * which reads the next request only after answering, would.
+ *
+ * <p><b>Disabled</b> ({@link #enabled(boolean) enabled(false)}, {@code kpipe.enable=false} altered at runtime): no
+ * connection is upgraded any more, and every pipelined connection drains on its own network thread: it is muted (no
+ * request read), every response already in flight is still written, in arrival order, and once none is left (and no
+ * throttle window is open) Kafka takes the connection back idle and readable: a classic connection, as if it had
+ * never been pipelined. A request read before the drain started is handled like an exclusive one. Enabled again,
+ * connections upgrade on their next pipelined request.
+ *
  * <p>Threads: every method runs on the network thread of the connection's processor, except
- * {@link #onRequestDispatched} (a handler thread) and {@link #onTopicNames} (any). Nothing blocks.
- * A throwable inside is caught, counted, and the broker's own behaviour proceeds.
+ * {@link #onRequestDispatched} (a handler thread), {@link #onTopicNames} and the setters (any). Nothing blocks.
+ *
+ * <p>Faults: no throwable leaves this class into a broker thread. A throwable of the classification policy makes the
+ * request exclusive (handled classically; {@code classification-fallback-total}); of the storage-side signal, the
+ * connection being evaluated reads its next request as a classic connection would, once every earlier response is
+ * written; of the evaluation of a connection (back pressure, muting), a connection nothing would evaluate again is
+ * handed back to Kafka; a response kpipe cannot place is processed by the broker as it comes while the responses kpipe
+ * holds stay held. All but the first count in {@code plugin-fault-total}.
  */
 public final class PipelineCoordinator implements NetworkEventListener {
 
     private static final Logger LOG = LoggerFactory.getLogger(PipelineCoordinator.class);
+    /** Faults that could repeat per request: WARN once each, then DEBUG (see {@link FaultLog}). */
+    private final FaultLog readWhileMuted = new FaultLog(LOG);
+    private final FaultLog admitFailed = new FaultLog(LOG);
+    private final FaultLog evaluateFailed = new FaultLog(LOG);
 
     private final RequestClassifier classifier;
     private volatile InflightLimits limits;
@@ -72,6 +93,8 @@ public final class PipelineCoordinator implements NetworkEventListener {
     private volatile Function<BrokerLoad, StoragePressure> pressureFactory;
     /** Connections kpipe owns, by connection id (unique among a broker's open connections). */
     private final ConcurrentHashMap<String, ConnectionPipeline> connections = new ConcurrentHashMap<>();
+    /** {@code kpipe.enable}: false stops upgrades and drains every pipelined connection. Network threads read it. */
+    private volatile boolean enabled = true;
 
     /**
      * @param classifier the classification policy
@@ -94,6 +117,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
         this.limits = limits;
         this.budget = budget;
         this.stats = stats;
+        stats.connectionTable(connections);
     }
 
     /**
@@ -145,6 +169,52 @@ public final class PipelineCoordinator implements NetworkEventListener {
         this.limits = limits;
     }
 
+    /** @return the current per-connection limits; thread: any */
+    public InflightLimits limits() {
+        return limits;
+    }
+
+    /**
+     * Turns pipelining on or off at runtime ({@code kpipe.enable} altered through Kafka's dynamic broker config).
+     * Off: no connection is upgraded from now on, and every pipelined connection is drained back to classic on its
+     * own network thread (see the class comment); this method only flags them and wakes their processors, it does
+     * not wait for the drains. On: connections upgrade again on their next pipelined request. Idempotent.
+     * Thread: any (Kafka calls it on its config thread).
+     *
+     * @param enabled the new value
+     */
+    public void enabled(boolean enabled) {
+        this.enabled = enabled;
+        if (enabled) {
+            return;
+        }
+        // Every connection kpipe owns is evaluated at its processor's next round, where it starts to drain. One that
+        // is upgraded concurrently with this call is put in the map before its first request is dispatched, and is
+        // evaluated after that dispatch, by which time it reads enabled == false.
+        java.util.Set<ProcessorPipelines> woken = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (ConnectionPipeline conn : connections.values()) {
+            conn.processor.dispatched.add(conn);
+            if (woken.add(conn.processor)) {
+                conn.processor.processor.wakeup();
+            }
+        }
+    }
+
+    /** @return whether pipelining is on ({@link #enabled(boolean)}); thread: any */
+    public boolean enabled() {
+        return enabled;
+    }
+
+    /**
+     * Replaces the topic policy (see {@link RequestClassifier#topics(dev.kpipe.plugin.classify.TopicPolicy)}).
+     * Thread: any.
+     *
+     * @param topics the new policy
+     */
+    public void topics(dev.kpipe.plugin.classify.TopicPolicy topics) {
+        classifier.topics(topics);
+    }
+
     @Override
     public void onTopicNames(TopicNames topicNames) {
         classifier.topicNames(topicNames);
@@ -168,16 +238,33 @@ public final class PipelineCoordinator implements NetworkEventListener {
         String id = context.connectionId;
         ConnectionPipeline conn = connections.get(id);
         RequestClass cls;
-        try {
-            cls = classifier.classify(context.header.apiKey(), body);
-        } catch (RuntimeException e) {
-            stats.classificationFallbacks.increment();
-            LOG.debug("kpipe: classification failed for {} on {}; handled as exclusive", context.header, id, e);
+        if (!enabled) {
+            if (conn == null) {
+                return Admission.CLASSIC;
+            }
+            // Read before its connection's drain started: handled like an exclusive request (drain, downgrade).
             cls = RequestClass.EXCLUSIVE;
+        } else {
+            try {
+                cls = classifier.classify(context.header.apiKey(), body);
+            } catch (Throwable e) {
+                stats.classificationFallbacks.increment();
+                LOG.debug("kpipe: classification failed for {} on {}; handled as exclusive", context.header, id, e);
+                cls = RequestClass.EXCLUSIVE;
+            }
         }
+        boolean upgrade = conn == null;
         try {
             if (conn == null) {
                 if (cls != RequestClass.PIPELINED) {
+                    return Admission.CLASSIC;
+                }
+                if (budget != null && !budget.tryAdmitRead(sizeInBytes)) {
+                    // No room in the budget for the request already read: it stays classic (Kafka's
+                    // own one-at-a-time bound applies). When its response is written, kpipe takes the
+                    // connection over, muted, and it waits for budget in line with the others.
+                    stats.upgradesDeferred.increment();
+                    pipelines(processor).upgradesDeferred.put(id, sizeInBytes);
                     return Admission.CLASSIC;
                 }
                 conn = new ConnectionPipeline(id, pipelines(processor));
@@ -188,7 +275,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
                 // Cannot happen while the invariants hold: the connection stays muted until dispatch,
                 // and while draining. Keep order safe: hold it like an exclusive request would be.
                 stats.pluginFaults.increment();
-                LOG.warn("kpipe: request read on {} while it should be muted: {}", id, conn);
+                readWhileMuted.fault("kpipe: request read on {} while it should be muted: {}", id, conn);
                 return hold(conn, request);
             } else if (cls == RequestClass.EXCLUSIVE) {
                 if (conn.slots.isEmpty() && !conn.throttle.throttled()) {
@@ -200,7 +287,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
                 stats.drains.increment();
                 return hold(conn, request);
             }
-            if (budget != null) {
+            if (budget != null && !upgrade) {
                 budget.settle(conn.reserved, sizeInBytes);
             }
             conn.reserved = 0;
@@ -215,9 +302,9 @@ public final class PipelineCoordinator implements NetworkEventListener {
             stats.pipelinedRequests.increment();
             stats.recordInflight(conn.slots.size());
             return Admission.PIPELINED;
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
             stats.pluginFaults.increment();
-            LOG.warn("kpipe: failed to admit a request on {}; it is handled as exclusive", id, e);
+            admitFailed.fault("kpipe: failed to admit a request on {}; it is handled as exclusive", id, e);
             ConnectionPipeline tracked = connections.get(id);
             if (tracked == null) {
                 return Admission.CLASSIC;
@@ -255,31 +342,35 @@ public final class PipelineCoordinator implements NetworkEventListener {
             return false; // classic: Kafka re-authenticates now, as always
         }
         try {
-            if (conn.mode != ConnectionPipeline.Mode.PIPELINED) {
-                // Cannot happen while the invariants hold: a draining connection stays muted.
+            if (conn.closed || conn.closeAfterDrain || conn.held != null || conn.heldReauthentication != null) {
+                // Cannot happen while the invariants hold: such a connection stays muted.
                 stats.pluginFaults.increment();
                 LOG.warn("kpipe: re-authentication on {} while it should be muted: {}", connectionId, conn);
                 return false;
             }
-            if (conn.slots.isEmpty() && conn.awaitingDispatch == null && !conn.throttle.throttled()) {
+            if (conn.mode == ConnectionPipeline.Mode.PIPELINED && conn.slots.isEmpty() && conn.awaitingDispatch == null
+                && !conn.throttle.throttled()) {
                 // Nothing outstanding: Kafka takes the connection back and re-authenticates it now.
                 release(conn);
                 stats.downgrades.increment();
                 return false;
             }
-            conn.mode = ConnectionPipeline.Mode.DRAINING;
+            if (conn.mode == ConnectionPipeline.Mode.PIPELINED) {
+                conn.mode = ConnectionPipeline.Mode.DRAINING;
+                conn.drainStartNanos = System.nanoTime();
+                stats.drains.increment();
+            } // else draining with nothing held (kpipe was disabled): the re-authentication waits for that drain
             conn.heldReauthentication = reauthentication;
-            conn.drainStartNanos = System.nanoTime();
             stats.heldRequests.incrementAndGet();
-            stats.drains.increment();
             stats.reauthenticationDrains.increment();
             releaseReservation(conn);
             if (!conn.muted) {
                 conn.muted = true;
                 processor.mute(connectionId);
             }
+            schedule(conn);
             return true;
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
             stats.pluginFaults.increment();
             LOG.warn("kpipe: failed to defer the re-authentication of {}", connectionId, e);
             // Once held, the drain begins it; else Kafka begins it now.
@@ -339,6 +430,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
     @Override
     public void onProcessorRound(NetworkProcessor processor) {
         ProcessorPipelines p = pipelines(processor);
+        p.rounds++;
         ConnectionPipeline conn;
         while ((conn = p.dispatched.poll()) != null) {
             schedule(conn);
@@ -346,7 +438,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
         if (budget != null && !p.holders.isEmpty()) {
             revokeIdleReservations(p);
         }
-        if (!p.pressureBlocked.isEmpty() && !saturated()) {
+        if (!p.pressureBlocked.isEmpty() && storageSignal() != SATURATED) {
             for (ConnectionPipeline c : p.pressureBlocked) {
                 c.pressureBlocked = false;
                 schedule(c);
@@ -360,9 +452,10 @@ public final class PipelineCoordinator implements NetworkEventListener {
             c.scheduled = false;
             try {
                 evaluate(c);
-            } catch (RuntimeException e) {
+            } catch (Throwable e) {
                 stats.pluginFaults.increment();
-                LOG.warn("kpipe: failed to evaluate {}", c, e);
+                evaluateFailed.fault("kpipe: failed to evaluate {}", c, e);
+                recover(c);
             }
         }
         pending.clear();
@@ -370,7 +463,9 @@ public final class PipelineCoordinator implements NetworkEventListener {
 
     /**
      * While connections wait for the byte budget, a connection that reserved bytes for its next
-     * request {@link #IDLE_RESERVATION_NANOS} or more ago and has read nothing since gives them
+     * request {@link #IDLE_RESERVATION_NANOS} or more ago, with at least one poll of its processor
+     * since (so a slow round cannot revoke a grant before its request could be read), and has read
+     * nothing since gives them
      * back and waits in line again (muted): an idle connection must not hold budget that others
      * wait for, nor keep an oversize reservation from ever seeing the budget empty.
      */
@@ -386,9 +481,9 @@ public final class PipelineCoordinator implements NetworkEventListener {
             ConnectionPipeline c = holders.get(i);
             boolean holding = !c.closed && c.reserved > 0 && connections.get(c.id) == c;
             if (revoke && holding && !c.muted && c.mode == ConnectionPipeline.Mode.PIPELINED
-                && now - c.reservedAtNanos >= idleReservationNanos) {
-                c.muted = true;
+                && now - c.reservedAtNanos >= idleReservationNanos && p.rounds - c.reservedAtRound >= 2) {
                 p.processor.mute(c.id);
+                c.muted = true;
                 long bytes = c.reserved;
                 c.reserved = 0;
                 c.holding = false;
@@ -406,13 +501,42 @@ public final class PipelineCoordinator implements NetworkEventListener {
         p.holdersCleanupAt = Math.max(64, 2 * kept);
     }
 
-    /** @return the storage-side signal; a throwing signal counts as a fault and as not saturated */
-    private boolean saturated() {
+    /** {@link #storageSignal()}: the storage side can take more work. */
+    private static final int CLEAR = 0;
+    /** {@link #storageSignal()}: the storage side is saturated. */
+    private static final int SATURATED = 1;
+    /** {@link #storageSignal()}: the signal threw (counted as a plugin fault). */
+    private static final int FAULT = 2;
+
+    /** @return the storage-side signal: {@link #CLEAR}, {@link #SATURATED}, or {@link #FAULT} if it threw (counted) */
+    private int storageSignal() {
         try {
-            return pressure.saturated();
-        } catch (RuntimeException e) {
+            return pressure.saturated() ? SATURATED : CLEAR;
+        } catch (Throwable e) {
             stats.pluginFaults.increment();
-            return false;
+            LOG.debug("kpipe: the storage pressure signal threw", e);
+            return FAULT;
+        }
+    }
+
+    /**
+     * After {@link #evaluate} threw: makes sure the connection cannot wedge. One that is muted with nothing in flight,
+     * nothing held and no throttle window (nothing would evaluate it again) is handed back to Kafka, which reads its
+     * next request classically; any other is evaluated again by its next completion, dispatch or throttle end.
+     */
+    private void recover(ConnectionPipeline c) {
+        try {
+            if (!c.closed && connections.get(c.id) == c && c.muted && !c.closeAfterDrain
+                && c.mode == ConnectionPipeline.Mode.PIPELINED && c.slots.isEmpty() && c.awaitingDispatch == null
+                && !c.throttle.throttled()) {
+                release(c);
+                stats.downgrades.increment();
+                // Kafka's channel is MUTED (kpipe muted it); unmuting leaves it NOT_MUTED, as after a response.
+                c.processor.processor.unmute(c.id);
+            }
+        } catch (Throwable e) {
+            stats.pluginFaults.increment();
+            LOG.warn("kpipe: failed to hand {} back to Kafka", c, e);
         }
     }
 
@@ -431,18 +555,44 @@ public final class PipelineCoordinator implements NetworkEventListener {
             return;
         }
         NetworkProcessor processor = conn.processor.processor;
+        if (conn.closeAfterDrain) {
+            if (conn.slots.isEmpty() && conn.awaitingDispatch == null) {
+                processor.close(conn.id); // onConnectionClosed follows
+            } else if (!conn.muted) {
+                processor.mute(conn.id);
+                conn.muted = true;
+            }
+            return;
+        }
+        if (!enabled && conn.mode == ConnectionPipeline.Mode.PIPELINED) {
+            // kpipe was disabled: drain with no request held; nothing more is read until Kafka has it back
+            releaseReservation(conn);
+            conn.mode = ConnectionPipeline.Mode.DRAINING;
+            conn.drainStartNanos = System.nanoTime();
+            stats.drains.increment();
+        }
         if (conn.mode == ConnectionPipeline.Mode.DRAINING) {
             if (conn.slots.isEmpty() && !conn.throttle.throttled() && conn.awaitingDispatch == null) {
                 handBack(conn, processor);
+            } else if (!conn.muted) {
+                conn.muted = true;
+                processor.mute(conn.id);
             }
             return;
         }
         int reasons = conn.muteReasons(limits);
-        if (reasons == MuteReasons.NONE && saturated()) {
-            reasons = MuteReasons.with(reasons, MuteReason.BACK_PRESSURE);
-            if (!conn.pressureBlocked) {
-                conn.pressureBlocked = true;
-                conn.processor.pressureBlocked.add(conn);
+        if (reasons == MuteReasons.NONE) {
+            int signal = storageSignal();
+            if (signal == SATURATED) {
+                reasons = MuteReasons.with(reasons, MuteReason.BACK_PRESSURE);
+                if (!conn.pressureBlocked) {
+                    conn.pressureBlocked = true;
+                    conn.processor.pressureBlocked.add(conn);
+                }
+            } else if (signal == FAULT && !conn.slots.isEmpty()) {
+                // The back-pressure check failed: the connection reads its next request as a classic connection
+                // would, once every earlier response is written (each completion evaluates it again).
+                reasons = MuteReasons.with(reasons, MuteReason.BACK_PRESSURE);
             }
         }
         if (reasons == MuteReasons.NONE && budget != null && !reserve(conn)) {
@@ -450,12 +600,12 @@ public final class PipelineCoordinator implements NetworkEventListener {
         }
         if (reasons == MuteReasons.NONE) {
             if (conn.muted) {
-                conn.muted = false;
                 processor.unmute(conn.id);
+                conn.muted = false;
             }
         } else if (!conn.muted) {
-            conn.muted = true;
             processor.mute(conn.id);
+            conn.muted = true;
         }
     }
 
@@ -490,6 +640,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
     private static void holds(ConnectionPipeline conn, long bytes) {
         conn.reserved = bytes;
         conn.reservedAtNanos = System.nanoTime();
+        conn.reservedAtRound = conn.processor.rounds;
         if (!conn.holding) {
             conn.holding = true;
             conn.processor.holders.add(conn);
@@ -497,9 +648,9 @@ public final class PipelineCoordinator implements NetworkEventListener {
     }
 
     /**
-     * Downgrade: Kafka takes the connection back, as if it had just read the held request, or, for a held
-     * re-authentication, as Kafka leaves a connection after writing its last response (unmuted), and the
-     * re-authentication begins.
+     * Downgrade: Kafka takes the connection back, as if it had just read the held request; or, with no held request
+     * (kpipe was disabled), idle and readable; or, for a held re-authentication, as Kafka leaves a connection after
+     * writing its last response (unmuted), and the re-authentication begins.
      */
     private void handBack(ConnectionPipeline conn, NetworkProcessor processor) {
         Object reauthentication = conn.heldReauthentication;
@@ -519,10 +670,19 @@ public final class PipelineCoordinator implements NetworkEventListener {
         }
         Object held = conn.held;
         conn.held = null;
-        stats.heldRequests.decrementAndGet();
         stats.drainTimeNanos.add(System.nanoTime() - conn.drainStartNanos);
         release(conn);
         stats.downgrades.increment();
+        if (held == null) {
+            // The channel is MUTED (kpipe muted it) or NOT_MUTED, with no response pending: Kafka's state for an idle
+            // connection once it is readable again.
+            if (conn.muted) {
+                conn.muted = false;
+                processor.unmute(conn.id);
+            }
+            return;
+        }
+        stats.heldRequests.decrementAndGet();
         // The channel is MUTED (muted when the held request was read, never unmuted since).
         try {
             processor.deliverMuteEvent(conn.id, MuteEvent.REQUEST_RECEIVED);
@@ -550,7 +710,18 @@ public final class PipelineCoordinator implements NetworkEventListener {
                     }
                 }
             }
-            if (deliverNow(processor, r)) {
+            boolean now;
+            try {
+                now = deliverNow(processor, r);
+            } catch (Throwable e) {
+                // kpipe cannot place this response: the broker processes it itself, as without kpipe. Responses kpipe
+                // already holds stay held and go out in their turn (returning the dequeued one instead would hand a
+                // held response over twice and lose this one).
+                stats.pluginFaults.increment();
+                LOG.warn("kpipe: failed to order a response; the broker processes it as it comes", e);
+                return r;
+            }
+            if (now) {
                 return r;
             }
             r = null;
@@ -618,6 +789,10 @@ public final class PipelineCoordinator implements NetworkEventListener {
     public boolean onMuteEvent(NetworkProcessor processor, String connectionId, MuteEvent event) {
         ConnectionPipeline conn = connections.get(connectionId);
         if (conn == null) {
+            if (event == MuteEvent.THROTTLE_STARTED && processor.attachment() instanceof ProcessorPipelines p) {
+                // Kafka's channel enters a throttled state kpipe would not know of: no take-over.
+                p.upgradesDeferred.remove(connectionId);
+            }
             return false;
         }
         switch (event) {
@@ -644,15 +819,63 @@ public final class PipelineCoordinator implements NetworkEventListener {
         return true;
     }
 
+    /**
+     * A request kpipe read ahead on a pipelined connection was refused by the broker (it does not parse, its API or
+     * version is not supported). Stock Kafka would have met it only after answering every earlier request, then closed
+     * the connection; so does kpipe: the connection stays muted, its earlier responses are written in order, then it
+     * is closed ({@link #evaluate}). A connection with nothing in flight is closed by the broker at once.
+     */
+    @Override
+    public boolean onRequestRejected(NetworkProcessor processor, String connectionId) {
+        ConnectionPipeline conn = connections.get(connectionId);
+        if (conn == null || conn.closed || conn.slots.isEmpty()) {
+            return false;
+        }
+        if (!conn.muted) {
+            processor.mute(connectionId);
+            conn.muted = true;
+        }
+        conn.closeAfterDrain = true;
+        stats.deferredCloses.increment();
+        return true;
+    }
+
     @Override
     public boolean onTryUnmute(NetworkProcessor processor, String connectionId) {
-        return connections.containsKey(connectionId);
+        if (connections.containsKey(connectionId)) {
+            return true;
+        }
+        Object attachment = processor.attachment();
+        if (attachment == null) {
+            return false;
+        }
+        ProcessorPipelines p = (ProcessorPipelines) attachment;
+        Integer deferred = p.upgradesDeferred.isEmpty() ? null : p.upgradesDeferred.remove(connectionId);
+        if (deferred == null || !enabled) {
+            return false; // disabled since the upgrade was deferred: the connection stays Kafka's
+        }
+        // The response of the request whose upgrade was deferred is written, and Kafka's channel is
+        // MUTED (no throttle: THROTTLE_STARTED cancels the take-over), as after any read. kpipe takes the
+        // connection over with nothing in flight, keeps it muted and unmutes it once it holds budget.
+        ConnectionPipeline conn = new ConnectionPipeline(connectionId, p);
+        conn.largestRequest = deferred;
+        conn.muted = true;
+        connections.put(connectionId, conn);
+        stats.pipelinedConnections.incrementAndGet();
+        stats.upgrades.increment();
+        schedule(conn);
+        processor.wakeup();
+        return true;
     }
 
     @Override
     public void onConnectionClosed(NetworkProcessor processor, String connectionId) {
         ConnectionPipeline conn = connections.get(connectionId);
         if (conn == null) {
+            Object attachment = processor.attachment();
+            if (attachment != null) {
+                ((ProcessorPipelines) attachment).upgradesDeferred.remove(connectionId);
+            }
             return;
         }
         conn.closed = true;

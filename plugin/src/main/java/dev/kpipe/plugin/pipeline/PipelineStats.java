@@ -1,5 +1,6 @@
 package dev.kpipe.plugin.pipeline;
 
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -20,6 +21,8 @@ public final class PipelineStats {
     /** Connections with an open quota throttle window. */
     final AtomicInteger throttledConnections = new AtomicInteger();
     final LongAdder upgrades = new LongAdder();
+    /** Upgrades not done because the byte budget had no room for the request that would upgrade. */
+    final LongAdder upgradesDeferred = new LongAdder();
     final LongAdder downgrades = new LongAdder();
     final LongAdder drains = new LongAdder();
     final LongAdder drainTimeNanos = new LongAdder();
@@ -41,6 +44,34 @@ public final class PipelineStats {
      */
     public long reauthenticationDrains() {
         return reauthenticationDrains.sum();
+    }
+
+    /** Connections closed only after their earlier responses were written, because a later request was refused. */
+    final LongAdder deferredCloses = new LongAdder();
+
+    /**
+     * @return connections on which the broker refused a request kpipe had read ahead (unparseable, unknown API,
+     *     unsupported version) and that kpipe closed only once every earlier response was written, since start
+     */
+    public long deferredCloses() {
+        return deferredCloses.sum();
+    }
+
+    /** The coordinator's connection table (connection id to state), read by {@link #connectionsTracked()}. */
+    private volatile Map<String, ?> connectionTable = Map.of();
+
+    /** Thread: any. @param table the connection table of the coordinator counting into these stats */
+    void connectionTable(Map<String, ?> table) {
+        this.connectionTable = table;
+    }
+
+    /**
+     * @return entries in the coordinator's connection table now: the connections kpipe keeps state for, counted
+     *     from the table itself rather than by {@link #pipelinedConnections()}'s counter (the two differ only if
+     *     kpipe's bookkeeping is broken); a leak check
+     */
+    public int connectionsTracked() {
+        return connectionTable.size();
     }
 
     /** @return idle byte-budget reservations given back while others waited, since start */
@@ -78,17 +109,25 @@ public final class PipelineStats {
         return upgrades.sum();
     }
 
+    /** @return requests that would have upgraded their connection but stayed classic: no budget room */
+    public long upgradesDeferred() {
+        return upgradesDeferred.sum();
+    }
+
     /** @return connections handed back to classic handling since start */
     public long downgrades() {
         return downgrades.sum();
     }
 
-    /** @return drains started (an exclusive request waited for earlier responses) since start */
+    /**
+     * @return drains started since start: an exclusive request waited for earlier responses, or a pipelined
+     *     connection drained because kpipe was disabled
+     */
     public long drains() {
         return drains.sum();
     }
 
-    /** @return total time exclusive requests waited for drains, in nanoseconds */
+    /** @return total time of the finished drains, in nanoseconds */
     public long drainTimeNanos() {
         return drainTimeNanos.sum();
     }

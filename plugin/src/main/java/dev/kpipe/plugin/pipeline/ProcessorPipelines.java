@@ -17,8 +17,8 @@ final class ProcessorPipelines {
      */
     final ArrayDeque<Object> ready = new ArrayDeque<>();
     /**
-     * Connections signalled from other threads: a handler dispatched their request, or the byte
-     * budget admitted them.
+     * Connections signalled from other threads: a handler dispatched their request, the byte
+     * budget admitted them, or kpipe was disabled (they must drain).
      */
     final ConcurrentLinkedQueue<ConnectionPipeline> dispatched = new ConcurrentLinkedQueue<>();
     /** Connections to evaluate at the next safe point. */
@@ -27,6 +27,14 @@ final class ProcessorPipelines {
     final ArrayList<ConnectionPipeline> holders = new ArrayList<>();
     /** Size of {@link #holders} at which it is cleaned even when nobody waits. */
     int holdersCleanupAt = 64;
+    /**
+     * Classic connections whose upgrade the byte budget deferred, by connection id, with the size of
+     * the request that would have upgraded them (bytes): they join the budget's queue when Kafka is
+     * about to unmute them.
+     */
+    final java.util.HashMap<String, Integer> upgradesDeferred = new java.util.HashMap<>();
+    /** Processor rounds (network thread loops) seen so far; network thread only. */
+    long rounds;
     /** Connections kept muted only by storage-side saturation; re-evaluated every round. */
     final ArrayList<ConnectionPipeline> pressureBlocked = new ArrayList<>();
 

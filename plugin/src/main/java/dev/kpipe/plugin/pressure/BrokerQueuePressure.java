@@ -2,6 +2,7 @@ package dev.kpipe.plugin.pressure;
 
 import dev.kpipe.spi.BrokerLoad;
 import dev.kpipe.spi.StoragePressure;
+import java.util.function.IntSupplier;
 
 /**
  * The default storage-side signal: the broker is saturated while its request queue is at least
@@ -16,7 +17,7 @@ public final class BrokerQueuePressure implements StoragePressure {
 
     private final BrokerLoad load;
     private final int queueThreshold;
-    private final int maxDelayedProduce;
+    private final IntSupplier maxDelayedProduce;
     private final StoragePressure plugin;
 
     /**
@@ -25,6 +26,17 @@ public final class BrokerQueuePressure implements StoragePressure {
      * @param plugin a storage plugin's signal, or {@code null}
      */
     public BrokerQueuePressure(BrokerLoad load, int maxDelayedProduce, StoragePressure plugin) {
+        this(load, () -> maxDelayedProduce, plugin);
+    }
+
+    /**
+     * @param load the broker's queue gauges
+     * @param maxDelayedProduce the purgatory threshold ({@code kpipe.max.delayed.produce.requests}), read at every
+     *     check so that a change at runtime applies at once; 0 disables the purgatory check. Called on network
+     *     threads: must be cheap and thread-safe (a volatile read)
+     * @param plugin a storage plugin's signal, or {@code null}
+     */
+    public BrokerQueuePressure(BrokerLoad load, IntSupplier maxDelayedProduce, StoragePressure plugin) {
         this.load = load;
         this.queueThreshold = Math.max(1, load.requestQueueCapacity() * QUEUE_FULL_PERCENT / 100);
         this.maxDelayedProduce = maxDelayedProduce;
@@ -33,8 +45,9 @@ public final class BrokerQueuePressure implements StoragePressure {
 
     @Override
     public boolean saturated() {
+        int maxDelayed = maxDelayedProduce.getAsInt();
         return load.requestQueueSize() >= queueThreshold
-            || (maxDelayedProduce > 0 && load.delayedProduceRequests() > maxDelayedProduce)
+            || (maxDelayed > 0 && load.delayedProduceRequests() > maxDelayed)
             || (plugin != null && plugin.saturated());
     }
 }

@@ -14,7 +14,10 @@ import java.util.List;
  */
 final class Explorer {
 
-    record Result(long states, long edges, long quiescent) {
+    /**
+     * @param covered every situation {@link FakeBroker#note} recorded on any explored path
+     */
+    record Result(long states, long edges, long quiescent, java.util.Set<String> covered) {
     }
 
     private final Scenario scenario;
@@ -25,6 +28,7 @@ final class Explorer {
     private int depth;
     private long edges;
     private long quiescent;
+    private final java.util.Set<String> covered = new java.util.TreeSet<>();
 
     private Explorer(Scenario scenario, boolean allowDisconnect, long maxStates) {
         this.scenario = scenario;
@@ -40,7 +44,7 @@ final class Explorer {
     static Result explore(Scenario scenario, long maxStates) {
         Explorer e = new Explorer(scenario, scenario.clients.stream().anyMatch(Scenario.Client::mayDisconnect), maxStates);
         e.dfs(new FakeBroker(scenario));
-        return new Result(e.visited.size(), e.edges, e.quiescent);
+        return new Result(e.visited.size(), e.edges, e.quiescent, e.covered);
     }
 
     private void dfs(FakeBroker b) {
@@ -51,6 +55,7 @@ final class Explorer {
             throw new AssertionError("more than " + maxStates + " states: " + scenario);
         }
         List<Step> steps = b.enabled(allowDisconnect);
+        covered.addAll(b.coverage.keySet());
         if (b.quiescent()) {
             quiescent++;
             b.checkAllAnswered();

@@ -68,6 +68,11 @@ final class FakeBroker {
          * keeps connections muted for storage pressure and the pressure has cleared (else a round does nothing).
          */
         TIMEOUT,
+        /**
+         * The config thread flips {@code kpipe.enable} (arg 0: disable, 1: enable again), as Kafka's dynamic broker
+         * config does through {@code KpipePlugin.reconfigure}; offered while the scenario allows flips.
+         */
+        CONFIG,
         /** A connection's SASL re-authentication exchange completes (the channel is ready again). */
         REAUTH_DONE
     }
@@ -201,6 +206,10 @@ final class FakeBroker {
         boolean authenticating;
         /** A SASL_REAUTH the client wrote whose re-authentication has not completed: it writes nothing more. */
         Request reauthPending;
+        /** The request the broker refused (Kind.BAD) when it read it, or null. */
+        Request rejected;
+        /** kpipe took over the close that refusal calls for ({@code onRequestRejected} returned true). */
+        boolean closeDeferred;
 
         Conn(int index, Proc proc, Scenario.Client client) {
             this.index = index;
@@ -288,14 +297,29 @@ final class FakeBroker {
 
         @Override
         public void unmute(String connectionId) {
+            if (scenario.faults.unmuteEvery() > 0 && ++unmuteCalls % scenario.faults.unmuteEvery() == 0) {
+                injectedFaults++;
+                note("unmute fault");
+                throw new IllegalStateException("injected fault: Selector.unmute");
+            }
             Conn c = conn(connectionId);
             if (c.authenticating) {
                 fail("kpipe unmuted connection " + c.index + " while it re-authenticates");
             }
+            ConnectionPipeline owner = owned.get(connectionId);
+            if (signalFaulted && owner != null && !owner.slots.isEmpty()) {
+                fail("kpipe unmuted connection " + c.index + " right after its back-pressure check threw, with "
+                    + owner.slots.size() + " requests in flight (it must fall back to classic: read only when answered)");
+            }
             if (c.open) {
                 if (c.channel.isMuted() && owned.containsKey(connectionId)) {
-                    if (signal.saturated()) {
+                    // after a faulty check (nothing in flight) kpipe reads on as a classic connection: stock Kafka
+                    // has no storage-side check
+                    if (signal.saturated() && !signalFaulted) {
                         fail("kpipe unmuted connection " + c.index + " while the storage side is saturated");
+                    }
+                    if (signalFaulted) {
+                        note("unmute after a faulty check, nothing in flight");
                     }
                     unmuteLog.add(c.index);
                 }
@@ -348,6 +372,28 @@ final class FakeBroker {
         }
 
         @Override
+        public void close(String connectionId) {
+            Conn c = conn(connectionId);
+            if (!c.closeDeferred) {
+                fail("kpipe closed connection " + c.index + ", whose close the broker did not leave to it");
+            }
+            if (c.open) {
+                for (Request r : c.requests) {
+                    if (r == c.rejected) {
+                        break;
+                    }
+                    if (!r.spec.kind().noResponse() && !c.received.contains(r)) {
+                        fail("kpipe closed connection " + c.index + " before the response to " + r
+                            + " was written (stock Kafka answers every request before the refused one)");
+                    }
+                }
+                note("deferred close");
+                effect = true;
+                FakeBroker.this.close(this, c);
+            }
+        }
+
+        @Override
         public void discard(Object response) {
             Response r = (Response) response;
             if (r.request.conn.open && !r.request.conn.closing) {
@@ -388,7 +434,16 @@ final class FakeBroker {
 
         @Override
         public Object requestOf(Object response) {
-            return ((Response) response).request;
+            Response r = (Response) response;
+            if (dequeueing && r.request.conn.index == scenario.faults.requestOfClient()) {
+                injectedFaults++;
+                note("requestOf fault");
+                if (stats.heldResponses() > 0) {
+                    note("requestOf fault while kpipe holds responses");
+                }
+                throw new IllegalStateException("injected fault: reading the request of a response");
+            }
+            return r.request;
         }
 
         @Override
@@ -470,6 +525,29 @@ final class FakeBroker {
     /** Running a delayed admitted() callback: not intercepted. */
     private boolean delivering;
 
+    // ------------------------------------------------ injected faults (Scenario.Faults)
+
+    /** Faults injected so far that kpipe must count in plugin-fault-total (signal, unmute, requestOf). */
+    int injectedFaults;
+    /** Faults injected into classification so far (the topic id resolver threw). */
+    int injectedClassificationFaults;
+    private int topicNamesCalls;
+    private int signalCalls;
+    private int unmuteCalls;
+    /** The last call of the storage signal by kpipe threw. */
+    private boolean signalFaulted;
+    /** The topic id resolver threw during the current onRequestReceived. */
+    private boolean classificationFaulted;
+    /** Inside onResponseDequeued. */
+    private boolean dequeueing;
+
+    // ------------------------------------------------ kpipe.enable flipped at runtime
+
+    /** CONFIG steps left. */
+    int enableFlipsLeft;
+    /** kpipe was disabled at least once: a connection may drain with no request held. */
+    boolean everDisabled;
+
     @SuppressWarnings("unchecked")
     FakeBroker(Scenario scenario) {
         this.scenario = scenario;
@@ -479,9 +557,22 @@ final class FakeBroker {
         this.coordinator = budget == null
             ? new PipelineCoordinator(new RequestClassifier(KafkaRequests.policy()), limits, stats)
             : new PipelineCoordinator(new RequestClassifier(KafkaRequests.policy()), limits, budget, stats);
-        coordinator.onTopicNames(KafkaRequests.TOPIC_NAMES);
+        // Revoking idle reservations depends on the wall clock (20 ms): steps must replay identically (the explorer
+        // replays paths), so the fake never revokes; tests of revocation set 0 (always revoke) explicitly.
+        coordinator.idleReservationNanos = Long.MAX_VALUE;
+        Scenario.Faults faults = scenario.faults;
+        coordinator.onTopicNames(id -> {
+            if (faults.topicNamesEvery() > 0 && ++topicNamesCalls % faults.topicNamesEvery() == 0) {
+                injectedClassificationFaults++;
+                classificationFaulted = true;
+                note("classification fault");
+                throw new IllegalStateException("injected fault: topic id resolver");
+            }
+            return KafkaRequests.TOPIC_NAMES.topicName(id);
+        });
         this.pressureWindowsLeft = bp.pressureWindows();
-        StoragePressure flag = () -> saturated;
+        this.enableFlipsLeft = scenario.enableFlips;
+        StoragePressure flag = faultySignal(() -> saturated);
         if (bp.queueCapacity() > 0) {
             BrokerLoad load = new BrokerLoad() {
                 @Override
@@ -501,11 +592,14 @@ final class FakeBroker {
             };
             coordinator.pressureFactory(l -> new BrokerQueuePressure(l, bp.maxDelayedProduce(), flag));
             coordinator.onBrokerLoad(load);
-            this.signal = new BrokerQueuePressure(load, bp.maxDelayedProduce(), flag);
+            this.signal = new BrokerQueuePressure(load, bp.maxDelayedProduce(), () -> saturated);
         } else if (bp.pressureWindows() > 0) {
             coordinator.pressure(flag);
-            this.signal = flag;
+            this.signal = () -> saturated;
         } else {
+            if (faults.signalEvery() > 0) {
+                coordinator.pressure(flag);
+            }
             this.signal = StoragePressure.NONE;
         }
         this.largestChargeable = new long[scenario.clients.size()];
@@ -536,6 +630,20 @@ final class FakeBroker {
             p.conns.add(conn);
         }
         handlers = new Request[scenario.handlers];
+    }
+
+    /** @return the storage plugin's flag as kpipe sees it: throwing on every n-th call if the scenario says so */
+    private StoragePressure faultySignal(StoragePressure inner) {
+        return () -> {
+            if (scenario.faults.signalEvery() > 0 && ++signalCalls % scenario.faults.signalEvery() == 0) {
+                injectedFaults++;
+                signalFaulted = true;
+                note("signal fault");
+                throw new IllegalStateException("injected fault: storage pressure signal");
+            }
+            signalFaulted = false;
+            return inner.saturated();
+        };
     }
 
     /** Replays steps from the initial state, without re-checking the invariants (they held the first time). */
@@ -607,6 +715,9 @@ final class FakeBroker {
         }
         for (int k = 0; k < pendingAdmissions.size(); k++) {
             steps.add(new Step(StepType.ADMIT, k));
+        }
+        if (enableFlipsLeft > 0) {
+            steps.add(new Step(StepType.CONFIG, coordinator.enabled() ? 0 : 1));
         }
         for (Proc p : procs) {
             ProcessorPipelines pp = p.pipelines();
@@ -685,6 +796,24 @@ final class FakeBroker {
                 c.reauthPending = null;
                 c.proc.dirty = true;
             }
+            case CONFIG -> {
+                boolean enable = step.arg() == 1;
+                enableFlipsLeft--;
+                if (!enable) {
+                    everDisabled = true;
+                    note("disabled");
+                    if (!owned.isEmpty()) {
+                        note("disabled with pipelined connections");
+                    }
+                }
+                listen("enabled", () -> {
+                    coordinator.enabled(enable);
+                    return null;
+                });
+            }
+        }
+        if (failure != null) {
+            throw failure;
         }
         if (budget != null) {
             syncWaitOrder();
@@ -888,7 +1017,13 @@ final class FakeBroker {
                 if (in != null) {
                     p.effect = true;
                 }
-                Object out = listen("onResponseDequeued", () -> coordinator.onResponseDequeued(p, in));
+                dequeueing = true;
+                Object out;
+                try {
+                    out = listen("onResponseDequeued", () -> coordinator.onResponseDequeued(p, in));
+                } finally {
+                    dequeueing = false;
+                }
                 if (out == null) {
                     p.phase = Phase.ROUND_EXIT;
                 } else {
@@ -1037,7 +1172,7 @@ final class FakeBroker {
             if (cp.throttle.throttled()) {
                 fail("connection " + c.index + " read while throttled: " + r);
             }
-            if (!limits.admitsAnother(cp.slots.size(), cp.inflightBytes)) {
+            if (!coordinator.limits().admitsAnother(cp.slots.size(), cp.inflightBytes)) {
                 fail("connection " + c.index + " read beyond the in-flight limit (" + cp.slots.size() + " requests, "
                     + cp.inflightBytes + " bytes): " + r);
             }
@@ -1053,15 +1188,52 @@ final class FakeBroker {
             receiveReauthentication(p, c, cp, r);
             return;
         }
+        if (r.spec.kind() == Scenario.Kind.BAD) {
+            // Processor.processCompletedReceives: the request does not parse; processChannelException, then
+            // close(id), whose hook offers the close to kpipe first (the receive is still a completed receive).
+            note(cp == null ? "refused request on a classic connection" : "refused request on a pipelined connection");
+            c.rejected = r;
+            p.effect = true;
+            boolean deferred = listen("onRequestRejected", () -> coordinator.onRequestRejected(p, c.id));
+            if (deferred) {
+                if (cp == null || cp.slots.isEmpty()) {
+                    fail("kpipe took over the close of connection " + c.index + " with nothing to answer first");
+                }
+                c.closeDeferred = true;
+                note("close deferred");
+            } else {
+                if (cp != null && !cp.slots.isEmpty()) {
+                    fail("kpipe let the broker close connection " + c.index + " with " + cp.slots.size()
+                        + " earlier requests unanswered");
+                }
+                close(p, c);
+            }
+            return;
+        }
         int size = scenario.size(c.index, r.index);
+        // An upgrade charges the request already read: only if the budget admits it now, overtaking no waiter.
+        boolean budgetAdmitsUpgrade = budget == null || (budget.waiting() == 0 && !budget.saturated()
+            && (budget.used() == 0 || budget.used() + budget.clamp(size) <= budget.capacity()));
+        classificationFaulted = false;
         Admission a = listen("onRequestReceived",
             () -> coordinator.onRequestReceived(p, r, r.context(), r.body(), size));
         r.admission = a;
         Scenario.Kind kind = r.spec.kind();
+        boolean exclusive = kind.exclusive() || classificationFaulted;
         Admission expected;
-        if (cp == null) {
-            expected = kind.upgrades() ? Admission.PIPELINED : Admission.CLASSIC;
-        } else if (kind.exclusive()) {
+        if (!coordinator.enabled()) {
+            // no upgrade; a request read on a pipelined connection before its drain started is exclusive
+            if (cp != null) {
+                note("read after disable, before the drain");
+            }
+            expected = cp == null || (cp.slots.isEmpty() && !cp.throttle.throttled()) ? Admission.CLASSIC : Admission.HELD;
+        } else if (cp == null) {
+            boolean upgrades = kind.upgrades() && !classificationFaulted;
+            expected = upgrades && budgetAdmitsUpgrade ? Admission.PIPELINED : Admission.CLASSIC;
+            if (upgrades && !budgetAdmitsUpgrade) {
+                note("upgrade deferred: no budget room");
+            }
+        } else if (exclusive) {
             expected = cp.slots.isEmpty() && !cp.throttle.throttled() ? Admission.CLASSIC : Admission.HELD;
         } else {
             expected = Admission.PIPELINED;
@@ -1312,10 +1484,10 @@ final class FakeBroker {
                         + " but its channel is " + c.channel.state);
                 }
             }
-            if (cp.slots.size() > scenario.maxInflight) {
+            if (cp.slots.size() > Math.max(scenario.maxInflight, coordinator.limits().maxRequests())) {
                 fail("connection " + c.index + " has " + cp.slots.size() + " requests in flight");
             }
-            if (!limits.admitsAnother(cp.slots.size(), cp.inflightBytes)) {
+            if (!coordinator.limits().admitsAnother(cp.slots.size(), cp.inflightBytes)) {
                 note("in-flight limit reached");
             }
             if (cp.mode == ConnectionPipeline.Mode.DRAINING && cp.slots.isEmpty() && cp.throttle.throttled()) {
@@ -1324,13 +1496,18 @@ final class FakeBroker {
             if (cp.sendOutstanding && (cp.slots.isEmpty() || cp.slots.peekFirst().response == null)) {
                 fail("connection " + c.index + " has a send outstanding without a head response");
             }
-            if ((cp.mode == ConnectionPipeline.Mode.DRAINING) != (cp.held != null || cp.heldReauthentication != null)
-                || (cp.held != null && cp.heldReauthentication != null)) {
+            boolean drainingWithNothingHeld = cp.mode == ConnectionPipeline.Mode.DRAINING && cp.held == null
+                && cp.heldReauthentication == null;
+            if (cp.mode == ConnectionPipeline.Mode.PIPELINED ? cp.held != null || cp.heldReauthentication != null
+                : (cp.held != null && cp.heldReauthentication != null) || (drainingWithNothingHeld && !everDisabled)) {
                 fail("connection " + c.index + " is " + cp.mode + " with held=" + cp.held + " heldReauthentication="
                     + cp.heldReauthentication);
             }
             if (c.authenticating && c.open) {
                 fail("kpipe owns connection " + c.index + " while it re-authenticates");
+            }
+            if (drainingWithNothingHeld) {
+                note("drain after disable");
             }
             inflight += cp.slots.size();
             heldRequests += cp.held != null || cp.heldReauthentication != null ? 1 : 0;
@@ -1359,11 +1536,12 @@ final class FakeBroker {
         gauge("heldRequests", stats.heldRequests(), heldRequests);
         gauge("heldResponses", stats.heldResponses(), heldResponses);
         gauge("throttledConnections", stats.throttledConnections(), throttled);
-        if (stats.pluginFaults() != 0) {
-            fail("plugin faults: " + stats.pluginFaults());
+        if (stats.pluginFaults() != injectedFaults) {
+            fail("plugin faults: " + stats.pluginFaults() + ", injected: " + injectedFaults);
         }
-        if (stats.classificationFallbacks() != 0) {
-            fail("classification fallbacks: " + stats.classificationFallbacks());
+        if (stats.classificationFallbacks() != injectedClassificationFaults) {
+            fail("classification fallbacks: " + stats.classificationFallbacks() + ", injected: "
+                + injectedClassificationFaults);
         }
     }
 
@@ -1386,7 +1564,12 @@ final class FakeBroker {
         for (ConnectionPipeline cp : owned.values()) {
             int outstanding = cp.grants.get() - cp.grantsConsumed;
             boolean pending = containsIdentity(pendingAdmissions, cp);
-            if (outstanding < 0 || outstanding > 1 || (outstanding == 1 && !cp.waitingForBudget)
+            // A wait given up (a drain after kpipe was disabled) after the budget granted it but before the admitted()
+            // callback counted the grant: the grant is consumed, and its bytes released, ahead of the count.
+            boolean consumedAhead = pending && !cp.waitingForBudget && outstanding == -1;
+            if (consumedAhead) {
+                note("wait given up before its admitted() callback ran");
+            } else if (outstanding < 0 || outstanding > 1 || (outstanding == 1 && !cp.waitingForBudget)
                 || (pending && (outstanding != 0 || !cp.waitingForBudget))) {
                 fail("connection " + cp.id + " has grants=" + cp.grants.get() + " consumed=" + cp.grantsConsumed
                     + " pendingCallback=" + pending + " waitingForBudget=" + cp.waitingForBudget);
@@ -1496,14 +1679,28 @@ final class FakeBroker {
                     fail("connection " + c.index + " left " + c.channel.state);
                 }
                 ConnectionPipeline cp = owned.get(c.id);
+                if (cp != null && !coordinator.enabled()) {
+                    fail("kpipe is disabled but still owns connection " + c.index + ": " + cp);
+                }
                 if (cp != null && (!cp.slots.isEmpty() || cp.held != null || cp.heldReauthentication != null
                     || cp.awaitingDispatch != null
                     || cp.throttle.throttled() || cp.mode != ConnectionPipeline.Mode.PIPELINED)) {
                     fail("kpipe still holds state for connection " + c.index + ": " + cp);
                 }
             }
+            if (c.rejected != null && !c.clientClosed) {
+                if (c.open) {
+                    fail("connection " + c.index + " still open after the broker refused " + c.rejected);
+                }
+                List<Request> before = c.requests.subList(0, c.rejected.index).stream()
+                    .filter(r -> !r.spec.kind().noResponse()).toList();
+                if (!c.received.equals(before)) {
+                    fail("client " + c.index + " got " + c.received + " before the connection closed, but stock Kafka"
+                        + " answers every request before the refused one: " + before);
+                }
+            }
             for (Request r : c.requests) {
-                if (r.read && !r.handled && !(r.reauthDeferred && !c.open)) {
+                if (r.read && !r.handled && r.spec.kind() != Scenario.Kind.BAD && !(r.reauthDeferred && !c.open)) {
                     fail("request read but never handled: " + r + " (" + r.state() + ")");
                 }
             }
@@ -1574,6 +1771,27 @@ final class FakeBroker {
      * @param maxSteps fail (livelock) beyond this many steps
      * @param allowed which steps may run
      */
+    /**
+     * Runs every enabled step round-robin until {@code done} holds: for progress that never reaches quiescence
+     * (connections taking turns with the budget while idle reservations are revoked).
+     *
+     * @param maxSteps fail (no progress) beyond this many steps
+     * @param done the progress awaited
+     */
+    void runFairUntil(int maxSteps, java.util.function.BooleanSupplier done) {
+        int next = 0;
+        for (int n = 0; !done.getAsBoolean(); n++) {
+            List<Step> steps = enabled(false);
+            if (steps.isEmpty()) {
+                fail("quiescent before the progress awaited");
+            }
+            if (n >= maxSteps) {
+                fail("no progress after " + maxSteps + " fair steps; enabled " + steps + "\n" + dump());
+            }
+            apply(steps.get(next++ % steps.size()));
+        }
+    }
+
     void runFair(int maxSteps, java.util.function.Predicate<Step> allowed) {
         int next = 0;
         for (int n = 0; ; n++) {
@@ -1668,6 +1886,7 @@ final class FakeBroker {
             .append(stats.heldRequests()).append(',').append(stats.heldResponses()).append(',')
             .append(stats.throttledConnections());
         sb.append(saturated ? "!" : "-").append(pressureWindowsLeft);
+        sb.append(coordinator.enabled() ? 'E' : 'e').append(enableFlipsLeft).append(everDisabled ? 'x' : '-');
         if (budget != null) {
             sb.append('U').append(budget.used()).append(budget.saturated() ? 's' : '-').append('F');
             budgetQueue().forEach(e -> describe(sb, (ConnectionPipeline) e.getKey(), gens));
@@ -1740,7 +1959,9 @@ final class FakeBroker {
         sb.append("  stats: pipelined=").append(stats.pipelinedConnections()).append(" inflight=")
             .append(stats.inflightRequests()).append(" heldRequests=").append(stats.heldRequests())
             .append(" heldResponses=").append(stats.heldResponses()).append(" throttled=")
-            .append(stats.throttledConnections()).append(" faults=").append(stats.pluginFaults()).append('\n');
+            .append(stats.throttledConnections()).append(" faults=").append(stats.pluginFaults())
+            .append(" kpipe.enable=").append(coordinator.enabled()).append(" flipsLeft=").append(enableFlipsLeft)
+            .append('\n');
         if (budget != null) {
             sb.append("  budget: used=").append(budget.used()).append('/').append(budget.capacity()).append(" peak=")
                 .append(budget.peak()).append(" saturated=").append(budget.saturated()).append(" queue=")
@@ -1762,8 +1983,15 @@ final class FakeBroker {
     }
 
     void fail(String problem) {
-        throw new AssertionError(describe(problem));
+        AssertionError e = new AssertionError(describe(problem));
+        if (failure == null) {
+            failure = e; // rethrown after the step even if kpipe's own guards caught it (they catch any throwable)
+        }
+        throw e;
     }
+
+    /** The first failure of a check, kept in case kpipe caught the AssertionError thrown from a callback. */
+    private AssertionError failure;
 
     private static <T> T removeAt(ArrayDeque<T> deque, int index) {
         if (index == 0) {

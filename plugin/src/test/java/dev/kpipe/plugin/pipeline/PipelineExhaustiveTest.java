@@ -102,6 +102,8 @@ class PipelineExhaustiveTest {
             coarse(16, c(pAll().throttle(), Req.of(SASL_REAUTH), pAll()))));
         list.add(Arguments.of("re-authentication on a classic connection, then a pipeline, then again",
             coarse(16, c(Req.of(METADATA), Req.of(SASL_REAUTH), pAll(), Req.of(SASL_REAUTH)))));
+        list.add(Arguments.of("re-authentication while kpipe.enable is turned off and on again at any point",
+            coarse(16, c(pAll(), Req.of(SASL_REAUTH), pAll())).withEnableFlips(2)));
         list.add(Arguments.of("disconnect at any point around a deferred re-authentication",
             coarse(16, disconnecting(pAll(), Req.of(PRODUCE_ACKS_1), Req.of(SASL_REAUTH), Req.of(PRODUCE_ACKS_1)))));
         list.add(Arguments.of("two connections, one processor",

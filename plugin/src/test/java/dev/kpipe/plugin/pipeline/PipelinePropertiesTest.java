@@ -75,7 +75,8 @@ class PipelinePropertiesTest {
         FakeBroker broker = run(scenario, choices);
         cover(broker, "budget wait", 30);
         cover(broker, "budget grant", 30);
-        cover(broker, "two budget waiters", 12);
+        cover(broker, "two budget waiters", 6);
+        cover(broker, "upgrade deferred: no budget room", 10);
         cover(broker, "oversize read", 12);
         cover(broker, "read above its reservation", 10);
         cover(broker, "pressure-blocked", 20);
@@ -87,6 +88,23 @@ class PipelinePropertiesTest {
         cover(broker, "drain", 4);
         Statistics.label("issue bound exceeded").collect(broker.coverage.containsKey("issue bound exceeded"));
         Statistics.label("idle-reservation starvation").collect(broker.coverage.containsKey("idle-reservation starvation"));
+    }
+
+    /**
+     * {@code kpipe.enable} flipped off and on again at random points (Kafka's dynamic broker config), over the
+     * scenarios above (drains, acks=0, throttle windows, disconnections, tight limits, a byte budget and storage
+     * pressure): the invariants hold on every step, and in every quiescent state while disabled kpipe owns no
+     * connection (every pipelined connection drained back to classic, every response written in order).
+     */
+    @Property(tries = 700, edgeCases = EdgeCasesMode.NONE)
+    @StatisticsReport(StatisticsReport.StatisticsReportMode.OFF)
+    void kpipeEnableFlippedAtAnyPointUnderAnyInterleaving(
+        @ForAll("flippingScenarios") Scenario scenario, @ForAll("choices") List<Integer> choices) {
+        FakeBroker broker = run(scenario, choices);
+        cover(broker, "disabled", 90);
+        cover(broker, "disabled with pipelined connections", 40);
+        cover(broker, "drain after disable", 25);
+        cover(broker, "read after disable, before the drain", 0.5);
     }
 
     /** The situation must occur in at least {@code percent} % of the tries (else the generators are off). */
@@ -165,6 +183,7 @@ class PipelinePropertiesTest {
             case PRESSURE -> 0.3;
             case ADMIT -> 1;
             case TIMEOUT -> 1;
+            case CONFIG -> 0.3;
             default -> 2;
         };
     }
@@ -177,6 +196,12 @@ class PipelinePropertiesTest {
     @Provide
     Arbitrary<Scenario> hostileScenarios() {
         return scenarios(requests(3), Arbitraries.of(2, 2, 3), 7);
+    }
+
+    @Provide
+    Arbitrary<Scenario> flippingScenarios() {
+        return Combinators.combine(Arbitraries.oneOf(scenarios(), hostileScenarios(), budgetScenarios()),
+            Arbitraries.integers().between(1, 4)).as(Scenario::withEnableFlips);
     }
 
     @Provide

@@ -49,6 +49,12 @@ final class Run {
         return this;
     }
 
+    /** Runs every enabled step fairly until client c received every response it expects. */
+    Run progressUntilAnswered(int c) {
+        broker.runFairUntil(MAX_STEPS, () -> received(c).equals(expected(c)));
+        return this;
+    }
+
     /** Closes every client and checks that kpipe forgot everything (gauges 0). */
     void finish() {
         broker.finishAndCheckGaugesZero(MAX_STEPS);

@@ -34,6 +34,11 @@ final class Scenario {
         /** FETCH: exclusive. */
         FETCH,
         /**
+         * A request the broker refuses before queueing it (its body does not parse, its API or version is not
+         * supported): {@code processCompletedReceives} closes the connection; no response.
+         */
+        BAD,
+        /**
          * SASL_HANDSHAKE on an authenticated connection: SASL re-authentication (KIP-368), handled on the network
          * thread (never queued); its response is the first frame of the re-authentication exchange. The client
          * writes nothing more until re-authentication completes.
@@ -41,7 +46,7 @@ final class Scenario {
         SASL_REAUTH;
 
         boolean noResponse() {
-            return this == PRODUCE_ACKS_0;
+            return this == PRODUCE_ACKS_0 || this == BAD;
         }
 
         boolean upgrades() {
@@ -62,6 +67,7 @@ final class Scenario {
                 case METADATA -> "Meta";
                 case API_VERSIONS -> "ApiV";
                 case FETCH -> "Fetch";
+                case BAD -> "Bad";
                 case SASL_REAUTH -> "Reauth";
             };
         }
@@ -170,6 +176,32 @@ final class Scenario {
     }
 
     /**
+     * Faults injected into what kpipe calls (each throws an {@link IllegalStateException}), and how often.
+     *
+     * @param topicNamesEvery the broker's topic id resolver ({@code TopicNames}, used to classify PRODUCE v13) throws
+     *     on every n-th call; 0 never
+     * @param signalEvery the storage-side pressure signal throws on every n-th call; 0 never
+     * @param unmuteEvery the processor's {@code unmute} throws on every n-th call, before doing anything; 0 never
+     * @param requestOfClient the processor's {@code requestOf} throws for the responses of this client while kpipe
+     *     picks the response to process ({@code onResponseDequeued}); -1 never
+     */
+    record Faults(int topicNamesEvery, int signalEvery, int unmuteEvery, int requestOfClient) {
+        static final Faults NONE = new Faults(0, 0, 0, -1);
+
+        boolean any() {
+            return !equals(NONE);
+        }
+
+        @Override
+        public String toString() {
+            return "faults(" + (topicNamesEvery > 0 ? "topicNames every " + topicNamesEvery + " " : "")
+                + (signalEvery > 0 ? "signal every " + signalEvery + " " : "")
+                + (unmuteEvery > 0 ? "unmute every " + unmuteEvery + " " : "")
+                + (requestOfClient >= 0 ? "requestOf for client " + requestOfClient : "") + ")";
+        }
+    }
+
+    /**
      * One client connection.
      *
      * @param requests what it sends, in order
@@ -192,6 +224,12 @@ final class Scenario {
     final List<Client> clients;
     final long seed;
     final BackPressure backPressure;
+    final Faults faults;
+    /**
+     * How many times the config thread may flip {@code kpipe.enable} (a CONFIG step each; starting enabled, the first
+     * flip disables, the second enables again, ...), at any point of the run.
+     */
+    final int enableFlips;
     /** Parsed requests, per client, and their correlation ids. */
     final List<List<Parsed>> parsed;
 
@@ -205,6 +243,8 @@ final class Scenario {
         this.clients = List.copyOf(clients);
         this.seed = seed;
         this.backPressure = BackPressure.NONE;
+        this.faults = Faults.NONE;
+        this.enableFlips = 0;
         this.parsed = new ArrayList<>();
         Random random = new Random(seed);
         for (int c = 0; c < clients.size(); c++) {
@@ -221,7 +261,7 @@ final class Scenario {
         }
     }
 
-    private Scenario(Scenario s, BackPressure backPressure) {
+    private Scenario(Scenario s, BackPressure backPressure, Faults faults, int enableFlips) {
         this.processors = s.processors;
         this.handlers = s.handlers;
         this.maxInflight = s.maxInflight;
@@ -231,11 +271,23 @@ final class Scenario {
         this.seed = s.seed;
         this.parsed = s.parsed;
         this.backPressure = backPressure;
+        this.faults = faults;
+        this.enableFlips = enableFlips;
     }
 
     /** @return this scenario with this back pressure (budget, storage pressure) */
     Scenario with(BackPressure backPressure) {
-        return new Scenario(this, backPressure);
+        return new Scenario(this, backPressure, faults, enableFlips);
+    }
+
+    /** @return this scenario with these injected faults */
+    Scenario with(Faults faults) {
+        return new Scenario(this, backPressure, faults, enableFlips);
+    }
+
+    /** @return this scenario, where {@code kpipe.enable} may flip this many times at any point (see {@link #enableFlips}) */
+    Scenario withEnableFlips(int flips) {
+        return new Scenario(this, backPressure, faults, flips);
     }
 
     /** @return the size the broker reports for request {@code i} of client {@code c}, in bytes */
@@ -272,6 +324,7 @@ final class Scenario {
             case METADATA -> KafkaRequests.metadata(connectionId, correlationId);
             case API_VERSIONS -> KafkaRequests.apiVersions(connectionId, correlationId);
             case FETCH -> KafkaRequests.fetch(connectionId, correlationId);
+            case BAD -> KafkaRequests.apiVersions(connectionId, correlationId); // never parsed: the broker refuses it
             case SASL_REAUTH -> KafkaRequests.saslHandshake(connectionId, correlationId);
         };
     }
@@ -281,6 +334,8 @@ final class Scenario {
         return "Scenario{processors=" + processors + ", handlers=" + handlers + ", maxInflight=" + maxInflight
             + (maxInflightBytes < Long.MAX_VALUE ? ", maxInflightBytes=" + maxInflightBytes : "")
             + (fineGrained ? ", fine-grained" : "") + (backPressure.equals(BackPressure.NONE) ? "" : ", " + backPressure)
+            + (faults.any() ? ", " + faults : "")
+            + (enableFlips > 0 ? ", enableFlips=" + enableFlips : "")
             + ", clients=" + clients + "}";
     }
 }

@@ -1,0 +1,101 @@
+package dev.kpipe.backpressure;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** {@link ByteBudget#capacity(long, long)}: {@code kpipe.max.inflight.bytes} changed at runtime. */
+class ByteBudgetCapacityTest {
+
+    private static ByteBudget.Waiter waiter(String name, List<String> log) {
+        return () -> log.add(name);
+    }
+
+    @Test
+    void growingAdmitsTheWaitersThatNowFitInFifoOrderAtOnce() {
+        ByteBudget b = new ByteBudget(100, 90);
+        List<String> log = new ArrayList<>();
+        assertEquals(80, b.tryReserve(waiter("holder", log), 80));
+        ByteBudget.Waiter first = waiter("first", log);
+        ByteBudget.Waiter second = waiter("second", log);
+        ByteBudget.Waiter third = waiter("third", log);
+        assertEquals(0, b.tryReserve(first, 50));
+        assertEquals(0, b.tryReserve(second, 50));
+        assertEquals(0, b.tryReserve(third, 50));
+
+        b.capacity(200, 180);
+
+        assertEquals(List.of("first", "second"), log, "80 + 50 + 50 fit in 200, the third does not");
+        assertEquals(180, b.used());
+        assertEquals(1, b.waiting());
+        assertEquals(200, b.capacity());
+        assertEquals(200, b.clamp(1_000), "reservations are clamped to the new capacity");
+    }
+
+    @Test
+    void growingEndsASaturationWhenTheBytesInUseAreAtOrBelowTheNewLowWatermark() {
+        ByteBudget b = new ByteBudget(100, 10);
+        List<String> log = new ArrayList<>();
+        assertEquals(100, b.tryReserve(waiter("holder", log), 100));
+        b.release(40);
+        assertTrue(b.saturated(), "60 in use, above the low watermark 10");
+        assertEquals(0, b.tryReserve(waiter("w", log), 30));
+
+        b.capacity(1000, 900);
+
+        assertFalse(b.saturated());
+        assertEquals(List.of("w"), log);
+        assertEquals(90, b.used());
+    }
+
+    @Test
+    void shrinkingBelowTheBytesInUseSaturatesUntilTheNewLowWatermark() {
+        ByteBudget b = new ByteBudget(1000, 900);
+        List<String> log = new ArrayList<>();
+        assertEquals(300, b.tryReserve(waiter("a", log), 300));
+        assertFalse(b.saturated());
+
+        b.capacity(200, 100);
+
+        assertTrue(b.saturated(), "300 in use >= the new capacity 200");
+        assertEquals(0, b.tryReserve(waiter("w", log), 10));
+        b.release(150);
+        assertTrue(b.saturated(), "150 in use, above the new low watermark 100");
+        assertEquals(List.of(), log);
+        b.release(50);
+        assertFalse(b.saturated());
+        assertEquals(List.of("w"), log);
+        assertEquals(110, b.used());
+    }
+
+    @Test
+    void aWaiterQueuedBeforeAShrinkKeepsItsSizeAndIsAdmittedAloneNeverForever() {
+        ByteBudget b = new ByteBudget(1000, 0);
+        List<String> log = new ArrayList<>();
+        assertEquals(600, b.tryReserve(waiter("a", log), 600));
+        ByteBudget.Waiter big = waiter("big", log);
+        assertEquals(0, b.tryReserve(big, 500));
+
+        b.capacity(100, 0);
+
+        assertEquals(List.of(), log);
+        b.release(600);
+        assertEquals(List.of("big"), log, "admitted alone once the budget is empty");
+        assertEquals(500, b.used(), "the size it was clamped to when it started waiting");
+    }
+
+    @Test
+    void badValuesAreRejectedAndChangeNothing() {
+        ByteBudget b = new ByteBudget(100, 90);
+        assertThrows(IllegalArgumentException.class, () -> b.capacity(0, 0));
+        assertThrows(IllegalArgumentException.class, () -> b.capacity(50, 50));
+        assertThrows(IllegalArgumentException.class, () -> b.capacity(50, -1));
+        assertEquals(100, b.capacity());
+        assertEquals(100, b.clamp(500));
+    }
+}

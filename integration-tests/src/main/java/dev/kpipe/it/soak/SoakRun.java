@@ -1,0 +1,495 @@
+package dev.kpipe.it.soak;
+
+import dev.kpipe.it.harness.Cluster;
+import dev.kpipe.it.harness.ClusterSpec;
+import dev.kpipe.it.harness.KafkaNode;
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * The soak: mixed load for a long time on a 2-node kpipe cluster, then checks that nothing leaked and nothing went
+ * wrong. Used by {@code BenchMain --scenario soak} (command line, default 20 minutes) and by {@code SoakIT} (CI,
+ * 2 minutes); both run this code.
+ *
+ * <p>Load ({@link SoakWorkers}): idempotent acks=all producers with 5 requests in flight (pipelined by kpipe) to a
+ * 6-partition topic led half by each broker, an acks=0 producer, two classic-protocol consumers of one group and one
+ * consumer-protocol (KIP-848) consumer, and an admin client creating, describing and deleting topics, listing
+ * offsets and describing groups in a loop; every {@link SoakOptions#restartEvery()} one of these clients, round
+ * robin, is closed and created again.
+ *
+ * <p>Phases: warm-up load; all clients closed, kpipe's gauges awaited at 0 and each broker's heap read after a full
+ * GC ("start"); load for {@link SoakOptions#duration()}; all clients closed, gauges awaited at 0, heap read again
+ * ("end"); then the main topic is read back and each idempotent producer incarnation's records must be there
+ * exactly once, in order, per partition. The checks ({@link Result#violations()}): zero client errors, every
+ * record once and in order, gauges 0 at both quiet points, heap growth at most {@link
+ * SoakOptions#maxHeapGrowthBytes()} per broker, no kpipe object left over from closed connections beyond kpipe's
+ * lazily cleaned list (class histogram), no kpipe fault or classification fallback, pipelining happened on both
+ * brokers, no ERROR line in the broker logs.
+ *
+ * <p>The heap bound is loose on purpose: stock Kafka's own state grows too under this load (request-metric
+ * histogram reservoirs filling up to 1,028 samples each, producer state of every producer id kept for {@code
+ * producer.id.expiration.ms}); {@code --stock} runs the same load without kpipe for comparison. The kpipe object
+ * checks are the exact ones.
+ *
+ * <p>Runs on the calling thread, plus one thread per client. Not reusable: one {@link #run()} per instance.
+ */
+public final class SoakRun {
+  private static final Duration GAUGE_TIMEOUT = Duration.ofSeconds(60);
+  private static final Duration JOIN_TIMEOUT = Duration.ofSeconds(90);
+  private static final int KEPT_VIOLATIONS = 20;
+  /**
+   * kpipe drops closed connections from a network thread's list of byte-budget reservation holders lazily, when the
+   * list reaches 64 entries ({@code ProcessorPipelines.holdersCleanupAt}); until then their {@code ConnectionPipeline}
+   * stays reachable (with no request, response or budget attached). This many per network thread are expected at
+   * the end; more means per-connection state leaked.
+   */
+  static final int LAZILY_RETAINED_PER_NETWORK_THREAD = 64;
+  static final String CONNECTION_PIPELINE_CLASS = "dev.kpipe.plugin.pipeline.ConnectionPipeline";
+  private static final int KPIPE_OBJECT_SLACK = 32;
+
+  private final Cluster cluster;
+  private final SoakOptions options;
+  private final PrintStream log;
+  private final SoakStats stats = new SoakStats();
+  private final List<AtomicInteger> incarnations = new ArrayList<>();
+  private final List<String> violations = new ArrayList<>();
+  private int violationCount;
+  private long restartCursor;
+
+  /**
+   * @param cluster a started cluster of {@link #clusterSpec} (2 nodes, kpipe enabled)
+   * @param options what to run
+   * @param log where progress lines go (e.g. {@code System.err})
+   */
+  public SoakRun(Cluster cluster, SoakOptions options, PrintStream log) {
+    this.cluster = cluster;
+    this.options = options;
+    this.log = log;
+    for (int i = 0; i <= options.idempotentProducers(); i++) { // + the short-lived producer's slot
+      incarnations.add(new AtomicInteger());
+    }
+  }
+
+  /**
+   * @param options the run's options (heap, Kafka version)
+   * @return the soak cluster: 2 nodes (node 1 broker+controller, node 2 broker), kpipe installed and enabled (unless
+   *     {@link SoakOptions#kpipe()} is false: stock Kafka)
+   */
+  public static ClusterSpec clusterSpec(SoakOptions options) {
+    return ClusterSpec.builder().name(options.kpipe() ? "soak" : "soak-stock").nodes(2).installPlugin(options.kpipe())
+        .heap(options.brokerHeap())
+        .kafkaVersion(options.kafkaVersion()).build();
+  }
+
+  /**
+   * Runs the warm-up, the measured load and the checks; blocks for about warm-up + duration + a minute.
+   *
+   * @return what happened; {@link Result#violations()} is empty if every check passed
+   * @throws Exception if the run could not be carried out (cluster or JMX failure), as opposed to a failed check
+   */
+  public Result run() throws Exception {
+    long t0 = System.nanoTime();
+    Map<Integer, List<Integer>> main = new TreeMap<>();
+    for (int p = 0; p < SoakWorkers.PARTITIONS; p++) {
+      main.put(p, p % 2 == 0 ? List.of(1, 2) : List.of(2, 1));
+    }
+    cluster.createTopics(List.of(
+        new NewTopic(SoakWorkers.TOPIC, main).configs(Map.of("min.insync.replicas", "2")),
+        new NewTopic(SoakWorkers.ACKS0_TOPIC, Map.of(0, List.of(1, 2), 1, List.of(2, 1)))), Duration.ofSeconds(60));
+    Map<Integer, Long> errorLinesAtStart = errorLines();
+
+    load("warm-up", options.warmup(), false);
+    Map<Integer, Map<String, Double>> gaugesAfterWarmup = quiesce("after warm-up");
+    Map<Integer, BrokerProbe.Heap> heapStart = heaps();
+    Map<Integer, Double> upgradesAtStart = new TreeMap<>();
+    for (KafkaNode n : cluster.nodes()) {
+      upgradesAtStart.put(n.id(), options.kpipe() ? BrokerProbe.kpipe(n, "upgrade-total") : 0);
+    }
+    log.printf(Locale.ROOT, "soak: heap after full GC (start): %s%n", heapLine(heapStart));
+
+    List<Map<Integer, BrokerProbe.Heap>> underLoad = load("load", options.duration(), true);
+    Map<Integer, Map<String, Double>> gaugesAtEnd = quiesce("at the end");
+    Map<Integer, BrokerProbe.Heap> heapEnd = heaps();
+    log.printf(Locale.ROOT, "soak: heap after full GC (end): %s%n", heapLine(heapEnd));
+
+    for (KafkaNode n : cluster.nodes()) {
+      int threads = Integer.parseInt(n.config().getProperty("num.network.threads", "3"));
+      long retained = heapEnd.get(n.id()).classes().getOrDefault(CONNECTION_PIPELINE_CLASS, new long[2])[0];
+      if (retained > (long) LAZILY_RETAINED_PER_NETWORK_THREAD * threads) {
+        violation(String.format(Locale.ROOT, "node %d: %d %s objects reachable with no client connected, more than"
+                + " the %d (%d per network thread) kpipe keeps until its lazy clean-up", n.id(), retained,
+            CONNECTION_PIPELINE_CLASS, LAZILY_RETAINED_PER_NETWORK_THREAD * threads,
+            LAZILY_RETAINED_PER_NETWORK_THREAD));
+      }
+      // Each lazily retained connection holds its ConnectionPipeline and its quota throttle windows; any other kpipe
+      // object left over after the clients closed is leaked state (a little slack for the broker's own idle
+      // connections).
+      long retainedAtStart = heapStart.get(n.id()).classes().getOrDefault(CONNECTION_PIPELINE_CLASS, new long[2])[0];
+      long otherGrowth = heapEnd.get(n.id()).kpipeInstances() - heapStart.get(n.id()).kpipeInstances()
+          - 2 * (retained - retainedAtStart);
+      if (otherGrowth > KPIPE_OBJECT_SLACK) {
+        violation(String.format(Locale.ROOT, "node %d: %d more kpipe objects at the end than at the start beyond the"
+            + " lazily retained connections: %s", n.id(), otherGrowth,
+            heapEnd.get(n.id()).kpipeChanges(heapStart.get(n.id()))));
+      }
+    }
+    Map<Integer, Map<String, Double>> counters = new TreeMap<>();
+    for (KafkaNode n : cluster.nodes()) {
+      counters.put(n.id(), options.kpipe() ? BrokerProbe.kpipe(n, BrokerProbe.COUNTERS) : Map.of());
+    }
+    Map<Integer, Long> errorLinesAtEnd = errorLines();
+    Map<Integer, Long> brokerErrorLines = new TreeMap<>();
+    errorLinesAtEnd.forEach((id, c) -> brokerErrorLines.put(id, c - errorLinesAtStart.getOrDefault(id, 0L)));
+
+    log.println("soak: reading back the main topic");
+    long[] readBack = readBack();
+    long acks0InLog = 0;
+    for (long end : cluster.admin().listOffsets(Map.of(
+            new TopicPartition(SoakWorkers.ACKS0_TOPIC, 0), OffsetSpec.latest(),
+            new TopicPartition(SoakWorkers.ACKS0_TOPIC, 1), OffsetSpec.latest()))
+        .all().get(30, TimeUnit.SECONDS).values().stream().mapToLong(i -> i.offset()).toArray()) {
+      acks0InLog += end;
+    }
+
+    for (KafkaNode n : cluster.nodes()) {
+      int id = n.id();
+      long growth = heapEnd.get(id).usedBytes() - heapStart.get(id).usedBytes();
+      if (growth > options.maxHeapGrowthBytes()) {
+        violation(String.format(Locale.ROOT, "node %d: heap after full GC grew by %s (start %s, end %s), more than"
+            + " %s", id, mib(growth), mib(heapStart.get(id).usedBytes()), mib(heapEnd.get(id).usedBytes()),
+            mib(options.maxHeapGrowthBytes())));
+      }
+      Map<String, Double> c = counters.get(id);
+      if (!options.kpipe()) {
+        // stock: no kpipe checks
+      } else if (c.get("plugin-fault-total") > 0) {
+        violation("node " + id + ": plugin-fault-total = " + c.get("plugin-fault-total"));
+      }
+      if (options.kpipe() && c.get("classification-fallback-total") > 0) {
+        violation("node " + id + ": classification-fallback-total = " + c.get("classification-fallback-total"));
+      }
+      if (options.kpipe() && c.get("pipelined-request-total") == 0) {
+        violation("node " + id + ": no request was pipelined (pipelined-request-total = 0)");
+      }
+      if (brokerErrorLines.get(id) > 0) {
+        violation("node " + id + ": " + brokerErrorLines.get(id) + " ERROR line(s) in " + n.logFile());
+      }
+    }
+    if (stats.errors.get() > 0) {
+      violation(stats.errors.get() + " client error(s); first: " + stats.firstErrors());
+    }
+    return new Result(options, cluster.kafkaVersion(), cluster.settings().pluginVersion(), stats, readBack[0],
+        readBack[1], acks0InLog, heapStart, heapEnd, underLoad, gaugesAfterWarmup, gaugesAtEnd, counters,
+        upgradesAtStart, brokerErrorLines, List.copyOf(violations), violationCount, (System.nanoTime() - t0) / 1_000_000_000L);
+  }
+
+  /**
+   * Runs every client for {@code length}, restarting one every {@link SoakOptions#restartEvery()}, printing progress,
+   * and (if {@code sampleHeap} and the phase is at least 8 minutes) reading the heap after a full GC at each quarter.
+   * Closes all clients at the end.
+   */
+  private List<Map<Integer, BrokerProbe.Heap>> load(String phase, Duration length, boolean sampleHeap)
+      throws Exception {
+    List<SoakWorkers.Worker> workers = SoakWorkers.all(options, incarnations, stats, cluster.clientConfig());
+    workers.forEach(SoakWorkers.Worker::start);
+    List<SoakWorkers.Worker> restartable = workers.stream().filter(SoakWorkers.Worker::scheduledRestarts).toList();
+    List<Map<Integer, BrokerProbe.Heap>> samples = new ArrayList<>();
+    long start = System.nanoTime();
+    long end = start + length.toNanos();
+    long restartNanos = options.restartEvery().toNanos();
+    long progressNanos = length.toSeconds() >= 300 ? TimeUnit.SECONDS.toNanos(60) : TimeUnit.SECONDS.toNanos(15);
+    boolean sample = sampleHeap && length.toSeconds() >= 480;
+    long quarter = length.toNanos() / 4;
+    long nextRestart = start + restartNanos;
+    long nextProgress = start + progressNanos;
+    long nextSample = start + quarter;
+    try {
+      while (System.nanoTime() < end) {
+        long now = System.nanoTime();
+        if (now >= nextRestart) {
+          restartable.get((int) (restartCursor++ % restartable.size())).requestRestart();
+          nextRestart += restartNanos;
+        }
+        if (now >= nextProgress) {
+          log.println(progress(phase, now - start, length));
+          nextProgress += progressNanos;
+        }
+        if (sample && now >= nextSample && nextSample < end - length.toNanos() / 8) {
+          Map<Integer, BrokerProbe.Heap> h = heaps();
+          samples.add(h);
+          log.printf(Locale.ROOT, "soak: heap after full GC under load at %d s: %s%n",
+              TimeUnit.NANOSECONDS.toSeconds(now - start), heapLine(h));
+          nextSample += quarter;
+        }
+        TimeUnit.MILLISECONDS.sleep(100);
+      }
+    } finally {
+      workers.forEach(SoakWorkers.Worker::stop);
+      for (SoakWorkers.Worker w : workers) {
+        if (!w.join(JOIN_TIMEOUT)) {
+          violation(w.name + " did not close its client within " + JOIN_TIMEOUT.toSeconds() + " s");
+        }
+      }
+    }
+    log.println(progress(phase + " done", System.nanoTime() - start, length));
+    return samples;
+  }
+
+  private String progress(String phase, long elapsedNanos, Duration length) {
+    return String.format(Locale.ROOT, "soak: %s %s/%s: produced %,d (+%,d acks=0), consumed %,d, errors %d,"
+            + " restarts %d, admin calls %,d", phase, clock(TimeUnit.NANOSECONDS.toSeconds(elapsedNanos)),
+        clock(length.toSeconds()), stats.produced.get(), stats.acks0Sent.get(), stats.consumed.get(),
+        stats.errors.get(), stats.restarts(), stats.adminCalls.get());
+  }
+
+  /** Waits until kpipe's state gauges are 0 on every broker (no client is connected); records a violation if not. */
+  private Map<Integer, Map<String, Double>> quiesce(String when) throws Exception {
+    if (!options.kpipe()) {
+      return Map.of();
+    }
+    long deadline = System.nanoTime() + GAUGE_TIMEOUT.toNanos();
+    while (true) {
+      Map<Integer, Map<String, Double>> gauges = new TreeMap<>();
+      boolean zero = true;
+      for (KafkaNode n : cluster.nodes()) {
+        Map<String, Double> g = BrokerProbe.kpipe(n, BrokerProbe.STATE_GAUGES);
+        gauges.put(n.id(), g);
+        zero &= g.values().stream().allMatch(v -> v == 0);
+      }
+      if (zero) {
+        return gauges;
+      }
+      if (System.nanoTime() > deadline) {
+        violation("kpipe gauges not back to 0 " + when + " within " + GAUGE_TIMEOUT.toSeconds() + " s: " + gauges);
+        return gauges;
+      }
+      TimeUnit.MILLISECONDS.sleep(200);
+    }
+  }
+
+  private Map<Integer, BrokerProbe.Heap> heaps() throws Exception {
+    Map<Integer, BrokerProbe.Heap> m = new TreeMap<>();
+    for (KafkaNode n : cluster.nodes()) {
+      m.put(n.id(), BrokerProbe.heapAfterFullGc(n));
+    }
+    return m;
+  }
+
+  /** @return how many ERROR lines each node's {@code server.log} has now */
+  private Map<Integer, Long> errorLines() {
+    Map<Integer, Long> m = new TreeMap<>();
+    for (KafkaNode n : cluster.nodes()) {
+      m.put(n.id(), n.log().lines().filter(l -> l.contains("] ERROR ")).count());
+    }
+    return m;
+  }
+
+  /**
+   * Reads the whole main topic and checks each idempotent producer incarnation's records: per partition, sequence
+   * numbers 0, 1, 2, ... each exactly once and in order, up to the number it sent.
+   *
+   * @return {records read, incarnations checked}
+   */
+  private long[] readBack() throws Exception {
+    Map<String, Object> props = new HashMap<>(cluster.clientConfig());
+    props.put(ConsumerConfig.CLIENT_ID_CONFIG, "soak-read-back");
+    props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000);
+    props.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 8 << 20);
+    Map<Long, int[]> next = new HashMap<>();
+    long read = 0;
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(),
+        new ByteArrayDeserializer())) {
+      List<TopicPartition> tps = new ArrayList<>();
+      for (int p = 0; p < SoakWorkers.PARTITIONS; p++) {
+        tps.add(new TopicPartition(SoakWorkers.TOPIC, p));
+      }
+      consumer.assign(tps);
+      consumer.seekToBeginning(tps);
+      Map<TopicPartition, Long> end = consumer.endOffsets(tps, Duration.ofSeconds(30));
+      long total = end.values().stream().mapToLong(Long::longValue).sum();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(Math.max(120, total / 10_000));
+      while (tps.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+        if (System.nanoTime() > deadline) {
+          violation("read-back did not reach the end offsets " + end + " in time (read " + read + ")");
+          break;
+        }
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
+          read++;
+          ByteBuffer b = ByteBuffer.wrap(r.value());
+          int slot = b.getInt(0);
+          int inc = b.getInt(4);
+          int partition = b.getInt(8);
+          int seq = b.getInt(12);
+          String where = String.format(Locale.ROOT, "partition %d offset %d (producer %d incarnation %d seq %d)",
+              r.partition(), r.offset(), slot, inc, seq);
+          if (r.value().length != SoakWorkers.VALUE_BYTES || partition != r.partition()
+              || b.getInt(SoakWorkers.VALUE_BYTES - 4) != ~seq) {
+            violation("corrupt record at " + where);
+            continue;
+          }
+          SoakStats.Incarnation led = stats.ledger.get(SoakStats.key(slot, inc));
+          if (led == null) {
+            violation("record of an unknown producer incarnation at " + where);
+            continue;
+          }
+          int[] nx = next.computeIfAbsent(SoakStats.key(slot, inc), k -> new int[SoakWorkers.PARTITIONS]);
+          if (seq != nx[partition]) {
+            violation((seq < nx[partition] ? "duplicate or reordered" : "gap before") + " record at " + where
+                + ", expected seq " + nx[partition]);
+          }
+          nx[partition] = Math.max(nx[partition], seq + 1);
+        }
+      }
+    }
+    for (SoakStats.Incarnation led : stats.ledger.values()) {
+      int[] nx = next.getOrDefault(SoakStats.key(led.slot(), led.incarnation()), new int[SoakWorkers.PARTITIONS]);
+      for (int p = 0; p < SoakWorkers.PARTITIONS; p++) {
+        if (nx[p] != led.sent()[p]) {
+          violation(String.format(Locale.ROOT, "producer %d incarnation %d partition %d: sent %d records, read"
+              + " back up to seq %d", led.slot(), led.incarnation(), p, led.sent()[p], nx[p]));
+        }
+        if (led.acked().get(p) != led.sent()[p]) {
+          violation(String.format(Locale.ROOT, "producer %d incarnation %d partition %d: sent %d, acknowledged %d",
+              led.slot(), led.incarnation(), p, led.sent()[p], led.acked().get(p)));
+        }
+      }
+    }
+    return new long[] {read, stats.ledger.size()};
+  }
+
+  private void violation(String what) {
+    violationCount++;
+    if (violations.size() < KEPT_VIOLATIONS) {
+      violations.add(what);
+    }
+  }
+
+  private static String heapLine(Map<Integer, BrokerProbe.Heap> heaps) {
+    StringBuilder sb = new StringBuilder();
+    heaps.forEach((id, h) -> sb.append(sb.length() == 0 ? "" : "; ").append(String.format(Locale.ROOT,
+        "node %d used %s (live %s, kpipe %,d objects / %s, full GCs %d)", id, mib(h.usedBytes()), mib(h.liveBytes()),
+        h.kpipeInstances(), kib(h.kpipeBytes()), h.fullCollections())));
+    return sb.toString();
+  }
+
+  static String mib(long bytes) {
+    return String.format(Locale.ROOT, "%.1f MiB", bytes / 1048576.0);
+  }
+
+  static String kib(long bytes) {
+    return String.format(Locale.ROOT, "%.1f KiB", bytes / 1024.0);
+  }
+
+  static String clock(long seconds) {
+    return String.format(Locale.ROOT, "%d:%02d", seconds / 60, seconds % 60);
+  }
+
+  /**
+   * What a soak run did and found.
+   *
+   * @param violations the failed checks (the first 20), empty if all passed
+   * @param violationCount how many checks failed in all
+   */
+  public record Result(SoakOptions options, String kafkaVersion, String kpipeVersion, SoakStats stats,
+      long readBack, long incarnations, long acks0InLog, Map<Integer, BrokerProbe.Heap> heapStart,
+      Map<Integer, BrokerProbe.Heap> heapEnd, List<Map<Integer, BrokerProbe.Heap>> heapUnderLoad,
+      Map<Integer, Map<String, Double>> gaugesAfterWarmup, Map<Integer, Map<String, Double>> gaugesAtEnd,
+      Map<Integer, Map<String, Double>> counters, Map<Integer, Double> upgradesAtStart,
+      Map<Integer, Long> brokerErrorLines, List<String> violations,
+      int violationCount, long elapsedSeconds) {
+
+    /** @return whether every check passed */
+    public boolean passed() {
+      return violationCount == 0;
+    }
+
+    /** @return the printed summary: counts, heap per broker start/end, gauges and counters at the end, verdict */
+    public String report() {
+      StringBuilder sb = new StringBuilder();
+      SoakStats s = stats;
+      sb.append(String.format(Locale.ROOT, "kpipe soak: Kafka %s, 2 brokers, %s; warm-up %d s, load %d s,"
+              + " a client restart every %d s; %d idempotent producers x %d records/s; %s in all%n", kafkaVersion,
+          options.kpipe() ? "kpipe " + kpipeVersion : "STOCK (kpipe not installed)", options.warmup().toSeconds(), options.duration().toSeconds(),
+          options.restartEvery().toSeconds(), options.idempotentProducers(), options.recordsPerSecond(),
+          clock(elapsedSeconds)));
+      sb.append(String.format(Locale.ROOT, "  records produced : %,d idempotent acks=all (acknowledged, %d producer"
+          + " incarnations) + %,d acks=0 (%,d in the log)%n", s.produced.get(), incarnations, s.acks0Sent.get(),
+          acks0InLog));
+      sb.append(String.format(Locale.ROOT, "  records consumed : %,d by the consumer groups; read back %,d: every"
+          + " idempotent record %s%n", s.consumed.get(), readBack,
+          violations.stream().anyMatch(v -> v.contains("seq") || v.contains("record")) ? "NOT once and in order"
+              : "once, in order"));
+      sb.append(String.format(Locale.ROOT, "  errors           : %d%s%n", s.errors.get(),
+          s.errors.get() == 0 ? "" : " " + s.firstErrors()));
+      sb.append(String.format(Locale.ROOT, "  client restarts  : %d (producers %d, consumers %d, admin %d) + %,d"
+              + " short-lived idempotent producers (%d records each)%n", s.restarts(), s.producerRestarts.get(),
+          s.consumerRestarts.get(), s.adminRestarts.get(), s.shortLivedProducers.get(),
+          SoakWorkers.SHORT_LIVED_RECORDS));
+      sb.append(String.format(Locale.ROOT, "  admin calls      : %,d (%,d topics created and %,d deleted; %,d"
+          + " retries while a new topic was not served yet)%n", s.adminCalls.get(), s.topicsCreated.get(),
+          s.topicsDeleted.get(), s.adminRetries.get()));
+      for (Integer id : heapStart.keySet()) {
+        BrokerProbe.Heap a = heapStart.get(id);
+        BrokerProbe.Heap b = heapEnd.get(id);
+        StringBuilder mid = new StringBuilder();
+        for (Map<Integer, BrokerProbe.Heap> h : heapUnderLoad) {
+          mid.append(mid.length() == 0 ? "; under load " : ", ").append(mib(h.get(id).usedBytes()));
+        }
+        sb.append(String.format(Locale.ROOT, "  heap after full GC node %d: start %s, end %s (%+.1f MiB); live %s ->"
+                + " %s; kpipe objects %,d -> %,d (%s -> %s)%s%n", id, mib(a.usedBytes()), mib(b.usedBytes()),
+            (b.usedBytes() - a.usedBytes()) / 1048576.0, mib(a.liveBytes()), mib(b.liveBytes()), a.kpipeInstances(),
+            b.kpipeInstances(), kib(a.kpipeBytes()), kib(b.kpipeBytes()), mid));
+        StringBuilder top = new StringBuilder();
+        b.topGrowth(a, 12).forEach((name, d) -> top.append(top.length() == 0 ? "" : ", ").append(String.format(
+            Locale.ROOT, "%s %+,d B (%+,d)", name, d[1], d[0])));
+        if (options.kpipe()) {
+          sb.append(String.format(Locale.ROOT, "    connections upgraded to pipelined during the load: %,.0f; %s"
+                  + " objects at the end: %,d%n", counters.get(id).get("upgrade-total") - upgradesAtStart.get(id),
+              CONNECTION_PIPELINE_CLASS.substring(CONNECTION_PIPELINE_CLASS.lastIndexOf('.') + 1),
+              b.classes().getOrDefault(CONNECTION_PIPELINE_CLASS, new long[2])[0]));
+        }
+        sb.append(String.format(Locale.ROOT, "    most grown classes: %s%n", top));
+        Map<String, Long> kp = b.kpipeChanges(a);
+        if (!kp.isEmpty()) {
+          sb.append(String.format(Locale.ROOT, "    kpipe instance changes: %s%n", kp));
+        }
+      }
+      gaugesAtEnd.forEach((id, g) -> sb.append(String.format(Locale.ROOT, "  gauges at end node %d: %s%n", id,
+          fmt(g))));
+      counters.forEach((id, c) -> sb.append(String.format(Locale.ROOT, "  kpipe counters node %d: %s%n", id,
+          fmt(c))));
+      sb.append(String.format(Locale.ROOT, "  broker ERROR log lines: %s%n", brokerErrorLines));
+      if (passed()) {
+        sb.append("  result: PASS\n");
+      } else {
+        sb.append("  result: FAIL (").append(violationCount).append(" failed check(s))\n");
+        violations.forEach(v -> sb.append("    - ").append(v).append('\n'));
+      }
+      return sb.toString();
+    }
+
+    private static String fmt(Map<String, Double> m) {
+      Map<String, String> out = new LinkedHashMap<>();
+      m.forEach((k, v) -> out.put(k, v == Math.rint(v) ? String.format(Locale.ROOT, "%d", v.longValue())
+          : String.format(Locale.ROOT, "%.2f", v)));
+      return out.toString().replace("{", "").replace("}", "");
+    }
+  }
+}

@@ -1,0 +1,136 @@
+package dev.kpipe.it.containers;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Properties;
+import org.junit.jupiter.api.extension.ConditionEvaluationResult;
+import org.junit.jupiter.api.extension.ExecutionCondition;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.testcontainers.DockerClientFactory;
+
+/**
+ * JUnit 5 condition of the Testcontainers suite: its classes run only where a Docker engine answers, and are skipped
+ * with one line on stderr (once per test JVM) saying why where none does.
+ *
+ * <p>First a quiet look for a Docker endpoint, so that a machine without Docker (CI here) pays nothing and gets no
+ * Testcontainers error output: {@code DOCKER_HOST}, Testcontainers' {@code docker.host} / {@code tc.host} (system
+ * property or {@code ~/.testcontainers.properties}), and the usual sockets ({@code /var/run/docker.sock}, rootless,
+ * Docker Desktop, Colima, Rancher Desktop). If one exists, Testcontainers' own check ({@link
+ * DockerClientFactory#isDockerAvailable()}) decides, and logs its reasons when the engine does not answer. On Windows
+ * Testcontainers always decides.
+ *
+ * <p>System property {@value #MODE}: {@code auto} (default) as above; {@code true} runs the suite whatever is found (it
+ * fails without Docker: for a machine that must run it); {@code false} skips it (one line as well). Thread-safe;
+ * evaluated once per JVM.
+ */
+public final class DockerEngine implements ExecutionCondition {
+  /** System property: {@code auto} (default), {@code true} (run, fail without Docker) or {@code false} (skip). */
+  public static final String MODE = "kpipe.it.containers";
+
+  private static ConditionEvaluationResult result;
+  private static boolean announced;
+
+  /** Creates the condition; JUnit does this. */
+  public DockerEngine() {}
+
+  @Override
+  public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
+    String mode = System.getProperty(MODE, "auto").trim().toLowerCase(Locale.ROOT);
+    if (mode.equals("true")) {
+      return ConditionEvaluationResult.enabled(MODE + "=true");
+    }
+    synchronized (DockerEngine.class) {
+      if (result == null) {
+        result = switch (mode) {
+          case "false" -> ConditionEvaluationResult.disabled(MODE + "=false");
+          case "auto", "" -> evaluate();
+          default -> throw new IllegalArgumentException(MODE + " must be auto, true or false: " + mode);
+        };
+      }
+      if (result.isDisabled() && !announced) {
+        announced = true;
+        System.err.println("kpipe-it: Testcontainers suite (" + context.getRequiredTestClass().getSimpleName()
+            + ") skipped: " + result.getReason().orElse("") + "; run it on a host with Docker (README, Tests)");
+      }
+      return result;
+    }
+  }
+
+  private static ConditionEvaluationResult evaluate() {
+    Optional<String> endpoint = endpoint();
+    if (endpoint.isEmpty()) {
+      return ConditionEvaluationResult.disabled("no Docker engine (DOCKER_HOST unset, no Docker socket)");
+    }
+    if (!DockerClientFactory.instance().isDockerAvailable()) {
+      return ConditionEvaluationResult.disabled("the Docker engine at " + endpoint.get()
+          + " does not answer (Testcontainers logged why)");
+    }
+    return ConditionEvaluationResult.enabled("Docker engine at " + endpoint.get());
+  }
+
+  /** @return where a Docker engine may be, without contacting it */
+  static Optional<String> endpoint() {
+    if (System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("windows")) {
+      return Optional.of("the Windows named pipe (Testcontainers decides)");
+    }
+    String dockerHost = System.getenv("DOCKER_HOST");
+    if (dockerHost != null && !dockerHost.isBlank()) {
+      return Optional.of("DOCKER_HOST=" + dockerHost);
+    }
+    Properties tc = testcontainersProperties();
+    for (String key : List.of("docker.host", "tc.host")) {
+      String v = System.getProperty(key, tc.getProperty(key));
+      if (v != null && !v.isBlank()) {
+        return Optional.of(key + "=" + v);
+      }
+    }
+    for (Path socket : candidateSockets()) {
+      if (Files.exists(socket)) {
+        return Optional.of(socket.toString());
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static List<Path> candidateSockets() {
+    List<Path> sockets = new ArrayList<>(List.of(Path.of("/var/run/docker.sock"), Path.of("/run/docker.sock")));
+    String runtimeDir = System.getenv("XDG_RUNTIME_DIR");
+    if (runtimeDir != null && !runtimeDir.isBlank()) {
+      sockets.add(Path.of(runtimeDir, "docker.sock"));
+    }
+    Path home = Path.of(System.getProperty("user.home", "/"));
+    for (String s : List.of(".docker/run/docker.sock", ".docker/desktop/docker.sock", ".colima/default/docker.sock",
+        ".colima/docker.sock", ".rd/docker.sock")) {
+      sockets.add(home.resolve(s));
+    }
+    Path runUser = Path.of("/run/user");
+    if (Files.isDirectory(runUser)) {
+      try (DirectoryStream<Path> users = Files.newDirectoryStream(runUser)) {
+        users.forEach(u -> sockets.add(u.resolve("docker.sock")));
+      } catch (IOException | SecurityException e) {
+        // unreadable: not a rootless Docker of ours
+      }
+    }
+    return sockets;
+  }
+
+  private static Properties testcontainersProperties() {
+    Properties p = new Properties();
+    Path file = Path.of(System.getProperty("user.home", "/"), ".testcontainers.properties");
+    if (Files.isRegularFile(file)) {
+      try (InputStream in = Files.newInputStream(file)) {
+        p.load(in);
+      } catch (IOException e) {
+        // unreadable: as if absent
+      }
+    }
+    return p;
+  }
+}

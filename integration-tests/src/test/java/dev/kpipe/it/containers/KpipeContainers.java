@@ -1,0 +1,75 @@
+package dev.kpipe.it.containers;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.testcontainers.kafka.KafkaContainer;
+import org.testcontainers.utility.DockerImageName;
+import org.testcontainers.utility.MountableFile;
+
+/**
+ * The official Apache Kafka image ({@code apache/kafka}, default the build's Kafka version, {@code
+ * -Dkpipe.it.container.image=...} for another) as an operator would run it with kpipe: the drop-in jar copied into
+ * {@code /opt/kafka/libs}, the settings passed as environment variables. The image turns every {@code KAFKA_*}
+ * variable into a {@code server.properties} line (Kafka's {@code kafka.docker.KafkaDockerWrapper}: drop {@code
+ * KAFKA_}, lower case, {@code _} becomes {@code .}, {@code __} becomes {@code _}, {@code ___} becomes {@code -}),
+ * except the JVM ones such as {@code KAFKA_OPTS}, which {@code kafka-run-class.sh} puts on the {@code java} command
+ * line. Testcontainers' {@link KafkaContainer} adds the single-node KRaft settings ({@code KAFKA_NODE_ID}, {@code
+ * KAFKA_PROCESS_ROLES}, listeners, quorum voters).
+ */
+final class KpipeContainers {
+  /** The kpipe jar's path inside the image. */
+  static final String JAR_IN_IMAGE_DIR = "/opt/kafka/libs/";
+  /** The JMX port the image opens ({@code KAFKA_JMX_PORT}) for Kafka's JmxTool run inside the container. */
+  static final int JMX_PORT = 9999;
+
+  private KpipeContainers() {}
+
+  /** @return the image to run: {@code kpipe.it.container.image}, default {@code apache/kafka:<build's Kafka>} */
+  static String image() {
+    return System.getProperty("kpipe.it.container.image", "apache/kafka:" + System.getProperty("kpipe.it.kafka.version",
+        "4.4.0"));
+  }
+
+  /** @return the drop-in jar: {@code kpipe.it.plugin.jar}, set by the build */
+  static Path pluginJar() {
+    String jar = System.getProperty("kpipe.it.plugin.jar");
+    if (jar == null || !Files.isRegularFile(Path.of(jar))) {
+      throw new IllegalStateException("kpipe jar not found at " + jar
+          + ": build it first (mvn -B package -DskipTests from the project root)");
+    }
+    return Path.of(jar);
+  }
+
+  /**
+   * @param javaagent whether to also pass the jar as a Java agent with attach forbidden ({@code KAFKA_OPTS})
+   * @return the environment kpipe adds to the image's (the two install lines, one limit, JMX for the checks)
+   */
+  static Map<String, String> kpipeEnv(boolean javaagent) {
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put("KAFKA_METRIC_REPORTERS", "dev.kpipe.plugin.KpipePlugin"); // metric.reporters
+    env.put("KAFKA_KPIPE_ENABLE", "true"); // kpipe.enable
+    env.put("KAFKA_KPIPE_MAX_INFLIGHT_REQUESTS_PER_CONNECTION", "16"); // kpipe.max.inflight.requests.per.connection
+    env.put("KAFKA_JMX_PORT", Integer.toString(JMX_PORT));
+    if (javaagent) {
+      env.put("KAFKA_OPTS", "-javaagent:" + JAR_IN_IMAGE_DIR + pluginJar().getFileName()
+          + " -XX:+DisableAttachMechanism");
+    }
+    return env;
+  }
+
+  /**
+   * A single-node KRaft broker of {@link #image()} with kpipe; not started.
+   *
+   * @param javaagent whether kpipe is also a Java agent in a JVM that forbids attach
+   * @return the container
+   */
+  static KafkaContainer broker(boolean javaagent) {
+    Path jar = pluginJar();
+    KafkaContainer kafka = new KafkaContainer(DockerImageName.parse(image()))
+        .withCopyFileToContainer(MountableFile.forHostPath(jar), JAR_IN_IMAGE_DIR + jar.getFileName());
+    kpipeEnv(javaagent).forEach(kafka::withEnv);
+    return kafka;
+  }
+}

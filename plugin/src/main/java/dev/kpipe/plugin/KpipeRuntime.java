@@ -1,0 +1,306 @@
+package dev.kpipe.plugin;
+
+import dev.kpipe.backpressure.ByteBudget;
+import dev.kpipe.backpressure.InflightLimits;
+import dev.kpipe.interceptor.UnsupportedBrokerException;
+import dev.kpipe.plugin.classify.RequestClassifier;
+import dev.kpipe.plugin.classify.TopicPolicy;
+import dev.kpipe.plugin.pipeline.PipelineCoordinator;
+import dev.kpipe.plugin.pipeline.PipelineStats;
+import dev.kpipe.plugin.pressure.BrokerQueuePressure;
+import dev.kpipe.spi.StoragePressure;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.common.config.ConfigException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * kpipe in one broker JVM: the {@code kpipe.*} settings it runs with and, once its hooks are installed, the
+ * pipelining state they feed. Applies the settings at start-up ({@link #start}) and again whenever Kafka's dynamic
+ * broker config changes one of {@link KpipeConfig#RECONFIGURABLE_CONFIGS} ({@link #reconfigure}; KIP-226, through
+ * {@code kafka.server.DynamicMetricsReporters}).
+ *
+ * <p>What a change does: {@code kpipe.enable=false} stops upgrades and drains every pipelined connection back to
+ * classic ({@link PipelineCoordinator#enabled(boolean)}), {@code true} lets connections upgrade again; the per-connection
+ * limits, the broker-wide byte budget, the purgatory threshold and the topic policy are replaced and apply from the next
+ * check on each network thread. If the broker started with {@code kpipe.enable=false} the hooks are not installed
+ * then; the first change to {@code kpipe.enable=true} installs them, in the background (attach and class
+ * retransformation, as at start-up: about a second, more on a loaded machine), then applies the settings of the latest
+ * change. If they cannot be installed, one ERROR is logged, the broker stays classic, and later changes do not
+ * retry.
+ *
+ * <p>Thread-safety: {@link #start} and {@link #reconfigure} are serialised by this object's lock (Kafka calls them on
+ * its start-up and config threads). Network and handler threads never take that lock: they read the new values from
+ * the coordinator's, the classifier's and the budget's volatile fields, or the {@link AtomicInteger} threshold.
+ */
+final class KpipeRuntime {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KpipeRuntime.class);
+
+    /** Installs the broker hooks that feed a coordinator (the interceptor, in a broker). */
+    interface HookInstaller {
+        /**
+         * @param config the settings (listeners, ...)
+         * @param coordinator the plugin the hooks report to
+         * @return how they were installed, for the INFO line, e.g. {@code install mode attach, listeners=[PLAINTEXT]}
+         * @throws UnsupportedBrokerException if they cannot be installed; the broker is unchanged then
+         */
+        String install(KpipeConfig config, PipelineCoordinator coordinator) throws UnsupportedBrokerException;
+    }
+
+    private final HookInstaller installer;
+    private final String kafkaVersion;
+    private final Executor runtimeInstalls;
+    private boolean started;
+    /** The settings last applied (at start, or by the last reconfiguration). */
+    private KpipeConfig settings;
+    /** Why the hooks could not be installed; they are never retried. */
+    private String installFailure;
+    /** A runtime install is under way (on {@link #runtimeInstalls}). */
+    private boolean installing;
+    private volatile PipelineCoordinator coordinator;
+    private ByteBudget budget;
+    private AtomicInteger maxDelayedProduce;
+    private volatile KpipeMetrics metrics;
+
+    /**
+     * @param installer installs the hooks
+     * @param kafkaVersion the broker's Kafka version, for the log lines
+     * @param runtimeInstalls runs the install when {@code kpipe.enable} is first set to true at runtime (attach and
+     *     retransformation take about a second, more on a loaded machine: not on Kafka's config thread, which also
+     *     publishes the cluster metadata to the broker); tests pass {@code Runnable::run}
+     */
+    KpipeRuntime(HookInstaller installer, String kafkaVersion, Executor runtimeInstalls) {
+        this.installer = installer;
+        this.kafkaVersion = kafkaVersion;
+        this.runtimeInstalls = runtimeInstalls;
+    }
+
+    /** @return an executor running each task on a new daemon thread {@code kpipe-install} */
+    static Executor installThread() {
+        return task -> {
+            Thread t = new Thread(task, "kpipe-install");
+            t.setDaemon(true);
+            t.start();
+        };
+    }
+
+    /**
+     * Applies the settings the broker starts with; installs the hooks if {@code kpipe.enable=true} (on this thread:
+     * the broker's start-up). Only the first call does anything (combined broker+controller mode configures metric
+     * reporters more than once).
+     *
+     * @param config the settings
+     * @throws ConfigException if the hooks cannot be installed and {@code kpipe.fail.on.unsupported.broker=true}
+     */
+    synchronized void start(KpipeConfig config) {
+        if (started) {
+            return;
+        }
+        if (!config.enabled()) {
+            started = true;
+            settings = config;
+            LOG.info("kpipe {} disabled ({}=false): Kafka {} runs without pipelining",
+                KpipePlugin.version(), KpipeConfig.ENABLE, kafkaVersion);
+            return;
+        }
+        Installed installed;
+        try {
+            installed = install(config);
+        } catch (UnsupportedBrokerException e) {
+            if (config.failOnUnsupportedBroker()) {
+                // not started: a later configure of the same JVM refuses in the same way
+                throw new ConfigException(e.getMessage() + "; the broker refuses to start because "
+                    + KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER + "=true");
+            }
+            started = true;
+            settings = config;
+            installFailure = e.getMessage();
+            LOG.error("{}; the broker runs without pipelining (set {}=true to refuse to start instead)",
+                e.getMessage(), KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER);
+            return;
+        }
+        started = true;
+        settings = config;
+        publish(installed);
+        LOG.info("kpipe {} started: Kafka {}, {}, settings {}", KpipePlugin.version(), kafkaVersion, installed.how,
+            config.effectiveSettings());
+    }
+
+    /**
+     * Applies changed settings (see the class comment). Never throws for a broker that cannot be hooked: that is
+     * logged, and the broker stays classic. Returns at once: a first enable at runtime installs the hooks on
+     * {@link #runtimeInstalls}, then applies the settings of the latest change.
+     *
+     * @param config the broker's whole new configuration, already validated
+     */
+    synchronized void reconfigure(KpipeConfig config) {
+        if (!started) {
+            start(config);
+            return;
+        }
+        KpipeConfig old = settings;
+        settings = config;
+        PipelineCoordinator pipeline = coordinator;
+        if (pipeline != null) {
+            apply(pipeline, old, config);
+            return;
+        }
+        if (!config.enabled() || installing) {
+            return; // an install under way applies the latest settings when it is done
+        }
+        if (installFailure != null) {
+            LOG.error("kpipe: {}=true ignored: kpipe could not hook this broker ({}); it runs without pipelining",
+                KpipeConfig.ENABLE, installFailure);
+            return;
+        }
+        installing = true;
+        runtimeInstalls.execute(() -> installAtRuntime(config));
+    }
+
+    /** Thread: {@link #runtimeInstalls}. Installs without the lock; then publishes and catches up with later changes. */
+    private void installAtRuntime(KpipeConfig config) {
+        long startNanos = System.nanoTime();
+        Installed installed = null;
+        String failure = null;
+        try {
+            installed = install(config);
+        } catch (UnsupportedBrokerException e) {
+            failure = e.getMessage();
+        } catch (RuntimeException | LinkageError e) {
+            failure = "kpipe failed to install its hooks: " + e;
+        }
+        synchronized (this) {
+            installing = false;
+            if (installed == null) {
+                installFailure = failure;
+                LOG.error("{}; {}=true ignored: the broker runs without pipelining", failure, KpipeConfig.ENABLE);
+                return;
+            }
+            publish(installed);
+            LOG.info("kpipe {} started at runtime ({}=true altered) in {} ms: Kafka {}, {}, settings {}",
+                KpipePlugin.version(), KpipeConfig.ENABLE, (System.nanoTime() - startNanos) / 1_000_000, kafkaVersion,
+                installed.how, config.effectiveSettings());
+            if (settings != config) {
+                apply(installed.coordinator, config, settings);
+            }
+        }
+    }
+
+    /** What an install made. */
+    private record Installed(PipelineCoordinator coordinator, ByteBudget budget, AtomicInteger maxDelayedProduce,
+                             PipelineStats stats, String how) {
+    }
+
+    /** Builds the pipelining state for the settings and installs the hooks that feed it. Takes no lock. */
+    private Installed install(KpipeConfig config) throws UnsupportedBrokerException {
+        PipelineStats stats = new PipelineStats();
+        long budgetBytes = config.maxInflightBytes();
+        ByteBudget byteBudget = new ByteBudget(budgetBytes, lowWatermark(budgetBytes));
+        AtomicInteger maxDelayed = new AtomicInteger(config.maxDelayedProduceRequests());
+        PipelineCoordinator pipeline = new PipelineCoordinator(
+            new RequestClassifier(new TopicPolicy(config.topicsInclude(), config.topicsExclude())),
+            new InflightLimits(config.maxInflightRequestsPerConnection(), config.maxInflightBytesPerConnection()),
+            byteBudget, stats);
+        StoragePressure pluginPressure = config.storagePressure();
+        if (pluginPressure != null) {
+            pipeline.pressure(pluginPressure);
+        }
+        pipeline.pressureFactory(load -> new BrokerQueuePressure(load, maxDelayed::get, pluginPressure));
+        String how = installer.install(config, pipeline);
+        return new Installed(pipeline, byteBudget, maxDelayed, stats, how);
+    }
+
+    /** Guarded by this. */
+    private void publish(Installed installed) {
+        budget = installed.budget;
+        maxDelayedProduce = installed.maxDelayedProduce;
+        metrics = new KpipeMetrics(installed.stats, installed.budget);
+        coordinator = installed.coordinator;
+    }
+
+    /** Applies the dynamic settings that changed to the running coordinator. Guarded by this. */
+    private void apply(PipelineCoordinator pipeline, KpipeConfig old, KpipeConfig config) {
+        Map<String, String> changes = changes(old, config);
+        InflightLimits limits = new InflightLimits(config.maxInflightRequestsPerConnection(),
+            config.maxInflightBytesPerConnection());
+        if (!limits.equals(pipeline.limits())) {
+            pipeline.limits(limits);
+        }
+        long capacity = config.maxInflightBytes();
+        if (budget.capacity() != capacity) {
+            budget.capacity(capacity, lowWatermark(capacity));
+        }
+        maxDelayedProduce.set(config.maxDelayedProduceRequests());
+        if (changes.containsKey(KpipeConfig.TOPICS_INCLUDE) || changes.containsKey(KpipeConfig.TOPICS_EXCLUDE)) {
+            pipeline.topics(new TopicPolicy(config.topicsInclude(), config.topicsExclude()));
+        }
+        if (pipeline.enabled() != config.enabled()) {
+            pipeline.enabled(config.enabled());
+        }
+        if (!changes.isEmpty()) {
+            LOG.info("kpipe settings changed at runtime: {}{}", changes, changes.containsKey(KpipeConfig.ENABLE)
+                && !config.enabled() ? "; pipelining is off: pipelined connections drain back to classic" : "");
+        }
+    }
+
+    /** @return the dynamic settings that differ, as {@code key -> "old -> new"}, in the definition order */
+    private static Map<String, String> changes(KpipeConfig old, KpipeConfig now) {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (String key : KpipeConfig.RECONFIGURABLE_CONFIGS) {
+            Object a = old.values().get(key);
+            Object b = now.values().get(key);
+            if (!Objects.equals(a, b)) {
+                out.put(key, a + " -> " + b);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The budget's low watermark: 90 % of its capacity (what {@code kpipe.max.inflight.bytes} documents), computed
+     * without overflow for any capacity up to {@link Long#MAX_VALUE}.
+     *
+     * @param capacity the capacity, in bytes, at least 1
+     * @return the low watermark, in bytes, in {@code [0, capacity)}
+     */
+    static long lowWatermark(long capacity) {
+        return capacity / 10 * 9 + capacity % 10 * 9 / 10;
+    }
+
+    /** @return the coordinator, or {@code null} while the hooks are not installed; thread: any */
+    PipelineCoordinator coordinator() {
+        return coordinator;
+    }
+
+    /** @return the metrics, or {@code null} while the hooks are not installed; thread: any */
+    KpipeMetrics metrics() {
+        return metrics;
+    }
+
+    /** @return the byte budget, or {@code null} while the hooks are not installed */
+    synchronized ByteBudget budget() {
+        return budget;
+    }
+
+    /** @return the purgatory threshold in force, or -1 while the hooks are not installed */
+    synchronized int maxDelayedProduceRequests() {
+        return maxDelayedProduce == null ? -1 : maxDelayedProduce.get();
+    }
+
+    /** @return the settings last applied, or {@code null} before {@link #start} */
+    synchronized KpipeConfig settings() {
+        return settings;
+    }
+
+    /** Unregisters the metrics (tests: a broker keeps them for the JVM's life). */
+    synchronized void closeMetrics() {
+        if (metrics != null) {
+            metrics.close();
+        }
+    }
+}
