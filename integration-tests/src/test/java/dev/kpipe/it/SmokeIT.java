@@ -60,4 +60,26 @@ class SmokeIT {
     assertTrue(Pattern.compile("\\b" + KafkaNode.CLIENT_LISTENER + "\\b").matcher(listeners).find(),
         () -> "client listener missing from kpipe's listeners: " + line);
   }
+
+  /**
+   * Self-attach loads kpipe's own jar from {@code libs/} as the agent: it writes no temporary agent jar into the
+   * broker's {@code java.io.tmpdir} (Byte Buddy's {@code ByteBuddyAgent.install()} would, and a broker killed with
+   * SIGKILL leaves that file behind on every start).
+   */
+  @Test
+  void selfAttachWritesNoFileIntoTheBrokersTmpDir(Cluster cluster) throws Exception {
+    KafkaNode node = cluster.node(1);
+    assertTrue(KpipeLog.startedLines(node.log()).get(0).contains("install mode attach"), "installed by self-attach");
+    assertEquals("" + node.tmpDir(), javaIoTmpDir(node), "the broker's java.io.tmpdir is its own folder");
+    try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.list(node.tmpDir())) {
+      List<String> agentJars = files.map(f -> f.getFileName().toString()).filter(f -> f.endsWith(".jar")).toList();
+      assertEquals(List.of(), agentJars, "jars written into " + node.tmpDir() + " while the broker runs");
+    }
+  }
+
+  private static String javaIoTmpDir(KafkaNode node) throws Exception {
+    javax.management.openmbean.TabularData props = (javax.management.openmbean.TabularData) node.jmx()
+        .getAttribute(new javax.management.ObjectName("java.lang:type=Runtime"), "SystemProperties");
+    return (String) props.get(new Object[] {"java.io.tmpdir"}).get("value");
+  }
 }

@@ -4,15 +4,20 @@ import dev.kpipe.interceptor.Interceptor;
 import dev.kpipe.interceptor.KafkaVersion;
 import dev.kpipe.interceptor.UnsupportedBrokerException;
 import dev.kpipe.plugin.pipeline.PipelineCoordinator;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.instrument.Instrumentation;
+import java.net.URISyntaxException;
+import java.security.CodeSource;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.jar.JarFile;
+import java.util.jar.Manifest;
 import net.bytebuddy.agent.ByteBuddyAgent;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.common.config.ConfigException;
@@ -87,7 +92,7 @@ public final class KpipePlugin implements MetricsReporter {
         if (inst == null) {
             mode = "attach";
             try {
-                inst = ByteBuddyAgent.install();
+                inst = selfAttach();
             } catch (RuntimeException e) {
                 throw new UnsupportedBrokerException("kpipe cannot attach to the broker JVM (" + e.getMessage()
                     + "); start it with -javaagent:<kpipe jar> in KAFKA_OPTS");
@@ -95,6 +100,54 @@ public final class KpipePlugin implements MetricsReporter {
         }
         Interceptor.install(inst, loader, pipeline, listeners::contains);
         return "install mode " + mode + ", listeners=" + listeners;
+    }
+
+    /**
+     * Attaches kpipe's own jar (its manifest names {@link KpipeAgent} as {@code Agent-Class}) to this JVM through the
+     * JDK attach API (Byte Buddy's {@link ByteBuddyAgent#attach}, in a helper process when the JVM forbids attaching
+     * to itself), and returns the {@link Instrumentation} the JVM passes to {@link KpipeAgent#agentmain}. Attaching the
+     * jar that is already in the broker's {@code libs/} writes no file: {@link ByteBuddyAgent#install()} would write
+     * a temporary agent jar into {@code java.io.tmpdir}, which a broker killed with SIGKILL leaves behind. Falls back
+     * to {@link ByteBuddyAgent#install()} where kpipe's classes do not come from its jar (unit tests) or were loaded by
+     * another class loader than the system one (the agent's {@code agentmain} then reaches another copy).
+     *
+     * <p>Thread: the installing thread.
+     *
+     * @return the JVM's instrumentation
+     * @throws IllegalStateException if the JVM cannot be attached to
+     */
+    private static Instrumentation selfAttach() {
+        File jar = ownJar();
+        if (jar != null) {
+            ByteBuddyAgent.attach(jar, String.valueOf(ProcessHandle.current().pid()));
+            Instrumentation inst = KpipeAgent.instrumentation();
+            if (inst != null) {
+                return inst;
+            }
+        }
+        return ByteBuddyAgent.install();
+    }
+
+    /** @return the jar kpipe's classes were loaded from, if it is a readable file naming {@link KpipeAgent} as agent */
+    private static File ownJar() {
+        try {
+            CodeSource source = KpipeAgent.class.getProtectionDomain().getCodeSource();
+            if (source == null || source.getLocation() == null || !"file".equals(source.getLocation().getProtocol())) {
+                return null;
+            }
+            File file = new File(source.getLocation().toURI());
+            if (!file.isFile()) {
+                return null;
+            }
+            try (JarFile jar = new JarFile(file)) {
+                Manifest manifest = jar.getManifest();
+                return manifest != null
+                    && KpipeAgent.class.getName().equals(manifest.getMainAttributes().getValue("Agent-Class"))
+                    ? file : null;
+            }
+        } catch (IOException | URISyntaxException | SecurityException | IllegalArgumentException e) {
+            return null;
+        }
     }
 
     /** @return kpipe's version, e.g. {@code 0.1.0} */

@@ -178,6 +178,14 @@ public final class KafkaNode {
     return dir.resolve("data");
   }
 
+  /**
+   * @return the broker JVM's {@code java.io.tmpdir}, a folder of its own (so a test sees what the broker writes there,
+   *     and a killed broker leaves nothing in the machine's {@code /tmp}); unless {@code KAFKA_OPTS} sets another
+   */
+  public Path tmpDir() {
+    return dir.resolve("tmp");
+  }
+
   /** @return the log4j2 file of the broker ({@code server.log}), appended to across restarts */
   public Path logFile() {
     return dir.resolve("server.log");
@@ -495,6 +503,7 @@ public final class KafkaNode {
         "-Dcom.sun.management.jmxremote.authenticate=false",
         "-Dcom.sun.management.jmxremote.ssl=false",
         "-Djava.rmi.server.hostname=127.0.0.1"));
+    cmd.add("-Djava.io.tmpdir=" + tmpDir());
     cmd.addAll(Arrays.asList(s.extraJvmOptions()));
     // KAFKA_OPTS of this cluster (kafka-run-class.sh passes them to java as they are).
     if (cluster.spec().javaagent()) {
@@ -504,6 +513,7 @@ public final class KafkaNode {
     cmd.add("-Dkpipe.it.node=" + cluster.spec().name() + "/" + id); // marks the process in ps output
     cmd.addAll(List.of("-cp", cluster.libsDir() + "/*", "kafka.Kafka", configFile().toString()));
     try {
+      Files.createDirectories(tmpDir());
       Files.writeString(dir.resolve("command.txt"), String.join(" ", cmd) + "\n");
       process = new ProcessBuilder(cmd)
           .directory(dir.toFile())
