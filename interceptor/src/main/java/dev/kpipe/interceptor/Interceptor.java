@@ -64,6 +64,16 @@ public final class Interceptor {
         AgentBuilder advise(AgentBuilder builder);
 
         /**
+         * Links the binding's own accessors of broker internals (method handles on private members), after {@link
+         * #hookPoints()} were found: a member whose type differs fails here, at install, not later on a network
+         * thread. Thread: the installing thread.
+         *
+         * @throws UnsupportedBrokerException if an accessor cannot be linked
+         */
+        default void link() throws UnsupportedBrokerException {
+        }
+
+        /**
          * Points the installed advice at the listener.
          *
          * @param listener the plugin
@@ -129,6 +139,7 @@ public final class Interceptor {
             throw new UnsupportedBrokerException("kpipe cannot hook Kafka " + version
                 + ": missing hook point(s) " + missing);
         }
+        binding.link();
         if (!inst.isRetransformClassesSupported()) {
             throw new UnsupportedBrokerException("kpipe cannot hook Kafka " + version
                 + ": the JVM does not support class retransformation");

@@ -45,6 +45,11 @@ class InterceptorTest {
     }
 
     @Test
+    void theBindingsAccessorsOfBrokerInternalsLinkAgainstKafka44() throws Exception {
+        new Binding44().link(); // throws UnsupportedBrokerException if a private member's type differs
+    }
+
+    @Test
     void missingHookPointsAreNamedOneByOne() {
         ClassLoader loader = getClass().getClassLoader();
         List<HookPoint> points = List.of(

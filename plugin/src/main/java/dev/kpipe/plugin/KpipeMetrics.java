@@ -46,7 +46,8 @@ public final class KpipeMetrics implements AutoCloseable {
             s -> s.maxInflightPerConnection(), stats);
         gauge("held-responses", "Responses ready but held until an earlier response of their connection is written.",
             s -> s.heldResponses(), stats);
-        gauge("held-requests", "Exclusive requests held until their connection drains.",
+        gauge("held-requests", "Exclusive requests and SASL re-authentication handshakes held until their "
+            + "connection drains.",
             s -> s.heldRequests(), stats);
         gauge("throttled-connections", "Pipelined connections inside a client quota throttle window.",
             s -> s.throttledConnections(), stats);
@@ -54,12 +55,13 @@ public final class KpipeMetrics implements AutoCloseable {
         gauge("upgrade-deferred-total", "Requests that would have upgraded their connection but were handled classically "
             + "because the in-flight byte budget had no room for them.", s -> s.upgradesDeferred(), stats);
         gauge("downgrade-total", "Connections handed back to classic handling.", s -> s.downgrades(), stats);
-        gauge("drain-total", "Drains: an exclusive request waited for the earlier responses of its connection, or a "
-            + "pipelined connection drained because kpipe.enable was set to false.", s -> s.drains(), stats);
+        gauge("drain-total", "Drains: an exclusive request or a SASL re-authentication handshake waited for the "
+            + "earlier responses of its connection, or a pipelined connection drained because kpipe.enable was set to "
+            + "false.", s -> s.drains(), stats);
         gauge("drain-time-ms-total", "Total time of the drains, in ms.",
             s -> s.drainTimeNanos() / 1e6, stats);
         gauge("reauthentication-drain-total", "SASL re-authentications (KIP-368) that arrived on a pipelined connection"
-            + " with responses outstanding and began once those were written.", s -> s.reauthenticationDrains(), stats);
+            + " with responses outstanding and were deferred until those were written (also counted in drain-total).", s -> s.reauthenticationDrains(), stats);
         gauge("pipelined-request-total", "Requests admitted on pipelined connections.", s -> s.pipelinedRequests(), stats);
         gauge("throttle-window-total", "Client quota throttle windows on pipelined connections.",
             s -> s.throttleWindows(), stats);

@@ -57,7 +57,8 @@ public interface NetworkProcessor {
      * authenticator answers the handshake at once. The connection must be in the state the broker leaves it in
      * after writing a response: unmuted, no response in progress. If beginning fails, the connection is closed as
      * {@code Processor.processCompletedReceives} closes it on an exception (error logged, connection quota
-     * released). No-op if the connection was closed meanwhile.
+     * released). No-op if the connection was closed meanwhile. Server-side re-authentication is KIP-368
+     * ({@code connections.max.reauth.ms}). Thread: this processor's network thread only.
      *
      * @param connectionId the connection id
      * @param reauthentication the handle given to {@link NetworkEventListener#onReauthentication}

@@ -39,8 +39,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * ("end"); then the main topic is read back and each idempotent producer incarnation's records must be there
  * exactly once, in order, per partition. The checks ({@link Result#violations()}): zero client errors, every
  * record once and in order, gauges 0 at both quiet points, heap growth at most {@link
- * SoakOptions#maxHeapGrowthBytes()} per broker, no kpipe object left over from closed connections beyond kpipe's
- * lazily cleaned list (class histogram), no kpipe fault or classification fallback, pipelining happened on both
+ * SoakOptions#maxHeapGrowthBytes()} per broker, no kpipe per-connection object left once every client is closed
+ * (class histogram), no kpipe fault or classification fallback, pipelining happened on both
  * brokers, no ERROR line in the broker logs.
  *
  * <p>The heap bound is loose on purpose: stock Kafka's own state grows too under this load (request-metric
@@ -54,13 +54,7 @@ public final class SoakRun {
   private static final Duration GAUGE_TIMEOUT = Duration.ofSeconds(60);
   private static final Duration JOIN_TIMEOUT = Duration.ofSeconds(90);
   private static final int KEPT_VIOLATIONS = 20;
-  /**
-   * kpipe drops closed connections from a network thread's list of byte-budget reservation holders lazily, when the
-   * list reaches 64 entries ({@code ProcessorPipelines.holdersCleanupAt}); until then their {@code ConnectionPipeline}
-   * stays reachable (with no request, response or budget attached). This many per network thread are expected at
-   * the end; more means per-connection state leaked.
-   */
-  static final int LAZILY_RETAINED_PER_NETWORK_THREAD = 64;
+  /** kpipe's per-connection state: none may be reachable once every client connection is closed. */
   static final String CONNECTION_PIPELINE_CLASS = "dev.kpipe.plugin.pipeline.ConnectionPipeline";
   private static final int KPIPE_OBJECT_SLACK = 32;
 
@@ -130,23 +124,17 @@ public final class SoakRun {
     log.printf(Locale.ROOT, "soak: heap after full GC (end): %s%n", heapLine(heapEnd));
 
     for (KafkaNode n : cluster.nodes()) {
-      int threads = Integer.parseInt(n.config().getProperty("num.network.threads", "3"));
       long retained = heapEnd.get(n.id()).classes().getOrDefault(CONNECTION_PIPELINE_CLASS, new long[2])[0];
-      if (retained > (long) LAZILY_RETAINED_PER_NETWORK_THREAD * threads) {
-        violation(String.format(Locale.ROOT, "node %d: %d %s objects reachable with no client connected, more than"
-                + " the %d (%d per network thread) kpipe keeps until its lazy clean-up", n.id(), retained,
-            CONNECTION_PIPELINE_CLASS, LAZILY_RETAINED_PER_NETWORK_THREAD * threads,
-            LAZILY_RETAINED_PER_NETWORK_THREAD));
+      if (retained > 0) {
+        violation(String.format(Locale.ROOT, "node %d: %d %s objects reachable with no client connected (leaked"
+            + " per-connection state)", n.id(), retained, CONNECTION_PIPELINE_CLASS));
       }
-      // Each lazily retained connection holds its ConnectionPipeline and its quota throttle windows; any other kpipe
-      // object left over after the clients closed is leaked state (a little slack for the broker's own idle
-      // connections).
-      long retainedAtStart = heapStart.get(n.id()).classes().getOrDefault(CONNECTION_PIPELINE_CLASS, new long[2])[0];
-      long otherGrowth = heapEnd.get(n.id()).kpipeInstances() - heapStart.get(n.id()).kpipeInstances()
-          - 2 * (retained - retainedAtStart);
+      // Any other kpipe object left over after the clients closed is leaked state (a little slack for the broker's
+      // own idle connections).
+      long otherGrowth = heapEnd.get(n.id()).kpipeInstances() - heapStart.get(n.id()).kpipeInstances();
       if (otherGrowth > KPIPE_OBJECT_SLACK) {
-        violation(String.format(Locale.ROOT, "node %d: %d more kpipe objects at the end than at the start beyond the"
-            + " lazily retained connections: %s", n.id(), otherGrowth,
+        violation(String.format(Locale.ROOT, "node %d: %d more kpipe objects at the end than at the start: %s",
+            n.id(), otherGrowth,
             heapEnd.get(n.id()).kpipeChanges(heapStart.get(n.id()))));
       }
     }

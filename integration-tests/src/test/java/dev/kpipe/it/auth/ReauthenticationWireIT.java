@@ -63,6 +63,13 @@ class ReauthenticationWireIT {
         double deferredBefore = KpipeJmx.kpipe(node, "reauthentication-drain-total");
         double reauthBefore = reauthentications(node);
         double upgradesBefore = KpipeJmx.kpipe(node, "upgrade-total");
+        // Built before authenticating: the session lasts REAUTH_MS, and the requests must reach the broker within it.
+        ProduceRequest before = produce(topic, "before");
+        List<String> unknown = new ArrayList<>();
+        for (int i = 0; i < 5000; i++) {
+            unknown.add("no-such-topic-" + i + "-" + "x".repeat(180));
+        }
+        MetadataRequest metadataRequest = new MetadataRequest.Builder(unknown, false).build((short) 12);
         Socket socket = new Socket();
         socket.setReceiveBufferSize(4096);
         socket.connect(new InetSocketAddress("127.0.0.1", node.saslPort()), 10_000);
@@ -70,12 +77,8 @@ class ReauthenticationWireIT {
             assertEquals(REAUTH_MS, Scram.authenticate(conn, USER, PASSWORD, 100),
                 "the session expires: re-authentication is on");
 
-            conn.send(11, produce(topic, "before"));
-            List<String> unknown = new ArrayList<>();
-            for (int i = 0; i < 5000; i++) {
-                unknown.add("no-such-topic-" + i + "-" + "x".repeat(180));
-            }
-            conn.send(12, new MetadataRequest.Builder(unknown, false).build((short) 12));
+            conn.send(11, before);
+            conn.send(12, metadataRequest);
             conn.send(13, Scram.handshake());
 
             assertEquals(11, conn.receive(ApiKeys.PRODUCE, (short) 12).correlationId());

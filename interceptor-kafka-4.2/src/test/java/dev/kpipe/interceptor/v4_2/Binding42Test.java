@@ -28,6 +28,11 @@ class Binding42Test {
         assertEquals(List.of(), HookPoint.missing(getClass().getClassLoader(), new Binding42().hookPoints()));
     }
 
+    @Test
+    void theBindingsAccessorsOfBrokerInternalsLinkAgainstKafka42() throws Exception {
+        new Binding42().link(); // throws UnsupportedBrokerException if a private member's type differs
+    }
+
     /** The 4.4 binding on a 4.2 broker would be refused before anything is installed. */
     @Test
     void the44BindingsHookPointsAreMissingInKafka42() {

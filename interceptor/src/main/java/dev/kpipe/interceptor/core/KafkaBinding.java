@@ -5,7 +5,9 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 
 import dev.kpipe.interceptor.HookPoint;
 import dev.kpipe.interceptor.Interceptor;
+import dev.kpipe.interceptor.UnsupportedBrokerException;
 import dev.kpipe.spi.NetworkEventListener;
+import java.lang.invoke.MethodHandles;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -133,6 +135,17 @@ public abstract class KafkaBinding implements Interceptor.Binding {
             .transform((b, type, loader, module, domain) -> b
                 .visit(Advice.to(KafkaChannelAdvice.class)
                     .on(named("maybeBeginServerReauthentication").and(takesArguments(2)))));
+    }
+
+    @Override
+    public void link() throws UnsupportedBrokerException {
+        try {
+            MethodHandles.lookup().ensureInitialized(PendingReauthentication.class);
+        } catch (LinkageError | IllegalAccessException e) {
+            Throwable cause = e instanceof ExceptionInInitializerError && e.getCause() != null ? e.getCause() : e;
+            throw new UnsupportedBrokerException("kpipe cannot hook Kafka " + versionLine
+                + ": KafkaChannel's re-authentication state is not as expected (" + cause + ")");
+        }
     }
 
     @Override

@@ -64,7 +64,10 @@ final class ProcessorBinding implements NetworkProcessor {
     final RequestModel model;
     /** True while {@link #forward} re-enters {@code RequestChannel.sendRequest}. Network thread only. */
     boolean forwarding;
-    /** True while {@link #beginReauthentication} re-enters {@code KafkaChannel.maybeBeginServerReauthentication}. */
+    /**
+     * True while {@link #beginReauthentication} re-enters {@code KafkaChannel.maybeBeginServerReauthentication}. Network
+     * thread only.
+     */
     boolean reauthenticating;
     private Object attachment;
     private final String listenerName;

@@ -62,8 +62,8 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
     long reservedAtNanos;
     /** The processor round in which {@link #reserved} was granted ({@link ProcessorPipelines#rounds}). */
     long reservedAtRound;
-    /** Listed in {@link ProcessorPipelines#holders}. */
-    boolean holding;
+    /** Index in {@link ProcessorPipelines#holders}, or -1 when not listed (no reservation held). */
+    int holderIndex = -1;
     /** The reservation asked for while waiting for the budget. */
     long reservationWanted;
     /** Queued in the global budget's FIFO. */

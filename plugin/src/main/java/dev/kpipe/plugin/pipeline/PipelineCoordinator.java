@@ -79,6 +79,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
     private final FaultLog readWhileMuted = new FaultLog(LOG);
     private final FaultLog admitFailed = new FaultLog(LOG);
     private final FaultLog evaluateFailed = new FaultLog(LOG);
+    private final FaultLog reauthenticationWhileMuted = new FaultLog(LOG);
 
     private final RequestClassifier classifier;
     private volatile InflightLimits limits;
@@ -291,6 +292,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
                 budget.settle(conn.reserved, sizeInBytes);
             }
             conn.reserved = 0;
+            conn.processor.removeHolder(conn);
             if (sizeInBytes > conn.largestRequest) {
                 conn.largestRequest = sizeInBytes;
             }
@@ -326,6 +328,12 @@ public final class PipelineCoordinator implements NetworkEventListener {
             conn.processor.processor.forward(conn.held);
             stats.heldRequests.decrementAndGet();
         }
+        if (conn.heldReauthentication != null) {
+            // Cannot happen either (a connection whose re-authentication waits stays muted): this request would have
+            // to follow the re-authentication. Close the connection once the earlier responses are written.
+            stats.pluginFaults.increment();
+            closeAfterDrain(conn, conn.processor.processor);
+        }
         releaseReservation(conn);
         conn.mode = ConnectionPipeline.Mode.DRAINING;
         conn.held = request;
@@ -343,10 +351,14 @@ public final class PipelineCoordinator implements NetworkEventListener {
         }
         try {
             if (conn.closed || conn.closeAfterDrain || conn.held != null || conn.heldReauthentication != null) {
-                // Cannot happen while the invariants hold: such a connection stays muted.
+                // Cannot happen while the invariants hold: such a connection stays muted. Beginning the
+                // re-authentication now could write its handshake response inside an earlier response; closing the
+                // connection once the earlier responses are written cannot (the client reconnects).
                 stats.pluginFaults.increment();
-                LOG.warn("kpipe: re-authentication on {} while it should be muted: {}", connectionId, conn);
-                return false;
+                reauthenticationWhileMuted.fault("kpipe: re-authentication on {} while it should be muted: {};"
+                    + " closing it once its earlier responses are written", connectionId, conn);
+                closeAfterDrain(conn, processor);
+                return true;
             }
             if (conn.mode == ConnectionPipeline.Mode.PIPELINED && conn.slots.isEmpty() && conn.awaitingDispatch == null
                 && !conn.throttle.throttled()) {
@@ -411,6 +423,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
         }
         budget.release(conn.reserved);
         conn.reserved = 0;
+        conn.processor.removeHolder(conn);
     }
 
     @Override
@@ -470,35 +483,33 @@ public final class PipelineCoordinator implements NetworkEventListener {
      * wait for, nor keep an oversize reservation from ever seeing the budget empty.
      */
     private void revokeIdleReservations(ProcessorPipelines p) {
-        boolean revoke = budget.waiting() > 0;
-        if (!revoke && p.holders.size() < p.holdersCleanupAt) {
+        if (budget.waiting() == 0) {
             return;
         }
         long now = System.nanoTime();
         ArrayList<ConnectionPipeline> holders = p.holders;
-        int kept = 0;
-        for (int i = 0; i < holders.size(); i++) {
+        // backwards: a revoked connection leaves the list and the last one takes its index
+        for (int i = holders.size() - 1; i >= 0; i--) {
             ConnectionPipeline c = holders.get(i);
-            boolean holding = !c.closed && c.reserved > 0 && connections.get(c.id) == c;
-            if (revoke && holding && !c.muted && c.mode == ConnectionPipeline.Mode.PIPELINED
+            if (c.closed || connections.get(c.id) != c) {
+                // Cannot happen: closing or handing back a connection releases its reservation. Never mute a
+                // connection kpipe does not own.
+                p.removeHolder(c);
+                stats.pluginFaults.increment();
+                continue;
+            }
+            if (!c.muted && c.mode == ConnectionPipeline.Mode.PIPELINED
                 && now - c.reservedAtNanos >= idleReservationNanos && p.rounds - c.reservedAtRound >= 2) {
                 p.processor.mute(c.id);
                 c.muted = true;
                 long bytes = c.reserved;
                 c.reserved = 0;
-                c.holding = false;
+                p.removeHolder(c);
                 stats.reservationsRevoked.increment();
                 budget.release(bytes);
                 schedule(c);
-            } else if (holding) {
-                holders.set(kept++, c);
-            } else {
-                c.holding = false;
             }
         }
-        holders.subList(kept, holders.size()).clear();
-        // closed or handed-back connections leave the list at the latest when it doubles
-        p.holdersCleanupAt = Math.max(64, 2 * kept);
     }
 
     /** {@link #storageSignal()}: the storage side can take more work. */
@@ -641,10 +652,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
         conn.reserved = bytes;
         conn.reservedAtNanos = System.nanoTime();
         conn.reservedAtRound = conn.processor.rounds;
-        if (!conn.holding) {
-            conn.holding = true;
-            conn.processor.holders.add(conn);
-        }
+        conn.processor.addHolder(conn);
     }
 
     /**
@@ -825,17 +833,25 @@ public final class PipelineCoordinator implements NetworkEventListener {
      * the connection; so does kpipe: the connection stays muted, its earlier responses are written in order, then it
      * is closed ({@link #evaluate}). A connection with nothing in flight is closed by the broker at once.
      */
+    /** Mutes the connection and closes it once every earlier response is written ({@link #evaluate}). */
+    private void closeAfterDrain(ConnectionPipeline conn, NetworkProcessor processor) {
+        if (!conn.closed) {
+            if (!conn.muted) {
+                processor.mute(conn.id);
+                conn.muted = true;
+            }
+            conn.closeAfterDrain = true;
+            schedule(conn);
+        }
+    }
+
     @Override
     public boolean onRequestRejected(NetworkProcessor processor, String connectionId) {
         ConnectionPipeline conn = connections.get(connectionId);
         if (conn == null || conn.closed || conn.slots.isEmpty()) {
             return false;
         }
-        if (!conn.muted) {
-            processor.mute(connectionId);
-            conn.muted = true;
-        }
-        conn.closeAfterDrain = true;
+        closeAfterDrain(conn, processor);
         stats.deferredCloses.increment();
         return true;
     }

@@ -23,10 +23,11 @@ final class ProcessorPipelines {
     final ConcurrentLinkedQueue<ConnectionPipeline> dispatched = new ConcurrentLinkedQueue<>();
     /** Connections to evaluate at the next safe point. */
     final ArrayList<ConnectionPipeline> pending = new ArrayList<>();
-    /** Connections that may hold a byte-budget reservation (cleaned lazily). */
+    /**
+     * Exactly the connections holding a byte-budget reservation for their next read ({@code reserved > 0}), in no
+     * particular order; each knows its index ({@link ConnectionPipeline#holderIndex}).
+     */
     final ArrayList<ConnectionPipeline> holders = new ArrayList<>();
-    /** Size of {@link #holders} at which it is cleaned even when nobody waits. */
-    int holdersCleanupAt = 64;
     /**
      * Classic connections whose upgrade the byte budget deferred, by connection id, with the size of
      * the request that would have upgraded them (bytes): they join the budget's queue when Kafka is
@@ -40,5 +41,30 @@ final class ProcessorPipelines {
 
     ProcessorPipelines(NetworkProcessor processor) {
         this.processor = processor;
+    }
+
+    /** Lists a connection that now holds a reservation; no-op if listed. Network thread only. */
+    void addHolder(ConnectionPipeline conn) {
+        if (conn.holderIndex < 0) {
+            conn.holderIndex = holders.size();
+            holders.add(conn);
+        }
+    }
+
+    /**
+     * Unlists a connection that no longer holds a reservation, in O(1) (the last one takes its index); no-op if not
+     * listed. Network thread only.
+     */
+    void removeHolder(ConnectionPipeline conn) {
+        int i = conn.holderIndex;
+        if (i < 0) {
+            return;
+        }
+        ConnectionPipeline last = holders.remove(holders.size() - 1);
+        if (last != conn) {
+            holders.set(i, last);
+            last.holderIndex = i;
+        }
+        conn.holderIndex = -1;
     }
 }

@@ -1598,6 +1598,25 @@ final class FakeBroker {
                 }
             }
         }
+        // each processor lists exactly the connections holding a reservation (nothing closed or handed back lingers)
+        for (Proc p : procs) {
+            ProcessorPipelines pp = p.pipelines();
+            if (pp == null) {
+                continue;
+            }
+            for (int i = 0; i < pp.holders.size(); i++) {
+                ConnectionPipeline h = pp.holders.get(i);
+                if (h.holderIndex != i || h.reserved <= 0 || owned.get(h.id) != h || h.processor != pp) {
+                    fail("processor lists " + h.id + " as reservation holder " + i + " with holderIndex="
+                        + h.holderIndex + " reserved=" + h.reserved + " owned=" + (owned.get(h.id) == h));
+                }
+            }
+        }
+        for (ConnectionPipeline cp : owned.values()) {
+            if (cp.reserved > 0 && cp.holderIndex < 0) {
+                fail("connection " + cp.id + " holds " + cp.reserved + " reserved bytes but is not listed as a holder");
+            }
+        }
         if (used != expected) {
             fail("budget used=" + used + " but kpipe's connections hold " + expected
                 + " (in-flight bytes + reservations + granted reservations)");

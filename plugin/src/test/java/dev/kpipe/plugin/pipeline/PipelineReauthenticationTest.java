@@ -135,6 +135,35 @@ class PipelineReauthenticationTest {
         run.finish();
     }
 
+    /**
+     * A re-authentication reported on a connection that drains for an exclusive request cannot happen (it is muted);
+     * should it, kpipe neither lets Kafka begin it (its response could land inside an earlier response) nor forgets
+     * it: it counts a fault and closes the connection once the earlier response is written.
+     */
+    @Test
+    void aReauthenticationOnADrainingConnectionIsAFaultThatClosesItAfterTheEarlierResponses() {
+        Run run = new Run(one(pAll(), Req.of(FETCH)));
+        run.except(COMPLETE);
+        ConnectionPipeline cp = run.kpipe(0);
+        assertSame(run.request(0, 1), cp.held, "the FETCH waits for the produce response");
+        FakeBroker.Conn c = run.conn(0);
+        run.broker.injectedFaults++;
+        // the fake checks that kpipe closes only connections whose close it took over, after answering every request
+        // before the one that called for the close: here the held FETCH
+        c.closeDeferred = true;
+        c.rejected = run.request(0, 1);
+        assertTrue(run.broker.coordinator.onReauthentication(c.proc, c.id, new Object()),
+            "kpipe keeps Kafka from beginning it now");
+        assertEquals(1, run.stats().pluginFaults());
+        assertTrue(cp.closeAfterDrain);
+        assertFalse(c.closedByBroker, "not before the produce response is written");
+        run.broker.runFair(100);
+        assertTrue(c.closedByBroker, "closed once the produce response was written");
+        assertEquals(List.of(run.request(0, 0).correlationId()), run.received(0));
+        assertNull(run.kpipe(0));
+        run.finish();
+    }
+
     @Test
     void reauthenticationsKeepComingEveryFewRequestsAndEveryResponseArrivesOnceInOrder() {
         Run run = new Run(one(pAll(), Req.of(PRODUCE_ACKS_1), Req.of(SASL_REAUTH), pAll(), Req.of(PRODUCE_ACKS_0),
