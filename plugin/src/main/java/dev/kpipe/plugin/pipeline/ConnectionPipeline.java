@@ -50,6 +50,11 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
      * {@link #held} is set.
      */
     Object heldReauthentication;
+    /**
+     * While {@link #heldReauthentication} is set: when the connection last finished writing a response ({@link
+     * System#nanoTime}), or when the re-authentication was held.
+     */
+    long lastWrittenNanos;
     long drainStartNanos;
     /** What kpipe last made of the selector's mute state: reading a request mutes. */
     boolean muted = true;

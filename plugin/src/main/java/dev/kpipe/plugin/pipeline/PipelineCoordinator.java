@@ -88,6 +88,18 @@ public final class PipelineCoordinator implements NetworkEventListener {
     static final long IDLE_RESERVATION_NANOS = 20_000_000L;
     /** {@link #IDLE_RESERVATION_NANOS}; tests that cannot wait set 0. Network threads read it. */
     volatile long idleReservationNanos = IDLE_RESERVATION_NANOS;
+    /**
+     * How long a drained connection must have written nothing before its held SASL re-authentication begins: 100 ms.
+     * The Java client (kafka-clients {@code Selector}) reads one message per poll while it re-authenticates, and over
+     * TLS, once the socket is empty, it does not poll again at once for messages left decrypted in its buffers: if the
+     * handshake response arrives in one read together with earlier responses, the client stalls until its poll times
+     * out (up to {@code request.timeout.ms} on an idle producer, which then drops the connection). Written apart from
+     * the earlier responses, the handshake response arrives in a read of its own and wakes the client. Once per
+     * session ({@code connections.max.reauth.ms}), so the wait costs nothing measurable.
+     */
+    static final long REAUTHENTICATION_QUIET_NANOS = 100_000_000L;
+    /** {@link #REAUTHENTICATION_QUIET_NANOS}; the deterministic fake broker sets 0. Network threads read it. */
+    volatile long reauthenticationQuietNanos = REAUTHENTICATION_QUIET_NANOS;
     /** The broker-wide in-flight byte budget, or {@code null} for none. */
     private final ByteBudget budget;
     private volatile StoragePressure pressure = StoragePressure.NONE;
@@ -373,6 +385,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
                 stats.drains.increment();
             } // else draining with nothing held (kpipe was disabled): the re-authentication waits for that drain
             conn.heldReauthentication = reauthentication;
+            conn.lastWrittenNanos = System.nanoTime();
             stats.heldRequests.incrementAndGet();
             stats.reauthenticationDrains.increment();
             releaseReservation(conn);
@@ -450,6 +463,12 @@ public final class PipelineCoordinator implements NetworkEventListener {
         }
         if (budget != null && !p.holders.isEmpty()) {
             revokeIdleReservations(p);
+        }
+        if (!p.awaitingQuiet.isEmpty()) {
+            for (ConnectionPipeline c : p.awaitingQuiet) {
+                schedule(c);
+            }
+            p.awaitingQuiet.clear();
         }
         if (!p.pressureBlocked.isEmpty() && storageSignal() != SATURATED) {
             for (ConnectionPipeline c : p.pressureBlocked) {
@@ -584,6 +603,11 @@ public final class PipelineCoordinator implements NetworkEventListener {
         }
         if (conn.mode == ConnectionPipeline.Mode.DRAINING) {
             if (conn.slots.isEmpty() && !conn.throttle.throttled() && conn.awaitingDispatch == null) {
+                if (conn.heldReauthentication != null
+                    && System.nanoTime() - conn.lastWrittenNanos < reauthenticationQuietNanos) {
+                    conn.processor.awaitingQuiet.add(conn); // see REAUTHENTICATION_QUIET_NANOS
+                    return;
+                }
                 handBack(conn, processor);
             } else if (!conn.muted) {
                 conn.muted = true;
@@ -781,6 +805,9 @@ public final class PipelineCoordinator implements NetworkEventListener {
             budget.release(head.bytes);
         }
         conn.sendOutstanding = false;
+        if (conn.heldReauthentication != null) {
+            conn.lastWrittenNanos = System.nanoTime();
+        }
         stats.inflightRequests.decrementAndGet();
         Slot next = conn.slots.peekFirst();
         if (next != null && next.response != null) {

@@ -34,6 +34,11 @@ final class ProcessorPipelines {
      * about to unmute them.
      */
     final java.util.HashMap<String, Integer> upgradesDeferred = new java.util.HashMap<>();
+    /**
+     * Drained connections whose held re-authentication waits for their quiet period ({@link
+     * PipelineCoordinator#REAUTHENTICATION_QUIET_NANOS}); evaluated again at the next round.
+     */
+    final ArrayList<ConnectionPipeline> awaitingQuiet = new ArrayList<>();
     /** Processor rounds (network thread loops) seen so far; network thread only. */
     long rounds;
     /** Connections kept muted only by storage-side saturation; re-evaluated every round. */

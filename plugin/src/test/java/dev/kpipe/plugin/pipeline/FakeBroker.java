@@ -560,6 +560,7 @@ final class FakeBroker {
         // Revoking idle reservations depends on the wall clock (20 ms): steps must replay identically (the explorer
         // replays paths), so the fake never revokes; tests of revocation set 0 (always revoke) explicitly.
         coordinator.idleReservationNanos = Long.MAX_VALUE;
+        coordinator.reauthenticationQuietNanos = 0; // deterministic: no wall-clock wait (one test sets it)
         Scenario.Faults faults = scenario.faults;
         coordinator.onTopicNames(id -> {
             if (faults.topicNamesEvery() > 0 && ++topicNamesCalls % faults.topicNamesEvery() == 0) {
@@ -721,8 +722,9 @@ final class FakeBroker {
         }
         for (Proc p : procs) {
             ProcessorPipelines pp = p.pipelines();
-            if (p.phase == Phase.ROUND_ENTER && !p.dirty && pp != null && !pp.pressureBlocked.isEmpty()
-                && !signal.saturated()) {
+            // the poll times out (Kafka's processor polls for at most 300 ms): a round re-evaluates what waits on time
+            if (p.phase == Phase.ROUND_ENTER && !p.dirty && pp != null
+                && ((!pp.pressureBlocked.isEmpty() && !signal.saturated()) || !pp.awaitingQuiet.isEmpty())) {
                 steps.add(new Step(StepType.TIMEOUT, p.index));
             }
         }

@@ -1,9 +1,11 @@
 package dev.kpipe.plugin.pipeline;
 
 import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.COMPLETE;
+import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.NET;
 import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.DISCONNECT;
 import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.REAUTH_DONE;
 import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.SEND_DONE;
+import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.TIMEOUT;
 import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.WRITE;
 import static dev.kpipe.plugin.pipeline.Scenario.Kind.FETCH;
 import static dev.kpipe.plugin.pipeline.Scenario.Kind.METADATA;
@@ -132,6 +134,41 @@ class PipelineReauthenticationTest {
         assertEquals(0, run.stats().pipelinedConnections());
         run.settle();
         assertFalse(run.request(0, 2).reauthBegun, "nothing to re-authenticate on a closed connection");
+        run.finish();
+    }
+
+    /**
+     * Once the earlier responses are written, the re-authentication begins only after the connection has written
+     * nothing for its quiet period, so the handshake response reaches the client apart from them (see {@link
+     * PipelineCoordinator#REAUTHENTICATION_QUIET_NANOS}); meanwhile the processor keeps polling.
+     */
+    @Test
+    void theReauthenticationBeginsOnlyAfterTheConnectionWroteNothingForItsQuietPeriod() {
+        long quiet = 200_000_000L;
+        Run run = new Run(one(pAll(), Req.of(PRODUCE_ACKS_1), Req.of(SASL_REAUTH)));
+        run.broker.coordinator.reauthenticationQuietNanos = quiet;
+        run.except(COMPLETE);
+        FakeBroker.Request handshake = run.request(0, 2);
+        ConnectionPipeline cp = run.kpipe(0);
+        assertTrue(handshake.reauthDeferred);
+        run.step(COMPLETE, 0).except(REAUTH_DONE, TIMEOUT);
+        assertEquals(2, run.received(0).size(), "both produce responses are written");
+        assertTrue(System.nanoTime() - cp.lastWrittenNanos < quiet / 2, "the steps ran faster than the quiet period");
+        assertFalse(handshake.reauthBegun, "not yet: the connection wrote a response less than the quiet period ago");
+        int rounds = 0;
+        while (System.nanoTime() - cp.lastWrittenNanos < quiet / 2) {
+            run.step(TIMEOUT, 0).only(NET); // the processor's poll times out and it runs a round
+            rounds++;
+            assertFalse(handshake.reauthBegun, "round " + rounds + " keeps it waiting");
+        }
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!handshake.reauthBegun && System.nanoTime() < deadline) {
+            run.step(TIMEOUT, 0).only(NET);
+        }
+        assertTrue(handshake.reauthBegun, "it began once the quiet period passed");
+        assertTrue(System.nanoTime() - cp.lastWrittenNanos >= quiet);
+        run.settle();
+        run.assertReceivedInOrder(0);
         run.finish();
     }
 
