@@ -3,6 +3,7 @@ package dev.kpipe.it.reliability;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kpipe.it.RecordReadBack;
 import dev.kpipe.it.harness.Cluster;
 import dev.kpipe.it.harness.KafkaCluster;
 import dev.kpipe.it.harness.KafkaNode;
@@ -30,13 +31,9 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.ScramCredentialInfo;
 import org.apache.kafka.clients.admin.ScramMechanism;
 import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AccessControlEntry;
 import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.acl.AclOperation;
@@ -283,23 +280,10 @@ class AuthorizationIT {
 
     /** @return the values of partition 0 of the topic, read as the super user; {@code expected} < 0: all there are */
     private List<String> consume(String topic, int expected) {
-        Map<String, Object> c = new HashMap<>(cluster.clientConfig());
-        c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         List<String> out = new ArrayList<>();
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(c, new StringDeserializer(),
-            new StringDeserializer())) {
-            TopicPartition tp = new TopicPartition(topic, 0);
-            consumer.assign(List.of(tp));
-            consumer.seekToBeginning(List.of(tp));
-            long end = consumer.endOffsets(List.of(tp)).get(tp);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (consumer.position(tp) < end && System.nanoTime() < deadline) {
-                for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
-                    out.add(r.value());
-                }
-            }
-        }
+        RecordReadBack.Counts read = RecordReadBack.readToEnd(cluster, topic, new StringDeserializer(),
+            new StringDeserializer(), Duration.ofSeconds(60), r -> out.add(r.value()));
+        assertEquals(1, read.perPartition().length, topic + ": partitions");
         if (expected >= 0) {
             assertEquals(expected, out.size(), topic + ": records stored");
         }
