@@ -15,11 +15,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.ScramCredentialInfo;
-import org.apache.kafka.clients.admin.ScramMechanism;
-import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -39,7 +35,7 @@ import org.apache.kafka.common.serialization.IntegerDeserializer;
 import org.apache.kafka.common.serialization.IntegerSerializer;
 
 /**
- * Load and measurement helpers of the quota ITs: quota and SCRAM set-up through the Admin API, a
+ * Load and measurement helpers of the quota ITs: quota set-up through the Admin API, a
  * paced idempotent producer, and a consumer that checks every record arrived once and in order and
  * measures the append rate from the records' {@code LogAppendTime} timestamps.
  */
@@ -148,27 +144,6 @@ final class QuotaLoad {
             TimeUnit.MILLISECONDS.sleep(100);
         }
         TimeUnit.MILLISECONDS.sleep(300); // the quota managers apply the same metadata image
-    }
-
-    /** Creates SCRAM-SHA-512 credentials and waits until the SASL listener authenticates the user. */
-    static void scramUser(Cluster cluster, String user, String password) throws Exception {
-        cluster.admin().alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(user,
-            new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), password))).all().get(30, TimeUnit.SECONDS);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        Exception last = null;
-        while (System.nanoTime() < deadline) {
-            Map<String, Object> props = cluster.saslClientConfig(user, password);
-            props.put("default.api.timeout.ms", 5000);
-            props.put("request.timeout.ms", 3000);
-            try (Admin admin = Admin.create(props)) {
-                admin.describeCluster().nodes().get(5, TimeUnit.SECONDS);
-                return;
-            } catch (Exception e) {
-                last = e;
-                TimeUnit.MILLISECONDS.sleep(200);
-            }
-        }
-        throw new AssertionError("SCRAM user " + user + " cannot authenticate", last);
     }
 
     /** @return the producer settings of the rate tests: idempotent, acks=all, 5 in flight, small buffer */
