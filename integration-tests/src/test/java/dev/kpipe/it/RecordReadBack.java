@@ -81,7 +81,8 @@ public final class RecordReadBack {
             assertFalse(tps.isEmpty(), "topic " + topic + " has partitions");
             consumer.assign(tps);
             consumer.seekToBeginning(tps);
-            Map<TopicPartition, Long> end = consumer.endOffsets(tps, timeout);
+            Map<TopicPartition, Long> end = consumer.endOffsets(tps,
+                Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
             long[] perPartition = new long[tps.size()];
             while (tps.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
                 if (System.nanoTime() > deadline) {
