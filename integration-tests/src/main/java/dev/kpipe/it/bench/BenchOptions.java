@@ -1,5 +1,6 @@
 package dev.kpipe.it.bench;
 
+import dev.kpipe.it.cli.Flags;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -100,7 +101,7 @@ record BenchOptions(boolean demo, List<String> scenarios, List<Integer> windowsM
         case "demo" -> demo = true;
         case "--scenario" -> {
           List<String> l = new ArrayList<>();
-          for (String s : value(args, ++i, a).split(",")) {
+          for (String s : Flags.value(args, ++i, a).split(",")) {
             String u = s.trim().toUpperCase(Locale.ROOT);
             switch (u) {
               case "ALL" -> {
@@ -116,37 +117,37 @@ record BenchOptions(boolean demo, List<String> scenarios, List<Integer> windowsM
         }
         case "--window-ms" -> {
           List<Integer> l = new ArrayList<>();
-          for (String s : value(args, ++i, a).split(",")) {
-            l.add(positive(s.trim(), a));
+          for (String s : Flags.value(args, ++i, a).split(",")) {
+            l.add(Flags.positiveInt(s.trim(), a));
           }
           windows = List.copyOf(l);
         }
-        case "--rounds" -> rounds = positive(value(args, ++i, a), a);
-        case "--duration-s" -> duration = positive(value(args, ++i, a), a);
-        case "--warmup-s" -> warmup = Integer.parseInt(value(args, ++i, a));
-        case "--kafka-version" -> kafkaVersion = value(args, ++i, a);
-        case "--out" -> out = Path.of(value(args, ++i, a));
+        case "--rounds" -> rounds = Flags.positiveInt(Flags.value(args, ++i, a), a);
+        case "--duration-s" -> duration = Flags.positiveInt(Flags.value(args, ++i, a), a);
+        case "--warmup-s" -> warmup = Integer.parseInt(Flags.value(args, ++i, a));
+        case "--kafka-version" -> kafkaVersion = Flags.value(args, ++i, a);
+        case "--out" -> out = Path.of(Flags.value(args, ++i, a));
         case "--stock" -> {
-          String v = value(args, ++i, a);
+          String v = Flags.value(args, ++i, a);
           if (!v.equals("not-installed") && !v.equals("disabled")) {
             throw new IllegalArgumentException("--stock takes not-installed or disabled: " + v);
           }
           stockInstalls = v.equals("disabled");
         }
-        case "--broker-heap" -> heap = value(args, ++i, a);
-        case "--broker-jvm-opts" -> jvmOpts = value(args, ++i, a);
+        case "--broker-heap" -> heap = Flags.value(args, ++i, a);
+        case "--broker-jvm-opts" -> jvmOpts = Flags.value(args, ++i, a);
         case "--jfr" -> jfr = true;
         case "--sequential-start" -> parallel = false;
-        case "--s1-record-bytes" -> s1Record = positive(value(args, ++i, a), a);
-        case "--s1-buffer-kib" -> s1Buffer = positive(value(args, ++i, a), a) * 1024L;
-        case "--s2-producers" -> s2Producers = positive(value(args, ++i, a), a);
-        case "--s2-record-bytes" -> s2Record = positive(value(args, ++i, a), a);
-        case "--s2-buffer-kib" -> s2Buffer = positive(value(args, ++i, a), a) * 1024L;
-        case "--batch-bytes" -> batch = positive(value(args, ++i, a), a);
-        case "--s3-producers" -> s3Producers = positive(value(args, ++i, a), a);
-        case "--s3-budget-mib" -> s3Budget = positive(value(args, ++i, a), a) * 1024L * 1024;
-        case "--s3-record-bytes" -> s3Record = positive(value(args, ++i, a), a);
-        case "--s3-buffer-kib" -> s3Buffer = positive(value(args, ++i, a), a) * 1024L;
+        case "--s1-record-bytes" -> s1Record = Flags.positiveInt(Flags.value(args, ++i, a), a);
+        case "--s1-buffer-kib" -> s1Buffer = Flags.positiveInt(Flags.value(args, ++i, a), a) * 1024L;
+        case "--s2-producers" -> s2Producers = Flags.positiveInt(Flags.value(args, ++i, a), a);
+        case "--s2-record-bytes" -> s2Record = Flags.positiveInt(Flags.value(args, ++i, a), a);
+        case "--s2-buffer-kib" -> s2Buffer = Flags.positiveInt(Flags.value(args, ++i, a), a) * 1024L;
+        case "--batch-bytes" -> batch = Flags.positiveInt(Flags.value(args, ++i, a), a);
+        case "--s3-producers" -> s3Producers = Flags.positiveInt(Flags.value(args, ++i, a), a);
+        case "--s3-budget-mib" -> s3Budget = Flags.positiveInt(Flags.value(args, ++i, a), a) * 1024L * 1024;
+        case "--s3-record-bytes" -> s3Record = Flags.positiveInt(Flags.value(args, ++i, a), a);
+        case "--s3-buffer-kib" -> s3Buffer = Flags.positiveInt(Flags.value(args, ++i, a), a) * 1024L;
         default -> throw new IllegalArgumentException("unknown argument: " + a);
       }
     }
@@ -164,25 +165,5 @@ record BenchOptions(boolean demo, List<String> scenarios, List<Integer> windowsM
     return new BenchOptions(demo, scenarios, windows, rounds == null ? 5 : rounds, duration == null ? 30 : duration,
         warmup == null ? 5 : warmup, kafkaVersion, out, stockInstalls, heap, jvmOpts, jfr, parallel, s1Record,
         s1Buffer, s2Producers, s2Record, s2Buffer, batch, s3Producers, s3Budget, s3Record, s3Buffer);
-  }
-
-  private static String value(String[] args, int i, String flag) {
-    if (i >= args.length) {
-      throw new IllegalArgumentException(flag + " needs a value");
-    }
-    return args[i];
-  }
-
-  private static int positive(String v, String flag) {
-    int n;
-    try {
-      n = Integer.parseInt(v);
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(flag + " needs a number: " + v);
-    }
-    if (n <= 0) {
-      throw new IllegalArgumentException(flag + " must be > 0: " + v);
-    }
-    return n;
   }
 }

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.ToDoubleFunction;
 import javax.management.InstanceNotFoundException;
 import javax.management.MBeanServerConnection;
 import javax.management.ObjectName;
@@ -239,14 +240,9 @@ final class LoadRound {
 
   private Snapshot snapshot(List<Sender> senders) {
     long now = System.nanoTime();
-    double responses = 0;
-    double leader = 0;
-    double all = 0;
-    for (Sender s : senders) {
-      responses += counter(s.producer, "producer-node-metrics", "response-total", LEADER_NODE_TAG);
-      leader += counter(s.producer, "producer-node-metrics", "request-total", LEADER_NODE_TAG);
-      all += counter(s.producer, "producer-metrics", "request-total", null);
-    }
+    double responses = sum(senders, p -> counter(p, "producer-node-metrics", "response-total", LEADER_NODE_TAG));
+    double leader = sum(senders, p -> counter(p, "producer-node-metrics", "request-total", LEADER_NODE_TAG));
+    double all = sum(senders, p -> counter(p, "producer-metrics", "request-total", null));
     KafkaNode leaderNode = cluster.node(1);
     double brokerProduce = brokerProduceRequests(leaderNode);
     long brokerNanos = System.nanoTime();
@@ -262,22 +258,25 @@ final class LoadRound {
   /** Client-side averages at the end of the window (Kafka's windowed averages: the last ~30-60 s). */
   private static Map<String, Double> clientMetrics(List<Sender> senders) {
     Map<String, Double> m = new LinkedHashMap<>();
-    double latency = 0;
-    double recordsPerRequest = 0;
-    double batchSize = 0;
-    double queueTime = 0;
-    for (Sender s : senders) {
-      latency += metric(s.producer, "producer-node-metrics", "request-latency-avg", LEADER_NODE_TAG);
-      recordsPerRequest += metric(s.producer, "producer-metrics", "records-per-request-avg", null);
-      batchSize += metric(s.producer, "producer-metrics", "batch-size-avg", null);
-      queueTime += metric(s.producer, "producer-metrics", "record-queue-time-avg", null);
-    }
     int n = senders.size();
-    m.put("producer_request_latency_avg_ms", latency / n);
-    m.put("producer_records_per_request_avg", recordsPerRequest / n);
-    m.put("producer_batch_size_avg_bytes", batchSize / n);
-    m.put("producer_record_queue_time_avg_ms", queueTime / n);
+    m.put("producer_request_latency_avg_ms",
+        sum(senders, p -> metric(p, "producer-node-metrics", "request-latency-avg", LEADER_NODE_TAG)) / n);
+    m.put("producer_records_per_request_avg",
+        sum(senders, p -> metric(p, "producer-metrics", "records-per-request-avg", null)) / n);
+    m.put("producer_batch_size_avg_bytes",
+        sum(senders, p -> metric(p, "producer-metrics", "batch-size-avg", null)) / n);
+    m.put("producer_record_queue_time_avg_ms",
+        sum(senders, p -> metric(p, "producer-metrics", "record-queue-time-avg", null)) / n);
     return m;
+  }
+
+  /** @return the sum of a figure over the senders' producers (NaN if it is NaN for one) */
+  private static double sum(List<Sender> senders, ToDoubleFunction<KafkaProducer<?, ?>> figure) {
+    double sum = 0;
+    for (Sender s : senders) {
+      sum += figure.applyAsDouble(s.producer);
+    }
+    return sum;
   }
 
   /** Like {@link #metric} for a counter: 0 while it does not exist (per-node counters appear on first connect). */

@@ -1,5 +1,6 @@
 package dev.kpipe.it.soak;
 
+import dev.kpipe.it.cli.Flags;
 import java.time.Duration;
 
 /**
@@ -69,19 +70,19 @@ public record SoakOptions(Duration duration, Duration warmup, Duration restartEv
       String a = args[i];
       switch (a) {
         case "--scenario" -> {
-          String v = value(args, ++i, a);
+          String v = Flags.value(args, ++i, a);
           if (!v.equalsIgnoreCase("soak")) {
             throw new IllegalArgumentException("--scenario soak cannot be combined with " + v);
           }
         }
-        case "--duration-s" -> duration = positive(value(args, ++i, a), a);
-        case "--warmup-s" -> warmup = positive(value(args, ++i, a), a);
-        case "--restart-every-s" -> restart = positive(value(args, ++i, a), a);
-        case "--rate" -> rate = (int) positive(value(args, ++i, a), a);
-        case "--producers" -> producers = (int) positive(value(args, ++i, a), a);
-        case "--max-heap-growth-mib" -> growthMib = positive(value(args, ++i, a), a);
-        case "--broker-heap" -> heap = value(args, ++i, a);
-        case "--kafka-version" -> version = value(args, ++i, a);
+        case "--duration-s" -> duration = Flags.positiveLong(Flags.value(args, ++i, a), a);
+        case "--warmup-s" -> warmup = Flags.positiveLong(Flags.value(args, ++i, a), a);
+        case "--restart-every-s" -> restart = Flags.positiveLong(Flags.value(args, ++i, a), a);
+        case "--rate" -> rate = Flags.positiveInt(Flags.value(args, ++i, a), a);
+        case "--producers" -> producers = Flags.positiveInt(Flags.value(args, ++i, a), a);
+        case "--max-heap-growth-mib" -> growthMib = Flags.positiveLong(Flags.value(args, ++i, a), a);
+        case "--broker-heap" -> heap = Flags.value(args, ++i, a);
+        case "--kafka-version" -> version = Flags.value(args, ++i, a);
         case "--stock" -> kpipe = false;
         default -> throw new IllegalArgumentException("unknown soak argument: " + a);
       }
@@ -89,25 +90,5 @@ public record SoakOptions(Duration duration, Duration warmup, Duration restartEv
     SoakOptions d = defaults(Duration.ofSeconds(duration == null ? 1200 : duration));
     return new SoakOptions(d.duration(), warmup == null ? d.warmup() : Duration.ofSeconds(warmup),
         Duration.ofSeconds(restart), rate, producers, growthMib << 20, heap, version, kpipe);
-  }
-
-  private static String value(String[] args, int i, String flag) {
-    if (i >= args.length) {
-      throw new IllegalArgumentException(flag + " needs a value");
-    }
-    return args[i];
-  }
-
-  private static long positive(String v, String flag) {
-    long n;
-    try {
-      n = Long.parseLong(v);
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(flag + " needs a number: " + v);
-    }
-    if (n <= 0) {
-      throw new IllegalArgumentException(flag + " must be > 0: " + v);
-    }
-    return n;
   }
 }

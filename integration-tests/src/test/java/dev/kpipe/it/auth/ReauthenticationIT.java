@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kpipe.it.RecordReadBack;
 import dev.kpipe.it.harness.Cluster;
 import dev.kpipe.it.harness.KafkaCluster;
 import dev.kpipe.it.harness.KafkaNode;
@@ -34,15 +35,11 @@ import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManagerFactory;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -323,38 +320,17 @@ class ReauthenticationIT {
     /** Reads the topic back: per partition, each producer's keys in sequence order, each exactly once. */
     private static void verifyStored(Cluster cluster, String topic, List<Load> loads) {
         long expected = loads.stream().mapToLong(l -> l.sent).sum();
-        long[][] next = new long[loads.size()][PARTITIONS];
-        for (long[] n : next) {
-            for (int p = 0; p < PARTITIONS; p++) {
-                n[p] = p;
-            }
-        }
-        Map<String, Object> props = new HashMap<>(cluster.clientConfig());
-        props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
-        long count = 0;
-        try (KafkaConsumer<Long, byte[]> consumer = new KafkaConsumer<>(props, new LongDeserializer(),
-            new ByteArrayDeserializer())) {
-            List<TopicPartition> tps = new ArrayList<>();
-            for (int p = 0; p < PARTITIONS; p++) {
-                tps.add(new TopicPartition(topic, p));
-            }
-            consumer.assign(tps);
-            consumer.seekToBeginning(tps);
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (count < expected && System.nanoTime() < deadline) {
-                for (ConsumerRecord<Long, byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-                    int producer = (int) (r.key() >>> 40);
-                    long seq = r.key() & ((1L << 40) - 1);
-                    assertEquals(next[producer][r.partition()], seq,
-                        "producer " + producer + ", partition " + r.partition() + ": out of order or duplicated");
-                    assertEquals(ByteBuffer.wrap(value(r.key())), ByteBuffer.wrap(r.value()));
-                    next[producer][r.partition()] += PARTITIONS;
-                    count++;
-                }
-            }
-            assertEquals(expected, count, "every acknowledged record stored");
-            assertTrue(consumer.poll(Duration.ofMillis(500)).isEmpty(), "no record beyond those produced");
-        }
+        // One stream per producer and partition: producer k's records to partition p have sequence numbers p, p+P, ...
+        RecordReadBack.Order order = RecordReadBack.Order.contiguous(loads.size() * PARTITIONS, s -> s % PARTITIONS,
+            PARTITIONS, s -> "producer " + s / PARTITIONS + ", partition " + s % PARTITIONS);
+        RecordReadBack.Counts read = RecordReadBack.readToEnd(cluster, topic, new LongDeserializer(),
+            new ByteArrayDeserializer(), Duration.ofSeconds(60), r -> {
+                int producer = (int) (r.key() >>> 40);
+                long seq = r.key() & ((1L << 40) - 1);
+                order.next(producer * PARTITIONS + r.partition(), seq);
+                assertEquals(ByteBuffer.wrap(value(r.key())), ByteBuffer.wrap(r.value()));
+            });
+        assertEquals(expected, read.total(), "every acknowledged record stored, none beyond those produced");
     }
 
     // ------------------------------------------------------------------ helpers

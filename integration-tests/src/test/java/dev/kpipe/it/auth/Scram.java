@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.kpipe.it.harness.Cluster;
 import dev.kpipe.it.harness.KafkaNode;
 import dev.kpipe.it.wire.RawKafkaConnection;
+import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -13,6 +15,7 @@ import javax.security.auth.callback.NameCallback;
 import javax.security.auth.callback.PasswordCallback;
 import javax.security.auth.callback.UnsupportedCallbackException;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ScramCredentialInfo;
 import org.apache.kafka.clients.admin.ScramMechanism;
 import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
@@ -26,8 +29,12 @@ import org.apache.kafka.common.requests.SaslHandshakeRequest;
 import org.apache.kafka.common.requests.SaslHandshakeResponse;
 import org.apache.kafka.common.security.scram.internals.ScramSaslClient;
 
-/** SCRAM-SHA-512 for the authentication tests: users, and the client side of the exchange on a raw connection. */
-final class Scram {
+/**
+ * SCRAM-SHA-512 for the tests that authenticate: users, waiting until the brokers know them, and the client side of
+ * the exchange on a raw connection. The credentials are Kafka's own ({@code Admin.alterUserScramCredentials}, KIP-554),
+ * the exchange is kafka-clients' {@link ScramSaslClient}.
+ */
+public final class Scram {
 
     private Scram() {
     }
@@ -40,29 +47,62 @@ final class Scram {
      * @param user the user
      * @param password its password
      * @param clientConfigs one client config per listener to wait for, e.g. {@link Cluster#saslClientConfig}
-     * @throws Exception if the user cannot be created or never authenticates
+     * @throws Exception if the user cannot be created
+     * @throws AssertionError if it never authenticates on a listener
      */
-    static void createUser(Cluster cluster, String user, String password, List<Map<String, Object>> clientConfigs)
-        throws Exception {
+    public static void createUser(Cluster cluster, String user, String password,
+                                  List<Map<String, Object>> clientConfigs) throws Exception {
+        upsertUser(cluster, user, password);
+        for (Map<String, Object> props : clientConfigs) {
+            awaitAccepted(props, Duration.ofSeconds(30),
+                "SCRAM user " + user + " authenticates on " + props.get("security.protocol"),
+                admin -> admin.describeCluster().nodes().get(5, TimeUnit.SECONDS));
+        }
+    }
+
+    /**
+     * Creates (or updates) the SCRAM-SHA-512 credentials of a user, 4096 iterations, with the cluster's Admin client.
+     * Returns once the controller accepted them: the brokers learn them a little later, see {@link #awaitAccepted}.
+     *
+     * @throws Exception if the controller refuses them or does not answer within 30 s
+     */
+    public static void upsertUser(Cluster cluster, String user, String password) throws Exception {
         cluster.admin().alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(user,
             new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), password))).all().get(30, TimeUnit.SECONDS);
-        for (Map<String, Object> props : clientConfigs) {
-            props.put("default.api.timeout.ms", 5000);
-            props.put("request.timeout.ms", 3000);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (true) {
-                try (Admin admin = Admin.create(props)) {
-                    admin.describeCluster().nodes().get(5, TimeUnit.SECONDS);
-                    break;
-                } catch (Exception e) {
-                    if (System.nanoTime() > deadline) {
-                        throw new AssertionError("SCRAM user " + user + " cannot authenticate on "
-                            + props.get("security.protocol"), e);
-                    }
-                    TimeUnit.MILLISECONDS.sleep(200); // back-off between attempts
+    }
+
+    /**
+     * Retries {@code call} with a new Admin client of {@code clientConfig} (5 s API timeout) every 200 ms until it
+     * succeeds: what an administrator changed (credentials, ACLs) reaches the brokers through the metadata log.
+     *
+     * @param clientConfig the client config of the user, e.g. {@link Cluster#saslClientConfig}; copied
+     * @param what the condition, for the failure message
+     * @throws AssertionError if {@code call} still fails after {@code timeout}, with its last failure as the cause
+     */
+    public static void awaitAccepted(Map<String, Object> clientConfig, Duration timeout, String what, AdminCall call)
+        throws InterruptedException {
+        Map<String, Object> props = new HashMap<>(clientConfig);
+        props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5000);
+        props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 3000);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            try (Admin admin = Admin.create(props)) {
+                call.run(admin);
+                return;
+            } catch (Exception e) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("not within " + timeout.toSeconds() + " s: " + what, e);
                 }
             }
+            TimeUnit.MILLISECONDS.sleep(200); // back-off between attempts
         }
+    }
+
+    /** An Admin call that throws what fails it. */
+    @FunctionalInterface
+    public interface AdminCall {
+        /** @throws Exception whatever makes the call fail; {@link #awaitAccepted} tries again */
+        void run(Admin admin) throws Exception;
     }
 
     /** @return a {@code SASL_HANDSHAKE} v1 for SCRAM-SHA-512 */
@@ -76,7 +116,7 @@ final class Scram {
      *
      * @return the session lifetime the broker granted, in ms (0: no re-authentication)
      */
-    static long authenticate(RawKafkaConnection conn, String user, String password, int correlationId)
+    public static long authenticate(RawKafkaConnection conn, String user, String password, int correlationId)
         throws Exception {
         conn.send(correlationId, handshake());
         RawKafkaConnection.Received r = conn.receive(ApiKeys.SASL_HANDSHAKE, (short) 1);

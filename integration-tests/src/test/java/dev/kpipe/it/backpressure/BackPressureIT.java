@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kpipe.it.RecordReadBack;
 import dev.kpipe.it.harness.Cluster;
 import dev.kpipe.it.harness.KafkaCluster;
 import dev.kpipe.it.harness.KafkaNode;
@@ -16,15 +17,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import javax.management.ObjectName;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.IntegerDeserializer;
@@ -120,25 +120,12 @@ class BackPressureIT {
 
         // Every acknowledged record is stored once, in each producer's order.
         long total = ackedTotal(acked);
-        long[] next = new long[PRODUCERS];
-        long read = 0;
-        try (KafkaConsumer<Integer, byte[]> consumer = consumer(cluster)) {
-            TopicPartition tp = new TopicPartition(topic, 0);
-            consumer.assign(List.of(tp));
-            consumer.seekToBeginning(List.of(tp));
-            long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-            while (read < total && System.nanoTime() < deadline) {
-                for (ConsumerRecord<Integer, byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-                    int id = r.key();
-                    assertEquals(next[id], ByteBuffer.wrap(r.value()).getInt(0), "producer " + id + " out of order");
-                    next[id]++;
-                    read++;
-                }
-            }
-        }
-        assertEquals(total, read, "every acknowledged record stored once");
+        RecordReadBack.Order order = RecordReadBack.Order.contiguous(PRODUCERS, id -> 0, 1, id -> "producer " + id);
+        RecordReadBack.Counts read = readBack(cluster, topic,
+            r -> order.next(r.key(), ByteBuffer.wrap(r.value()).getInt(0)));
+        assertEquals(total, read.total(), "every acknowledged record stored once");
         for (int p = 0; p < PRODUCERS; p++) {
-            assertEquals(acked[p], next[p], "producer " + p + ": acknowledged vs stored");
+            assertEquals(acked[p], order.count(p), "producer " + p + ": acknowledged vs stored");
         }
     }
 
@@ -181,23 +168,13 @@ class BackPressureIT {
             "every oversize request went through kpipe's budget, admitted alone");
         awaitGaugesZero(leader);
 
-        int[] next = new int[2];
-        try (KafkaConsumer<Integer, byte[]> consumer = consumer(cluster)) {
-            TopicPartition tp = new TopicPartition(topic, 0);
-            consumer.assign(List.of(tp));
-            consumer.seekToBeginning(List.of(tp));
-            long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-            while ((next[0] < bigRecords || next[1] < smallRecords) && System.nanoTime() < deadline) {
-                for (ConsumerRecord<Integer, byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-                    int k = r.key();
-                    assertEquals(next[k], ByteBuffer.wrap(r.value()).getInt(0), "producer " + k + " out of order");
-                    assertEquals(k == 0 ? bigBytes : 100, r.value().length);
-                    next[k]++;
-                }
-            }
-        }
-        assertEquals(bigRecords, next[0], "every oversize record stored once");
-        assertEquals(smallRecords, next[1], "every small record stored once");
+        RecordReadBack.Order order = RecordReadBack.Order.contiguous(2, k -> 0, 1, k -> "producer " + k);
+        readBack(cluster, topic, r -> {
+            order.next(r.key(), ByteBuffer.wrap(r.value()).getInt(0));
+            assertEquals(r.key() == 0 ? bigBytes : 100, r.value().length);
+        });
+        assertEquals(bigRecords, order.count(0), "every oversize record stored once");
+        assertEquals(smallRecords, order.count(1), "every small record stored once");
     }
 
     private static long ackedTotal(long[] acked) {
@@ -237,12 +214,17 @@ class BackPressureIT {
         return props;
     }
 
-    private static KafkaConsumer<Integer, byte[]> consumer(Cluster cluster) {
+    /**
+     * Reads the whole topic back: a record's key is the id of the producer that sent it, its value starts with the
+     * producer's sequence number (see {@link #value}).
+     */
+    private static RecordReadBack.Counts readBack(Cluster cluster, String topic,
+                                                  Consumer<ConsumerRecord<Integer, byte[]>> check) {
         Map<String, Object> props = new HashMap<>(cluster.clientConfig());
-        props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
         props.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 8 * 1024 * 1024);
         props.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 16 * 1024 * 1024);
-        return new KafkaConsumer<>(props, new IntegerDeserializer(), new ByteArrayDeserializer());
+        return RecordReadBack.readToEnd(props, topic, new IntegerDeserializer(), new ByteArrayDeserializer(),
+            Duration.ofSeconds(120), check);
     }
 
     /** Value: the sequence number in its first 4 bytes, then filler up to {@code size} bytes. */

@@ -1,24 +1,18 @@
 package dev.kpipe.it.clients;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.kpipe.it.RecordReadBack;
 import dev.kpipe.it.harness.Cluster;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.function.IntUnaryOperator;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
@@ -52,73 +46,39 @@ final class RecordCheck {
     }
 
     /**
-     * Checks that {@code topic} holds exactly the records {@code [0, count)} of {@link RecordFormat}: the partitions' end
-     * offsets add up to {@code count}; reading every partition from its start, each sequence number appears once, with
-     * its value, at offsets 0, 1, 2, ... of its partition, and in increasing order within the partition (the order the
-     * client sent them in); every partition has records.
+     * Checks that {@code topic} holds exactly the records {@code [0, count)} of {@link RecordFormat}: reading every
+     * partition from its start to its end offset, each sequence number appears once, with its value, at offsets 0, 1,
+     * 2, ... of its partition, and in increasing order within the partition (the order the client sent them in); the
+     * partitions hold {@code count} records in all, and every partition has records.
      *
      * @param expectedPartition the partition record {@code seq} was sent to, or null where the client's partitioner
      *     chose it (then only the order within each partition is checked)
      * @return the number of records per partition
      */
-    static int[] verify(Cluster cluster, String topic, int partitions, int count, IntUnaryOperator expectedPartition)
-        throws Exception {
-        List<TopicPartition> tps = new ArrayList<>();
-        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-        for (int p = 0; p < partitions; p++) {
-            TopicPartition tp = new TopicPartition(topic, p);
-            tps.add(tp);
-            latest.put(tp, OffsetSpec.latest());
-        }
-        long[] end = new long[partitions];
-        long stored = 0;
-        var offsets = cluster.admin().listOffsets(latest).all().get(30, TimeUnit.SECONDS);
-        for (int p = 0; p < partitions; p++) {
-            end[p] = offsets.get(tps.get(p)).offset();
-            stored += end[p];
-        }
-        assertEquals(count, stored, "records stored in " + topic + " (end offsets " + Arrays.toString(end)
-            + "): none lost, none duplicated");
-
-        Map<String, Object> cfg = cluster.clientConfig();
-        cfg.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
+    static int[] verify(Cluster cluster, String topic, int partitions, int count, IntUnaryOperator expectedPartition) {
         boolean[] seen = new boolean[count];
-        long[] lastSeq = new long[partitions];
-        long[] nextOffset = new long[partitions];
-        int[] perPartition = new int[partitions];
-        Arrays.fill(lastSeq, -1);
-        int consumed = 0;
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        try (KafkaConsumer<String, String> consumer =
-            new KafkaConsumer<>(cfg, new StringDeserializer(), new StringDeserializer())) {
-            consumer.assign(tps);
-            consumer.seekToBeginning(tps);
-            while (consumed < count) {
-                if (System.nanoTime() > deadline) {
-                    fail("read " + consumed + " of " + count + " records of " + topic + " within 60 s");
+        RecordReadBack.Order offsets = RecordReadBack.Order.contiguous(partitions, p -> 0, 1,
+            p -> "offsets of partition " + p);
+        RecordReadBack.Order order = RecordReadBack.Order.increasing(partitions, p -> "records of partition " + p);
+        RecordReadBack.Counts read = RecordReadBack.readToEnd(cluster, topic, new StringDeserializer(),
+            new StringDeserializer(), Duration.ofSeconds(60), r -> {
+                int p = r.partition();
+                long seq = RecordFormat.seqOf(r.key());
+                assertTrue(seq >= 0 && seq < count, () -> "unexpected key '" + r.key() + "' at " + p + "@"
+                    + r.offset());
+                assertFalse(seen[(int) seq], () -> "record " + seq + " stored twice (again at " + p + "@"
+                    + r.offset() + ")");
+                offsets.next(p, r.offset());
+                order.next(p, seq);
+                if (expectedPartition != null) {
+                    assertEquals(expectedPartition.applyAsInt((int) seq), p, "partition of record " + seq);
                 }
-                for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
-                    int p = r.partition();
-                    long seq = RecordFormat.seqOf(r.key());
-                    assertTrue(seq >= 0 && seq < count, () -> "unexpected key '" + r.key() + "' at " + r.partition()
-                        + "@" + r.offset());
-                    assertTrue(!seen[(int) seq], () -> "record " + seq + " stored twice (again at " + p + "@"
-                        + r.offset() + ")");
-                    assertEquals(nextOffset[p], r.offset(), "offsets of partition " + p + " are contiguous");
-                    assertTrue(seq > lastSeq[p], "record " + seq + " after record " + lastSeq[p] + " in partition "
-                        + p + ": out of order");
-                    if (expectedPartition != null) {
-                        assertEquals(expectedPartition.applyAsInt((int) seq), p, "partition of record " + seq);
-                    }
-                    assertEquals(RecordFormat.value(seq), r.value(), "value of record " + seq);
-                    seen[(int) seq] = true;
-                    lastSeq[p] = seq;
-                    nextOffset[p] = r.offset() + 1;
-                    perPartition[p]++;
-                    consumed++;
-                }
-            }
-        }
+                assertEquals(RecordFormat.value(seq), r.value(), "value of record " + seq);
+                seen[(int) seq] = true;
+            });
+        assertEquals(count, read.total(), "records stored in " + topic + " (" + read + "): none lost, none duplicated");
+        int[] perPartition = Arrays.stream(read.perPartition()).mapToInt(Math::toIntExact).toArray();
+        assertEquals(partitions, perPartition.length, "partitions of " + topic);
         for (int p = 0; p < partitions; p++) {
             assertTrue(perPartition[p] > 0, "partition " + p + " got records: " + Arrays.toString(perPartition));
         }

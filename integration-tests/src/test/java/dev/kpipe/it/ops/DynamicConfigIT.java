@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kpipe.it.RecordReadBack;
 import dev.kpipe.it.harness.Cluster;
 import dev.kpipe.it.harness.KafkaCluster;
 import dev.kpipe.it.harness.KafkaNode;
@@ -29,13 +30,9 @@ import javax.management.ObjectName;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.InvalidRequestException;
@@ -78,6 +75,8 @@ class DynamicConfigIT {
     private static final String TOPIC = "dynamic-config";
     private static final int PARTITIONS = 3;
     private static final Duration AWAIT = Duration.ofSeconds(30);
+    /** Produce requests per raw burst (step 3), one record each to partition 0. */
+    private static final int RAW_BURST = 8;
     private static final ConfigResource CLUSTER_DEFAULT = new ConfigResource(ConfigResource.Type.BROKER, "");
     private static final ConfigResource BROKER_1 = new ConfigResource(ConfigResource.Type.BROKER, "1");
 
@@ -109,14 +108,14 @@ class DynamicConfigIT {
         assertEquals(100.0 * 1024 * 1024, KpipeJmx.kpipe(leader, "inflight-bytes-limit"), "the default budget stays");
 
         // 3. The limit in force is 2 (the cluster default; the rejected 1001 did not apply) ...
-        rawBurst(leader, 8, 1_000);
+        rawBurst(leader, RAW_BURST, 1_000);
         assertEquals(2.0, KpipeJmx.kpipe(leader, "inflight-requests-per-connection-max"));
         // ... a per-broker value (kafka-configs --entity-name 1) overrides it.
         alter(cluster, BROKER_1, Map.of(MAX_INFLIGHT_REQUESTS, "16"));
         await("node 1 applied the per-broker limit", () -> leader.log().contains(MAX_INFLIGHT_REQUESTS + "=2 -> 16"));
-        rawBurst(leader, 8, 2_000);
+        rawBurst(leader, RAW_BURST, 2_000);
         double max = KpipeJmx.kpipe(leader, "inflight-requests-per-connection-max");
-        assertTrue(max > 2 && max <= 8, "more than the old limit of 2 in flight: " + max);
+        assertTrue(max > 2 && max <= RAW_BURST, "more than the old limit of 2 in flight: " + max);
 
         // 4. The broker-wide byte budget is resized.
         alter(cluster, CLUSTER_DEFAULT, Map.of(MAX_INFLIGHT_BYTES, "52428800"));
@@ -152,7 +151,7 @@ class DynamicConfigIT {
             load.finish();
             assertNull(load.failure.get(), "no send failed");
             assertEquals(load.sent, load.acked.get(), "every record acknowledged");
-            verifyStoredOnceInOrder(cluster, load.sent);
+            verifyStoredOnceInOrder(cluster, load.sent, 2 * RAW_BURST);
             System.out.printf("[dynamic-config] %d records acknowledged and stored once, in order; %d of them on the"
                 + " classic connection (from the drain to the upgrade after re-enabling); upgrades %.0f, downgrades %.0f,"
                 + " drains %.0f%n", load.sent,
@@ -300,38 +299,24 @@ class DynamicConfigIT {
         return ByteBuffer.allocate(100).putInt(0, i).putInt(96, ~i).array();
     }
 
-    /** Per partition p the keys must be p, p+P, p+2P, ... exactly once each: every record once, in order. */
-    private static void verifyStoredOnceInOrder(Cluster cluster, long records) {
-        Map<String, Object> props = new HashMap<>(cluster.clientConfig());
-        props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
-        int[] next = new int[PARTITIONS];
-        for (int p = 0; p < PARTITIONS; p++) {
-            next[p] = p;
-        }
-        long count = 0;
-        try (KafkaConsumer<Integer, byte[]> consumer = new KafkaConsumer<>(props, new IntegerDeserializer(),
-            new ByteArrayDeserializer())) {
-            List<TopicPartition> tps = new ArrayList<>();
-            for (int p = 0; p < PARTITIONS; p++) {
-                tps.add(new TopicPartition(TOPIC, p));
-            }
-            consumer.assign(tps);
-            consumer.seekToBeginning(tps);
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (count < records && System.nanoTime() < deadline) {
-                for (ConsumerRecord<Integer, byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-                    if (r.partition() == 0 && r.key() == null) {
-                        continue; // the raw connection's records (no key)
-                    }
-                    int p = r.partition();
-                    assertEquals(next[p], r.key(), "partition " + p + " out of order or duplicated");
-                    assertEquals(ByteBuffer.wrap(value(r.key())), ByteBuffer.wrap(r.value()));
-                    next[p] += PARTITIONS;
-                    count++;
+    /**
+     * Per partition p the keys must be p, p+P, p+2P, ... exactly once each: every record once, in order. Partition 0
+     * also holds the raw connection's {@code rawRecords} records (no key), written before the producer ran.
+     */
+    private static void verifyStoredOnceInOrder(Cluster cluster, long records, int rawRecords) {
+        RecordReadBack.Order order = RecordReadBack.Order.contiguous(PARTITIONS, p -> p, PARTITIONS,
+            p -> "partition " + p);
+        long[] raw = new long[1];
+        RecordReadBack.Counts read = RecordReadBack.readToEnd(cluster, TOPIC, new IntegerDeserializer(),
+            new ByteArrayDeserializer(), Duration.ofSeconds(60), r -> {
+                if (r.partition() == 0 && r.key() == null) {
+                    raw[0]++; // the raw connection's records
+                    return;
                 }
-            }
-            assertEquals(records, count, "every record present");
-            assertTrue(consumer.poll(Duration.ofMillis(500)).isEmpty(), "no record beyond those produced");
-        }
+                order.next(r.partition(), r.key());
+                assertEquals(ByteBuffer.wrap(value(r.key())), ByteBuffer.wrap(r.value()));
+            });
+        assertEquals(records, order.total(), "every record present, none beyond those produced: " + read);
+        assertEquals(rawRecords, raw[0], "the raw connection's records in partition 0, none beyond them: " + read);
     }
 }

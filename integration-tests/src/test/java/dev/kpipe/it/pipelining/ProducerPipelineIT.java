@@ -4,24 +4,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kpipe.it.RecordReadBack;
 import dev.kpipe.it.harness.Cluster;
 import dev.kpipe.it.harness.KafkaCluster;
 import dev.kpipe.it.harness.KafkaNode;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.IntegerDeserializer;
@@ -79,34 +75,14 @@ class ProducerPipelineIT {
         assertEquals(0.0, KpipeJmx.kpipe(leader, "plugin-fault-total"), "no throwable caught in kpipe's hooks or plugin");
 
         // Read everything back: per partition, keys must be i, i+P, i+2P, ... exactly once each.
-        Map<String, Object> cprops = new HashMap<>(cluster.clientConfig());
-        cprops.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
-        int[] next = new int[PARTITIONS];
-        for (int p = 0; p < PARTITIONS; p++) {
-            next[p] = p;
-        }
-        int count = 0;
-        try (KafkaConsumer<Integer, byte[]> consumer = new KafkaConsumer<>(cprops, new IntegerDeserializer(),
-            new ByteArrayDeserializer())) {
-            List<TopicPartition> tps = new ArrayList<>();
-            for (int p = 0; p < PARTITIONS; p++) {
-                tps.add(new TopicPartition(topic, p));
-            }
-            consumer.assign(tps);
-            consumer.seekToBeginning(tps);
-            long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-            while (count < RECORDS && System.nanoTime() < deadline) {
-                for (ConsumerRecord<Integer, byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-                    int p = r.partition();
-                    assertEquals(next[p], r.key(), "partition " + p + " out of order or duplicated");
-                    assertEquals(ByteBuffer.wrap(value(r.key())), ByteBuffer.wrap(r.value()));
-                    next[p] += PARTITIONS;
-                    count++;
-                }
-            }
-            assertEquals(RECORDS, count, "every record present");
-            assertTrue(consumer.poll(Duration.ofMillis(500)).isEmpty(), "no record beyond those produced");
-        }
+        RecordReadBack.Order order = RecordReadBack.Order.contiguous(PARTITIONS, p -> p, PARTITIONS,
+            p -> "partition " + p);
+        RecordReadBack.Counts read = RecordReadBack.readToEnd(cluster, topic, new IntegerDeserializer(),
+            new ByteArrayDeserializer(), Duration.ofSeconds(120), r -> {
+                order.next(r.partition(), r.key());
+                assertEquals(ByteBuffer.wrap(value(r.key())), ByteBuffer.wrap(r.value()));
+            });
+        assertEquals(RECORDS, read.total(), "every record present, none beyond those produced");
     }
 
     private static byte[] value(int i) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kpipe.it.RecordReadBack;
 import dev.kpipe.it.harness.Cluster;
 import dev.kpipe.it.harness.KafkaCluster;
 import dev.kpipe.it.harness.KafkaNode;
@@ -18,11 +19,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.IsolationLevel;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
@@ -146,8 +143,7 @@ class RawPipelineIT {
         assertEquals(0.0, KpipeJmx.kpipe(node, "plugin-fault-total"), "no throwable caught in kpipe's hooks or plugin");
 
         // Every produced record is stored once, in per-partition order (acks=0 ones included).
-        Map<Integer, List<String>> stored = consumeAll(cluster, sent.stream()
-            .filter(s -> TOPIC.equals(s.topic())).count());
+        Map<Integer, List<String>> stored = consumeAll(cluster);
         for (int p = 0; p < PARTITIONS; p++) {
             List<String> want = new ArrayList<>();
             for (int seq = 0; seq < nextSeq.getOrDefault(p, 0); seq++) {
@@ -175,31 +171,12 @@ class RawPipelineIT {
         return new ProduceRequest.Builder(version, version, data).build(version);
     }
 
-    private static Map<Integer, List<String>> consumeAll(Cluster cluster, long expected) {
-        Map<String, Object> props = new HashMap<>(cluster.clientConfig());
-        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    /** @return the values of every record of {@link #TOPIC}, per partition in offset order */
+    private static Map<Integer, List<String>> consumeAll(Cluster cluster) {
         Map<Integer, List<String>> out = new HashMap<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(),
-            new ByteArrayDeserializer())) {
-            List<TopicPartition> tps = new ArrayList<>();
-            for (int p = 0; p < PARTITIONS; p++) {
-                tps.add(new TopicPartition(TOPIC, p));
-            }
-            consumer.assign(tps);
-            consumer.seekToBeginning(tps);
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            long count = 0;
-            while (count < expected && System.nanoTime() < deadline) {
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-                    out.computeIfAbsent(r.partition(), k -> new ArrayList<>())
-                        .add(new String(r.value(), StandardCharsets.UTF_8));
-                    count++;
-                }
-            }
-            // Nothing beyond what was produced: a short extra poll must return nothing.
-            assertTrue(consumer.poll(Duration.ofMillis(500)).isEmpty(), "no duplicates beyond the produced records");
-        }
+        RecordReadBack.readToEnd(cluster, TOPIC, new ByteArrayDeserializer(), new ByteArrayDeserializer(),
+            Duration.ofSeconds(60), r -> out.computeIfAbsent(r.partition(), k -> new ArrayList<>())
+                .add(new String(r.value(), StandardCharsets.UTF_8)));
         return out;
     }
 }

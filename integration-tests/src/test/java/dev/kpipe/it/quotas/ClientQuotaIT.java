@@ -3,6 +3,7 @@ package dev.kpipe.it.quotas;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kpipe.it.auth.Scram;
 import dev.kpipe.it.harness.Cluster;
 import dev.kpipe.it.harness.ClusterSpec;
 import dev.kpipe.it.harness.KafkaNode;
@@ -144,7 +145,8 @@ class ClientQuotaIT {
     @Order(2)
     void producerByteRateByUserHoldsAScramProducerToTheQuota() throws Exception {
         for (Side s : List.of(stock, kpipe)) {
-            QuotaLoad.scramUser(s.cluster(), "quota-user", "quota-secret");
+            Scram.createUser(s.cluster(), "quota-user", "quota-secret",
+                List.of(s.cluster().saslClientConfig("quota-user", "quota-secret")));
         }
         rateTest("producer_byte_rate, user=quota-user (SASL_PLAINTEXT, SCRAM-SHA-512)", "q-user",
             Map.of(ClientQuotaEntity.USER, "quota-user"),

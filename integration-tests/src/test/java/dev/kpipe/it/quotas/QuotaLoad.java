@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kpipe.it.RecordReadBack;
 import dev.kpipe.it.harness.Cluster;
 import dev.kpipe.it.harness.KafkaNode;
 import java.nio.ByteBuffer;
@@ -15,20 +16,13 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.ScramCredentialInfo;
-import org.apache.kafka.clients.admin.ScramMechanism;
-import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.quota.ClientQuotaAlteration;
 import org.apache.kafka.common.quota.ClientQuotaEntity;
 import org.apache.kafka.common.quota.ClientQuotaFilter;
@@ -39,7 +33,7 @@ import org.apache.kafka.common.serialization.IntegerDeserializer;
 import org.apache.kafka.common.serialization.IntegerSerializer;
 
 /**
- * Load and measurement helpers of the quota ITs: quota and SCRAM set-up through the Admin API, a
+ * Load and measurement helpers of the quota ITs: quota set-up through the Admin API, a
  * paced idempotent producer, and a consumer that checks every record arrived once and in order and
  * measures the append rate from the records' {@code LogAppendTime} timestamps.
  */
@@ -150,27 +144,6 @@ final class QuotaLoad {
         TimeUnit.MILLISECONDS.sleep(300); // the quota managers apply the same metadata image
     }
 
-    /** Creates SCRAM-SHA-512 credentials and waits until the SASL listener authenticates the user. */
-    static void scramUser(Cluster cluster, String user, String password) throws Exception {
-        cluster.admin().alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(user,
-            new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), password))).all().get(30, TimeUnit.SECONDS);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        Exception last = null;
-        while (System.nanoTime() < deadline) {
-            Map<String, Object> props = cluster.saslClientConfig(user, password);
-            props.put("default.api.timeout.ms", 5000);
-            props.put("request.timeout.ms", 3000);
-            try (Admin admin = Admin.create(props)) {
-                admin.describeCluster().nodes().get(5, TimeUnit.SECONDS);
-                return;
-            } catch (Exception e) {
-                last = e;
-                TimeUnit.MILLISECONDS.sleep(200);
-            }
-        }
-        throw new AssertionError("SCRAM user " + user + " cannot authenticate", last);
-    }
-
     /** @return the producer settings of the rate tests: idempotent, acks=all, 5 in flight, small buffer */
     static Map<String, Object> producerProps(Map<String, Object> base, String clientId, int batchSize) {
         Map<String, Object> p = new HashMap<>(base);
@@ -251,40 +224,28 @@ final class QuotaLoad {
     static Timeline consume(Cluster cluster, String topic, long expected, int valueSize) {
         Map<String, Object> props = new HashMap<>(cluster.clientConfig());
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, "quota-it-reader");
-        props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         List<Long> buckets = new ArrayList<>();
-        long first = -1;
-        long count = 0;
-        try (KafkaConsumer<Integer, byte[]> consumer = new KafkaConsumer<>(props, new IntegerDeserializer(),
-            new ByteArrayDeserializer())) {
-            TopicPartition tp = new TopicPartition(topic, 0);
-            consumer.assign(List.of(tp));
-            consumer.seekToBeginning(List.of(tp));
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-            while (count < expected && System.nanoTime() < deadline) {
-                for (ConsumerRecord<Integer, byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-                    assertEquals(count, (long) r.key(), topic + ": record out of order, duplicated or lost");
-                    if (valueSize >= 0) {
-                        assertEquals(valueSize, r.value().length);
-                        assertEquals(r.key(), ByteBuffer.wrap(r.value()).getInt(0), "value of record " + r.key());
-                    }
-                    assertEquals(TimestampType.LOG_APPEND_TIME, r.timestampType());
-                    if (first < 0) {
-                        first = r.timestamp();
-                    }
-                    int b = (int) ((r.timestamp() - first) / Timeline.BUCKET_MS);
-                    while (buckets.size() <= b) {
-                        buckets.add(0L);
-                    }
-                    buckets.set(b, buckets.get(b) + 4 + r.value().length);
-                    count++;
+        long[] first = {-1};
+        RecordReadBack.Order order = RecordReadBack.Order.contiguous(1, p -> 0, 1, p -> topic);
+        RecordReadBack.Counts read = RecordReadBack.readToEnd(props, topic, new IntegerDeserializer(),
+            new ByteArrayDeserializer(), Duration.ofSeconds(90), r -> {
+                order.next(r.partition(), r.key());
+                if (valueSize >= 0) {
+                    assertEquals(valueSize, r.value().length);
+                    assertEquals(r.key(), ByteBuffer.wrap(r.value()).getInt(0), "value of record " + r.key());
                 }
-            }
-            assertEquals(expected, count, topic + ": every record present");
-            assertTrue(consumer.poll(Duration.ofMillis(300)).isEmpty(), topic + ": no record beyond those produced");
-        }
-        return new Timeline(count, first, buckets.stream().mapToLong(Long::longValue).toArray());
+                assertEquals(TimestampType.LOG_APPEND_TIME, r.timestampType());
+                if (first[0] < 0) {
+                    first[0] = r.timestamp();
+                }
+                int b = (int) ((r.timestamp() - first[0]) / Timeline.BUCKET_MS);
+                while (buckets.size() <= b) {
+                    buckets.add(0L);
+                }
+                buckets.set(b, buckets.get(b) + 4 + r.value().length);
+            });
+        assertEquals(expected, read.total(), topic + ": every record present, none beyond those produced");
+        return new Timeline(read.total(), first[0], buckets.stream().mapToLong(Long::longValue).toArray());
     }
 
     /** @return every broker log line since start that mentions IllegalStateException */

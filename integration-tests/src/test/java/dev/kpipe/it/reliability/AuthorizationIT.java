@@ -3,6 +3,8 @@ package dev.kpipe.it.reliability;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kpipe.it.RecordReadBack;
+import dev.kpipe.it.auth.Scram;
 import dev.kpipe.it.harness.Cluster;
 import dev.kpipe.it.harness.KafkaCluster;
 import dev.kpipe.it.harness.KafkaNode;
@@ -19,42 +21,21 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import javax.security.auth.callback.Callback;
-import javax.security.auth.callback.NameCallback;
-import javax.security.auth.callback.PasswordCallback;
-import javax.security.auth.callback.UnsupportedCallbackException;
-import javax.security.sasl.Sasl;
-import javax.security.sasl.SaslClient;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.ScramCredentialInfo;
-import org.apache.kafka.clients.admin.ScramMechanism;
-import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AccessControlEntry;
 import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.acl.AclPermissionType;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
-import org.apache.kafka.common.message.SaslAuthenticateRequestData;
-import org.apache.kafka.common.message.SaslHandshakeRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.ProduceResponse;
-import org.apache.kafka.common.requests.SaslAuthenticateRequest;
-import org.apache.kafka.common.requests.SaslAuthenticateResponse;
-import org.apache.kafka.common.requests.SaslHandshakeRequest;
-import org.apache.kafka.common.requests.SaslHandshakeResponse;
 import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
-import org.apache.kafka.common.security.scram.internals.ScramSaslClientProvider;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.BeforeAll;
@@ -98,36 +79,19 @@ class AuthorizationIT {
             new NewTopic(ALLOWED, leader1).configs(Map.of("min.insync.replicas", "2")),
             new NewTopic(ALLOWED_JAVA, leader1).configs(Map.of("min.insync.replicas", "2")),
             new NewTopic(DENIED, leader1).configs(Map.of("min.insync.replicas", "2"))), Duration.ofSeconds(60));
-        Admin admin = cluster.admin();
-        admin.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(USER,
-            new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), PASSWORD))).all().get(30, TimeUnit.SECONDS);
+        Scram.upsertUser(cluster, USER, PASSWORD);
         String principal = "User:" + USER;
-        admin.createAcls(List.of(
+        cluster.admin().createAcls(List.of(
             new AclBinding(new ResourcePattern(ResourceType.TOPIC, ALLOWED, PatternType.PREFIXED),
                 new AccessControlEntry(principal, "*", AclOperation.WRITE, AclPermissionType.ALLOW)),
             new AclBinding(new ResourcePattern(ResourceType.TOPIC, DENIED, PatternType.LITERAL),
                 new AccessControlEntry(principal, "*", AclOperation.DESCRIBE, AclPermissionType.ALLOW))))
             .all().get(30, TimeUnit.SECONDS);
-        awaitUserSeesBothTopics();
-    }
-
-    /** Until the credentials and ACLs reached the brokers: the user authenticates and may describe both topics. */
-    private void awaitUserSeesBothTopics() throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        Exception last = null;
-        while (System.nanoTime() < deadline) {
-            Map<String, Object> props = cluster.saslClientConfig(USER, PASSWORD);
-            props.put("default.api.timeout.ms", 5000);
-            props.put("request.timeout.ms", 3000);
-            try (Admin admin = Admin.create(props)) {
-                admin.describeTopics(List.of(ALLOWED, ALLOWED_JAVA, DENIED)).allTopicNames().get(5, TimeUnit.SECONDS);
-                return;
-            } catch (Exception e) {
-                last = e;
-                TimeUnit.MILLISECONDS.sleep(200); // credentials and ACLs propagate through the metadata log
-            }
-        }
-        throw new AssertionError(USER + " cannot authenticate or describe the topics", last);
+        // Until the credentials and ACLs reached the brokers: the user authenticates and may describe both topics.
+        Scram.awaitAccepted(cluster.saslClientConfig(USER, PASSWORD), Duration.ofSeconds(60),
+            USER + " authenticates and describes the topics",
+            admin -> admin.describeTopics(List.of(ALLOWED, ALLOWED_JAVA, DENIED)).allTopicNames()
+                .get(5, TimeUnit.SECONDS));
     }
 
     /**
@@ -151,7 +115,7 @@ class AuthorizationIT {
         int seq = 0;
         try (RawKafkaConnection conn = new RawKafkaConnection("127.0.0.1", node.saslPort(), "authz-raw",
             Duration.ofSeconds(30))) {
-            authenticate(conn, USER, PASSWORD);
+            Scram.authenticate(conn, USER, PASSWORD, 1);
             for (int round = 0; round < 2 * ROUNDS; round++) {
                 short acks = round < ROUNDS ? (short) -1 : (short) 1;
                 String[] topics = {ALLOWED, ALLOWED, DENIED, ALLOWED, ALLOWED};
@@ -249,57 +213,12 @@ class AuthorizationIT {
         assertEquals(sent, stored, allowed + ": each record once, in order");
     }
 
-    /** SASL_HANDSHAKE v1 then SASL_AUTHENTICATE v2 round trips with Kafka's SCRAM client, on the raw connection. */
-    private static void authenticate(RawKafkaConnection conn, String user, String password) throws Exception {
-        conn.send(1, new SaslHandshakeRequest.Builder(new SaslHandshakeRequestData().setMechanism("SCRAM-SHA-512"))
-            .build((short) 1));
-        SaslHandshakeResponse hs = (SaslHandshakeResponse) conn.receive(ApiKeys.SASL_HANDSHAKE, (short) 1).response();
-        assertEquals(Errors.NONE, hs.error(), "SASL handshake");
-        ScramSaslClientProvider.initialize();
-        SaslClient client = Sasl.createSaslClient(new String[] {"SCRAM-SHA-512"}, null, "kafka", "127.0.0.1", Map.of(),
-            callbacks -> {
-                for (Callback c : callbacks) {
-                    if (c instanceof NameCallback n) {
-                        n.setName(user);
-                    } else if (c instanceof PasswordCallback pw) {
-                        pw.setPassword(password.toCharArray());
-                    } else {
-                        throw new UnsupportedCallbackException(c);
-                    }
-                }
-            });
-        byte[] token = client.evaluateChallenge(new byte[0]);
-        int id = 2;
-        while (token != null) {
-            conn.send(id++, new SaslAuthenticateRequest.Builder(new SaslAuthenticateRequestData().setAuthBytes(token))
-                .build((short) 2));
-            SaslAuthenticateResponse r = (SaslAuthenticateResponse) conn.receive(ApiKeys.SASL_AUTHENTICATE, (short) 2)
-                .response();
-            assertEquals(Errors.NONE, r.error(), "SASL authenticate: " + r.errorMessage());
-            token = client.isComplete() ? null : client.evaluateChallenge(r.saslAuthBytes());
-        }
-        assertTrue(client.isComplete(), "SCRAM exchange complete");
-    }
-
     /** @return the values of partition 0 of the topic, read as the super user; {@code expected} < 0: all there are */
     private List<String> consume(String topic, int expected) {
-        Map<String, Object> c = new HashMap<>(cluster.clientConfig());
-        c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         List<String> out = new ArrayList<>();
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(c, new StringDeserializer(),
-            new StringDeserializer())) {
-            TopicPartition tp = new TopicPartition(topic, 0);
-            consumer.assign(List.of(tp));
-            consumer.seekToBeginning(List.of(tp));
-            long end = consumer.endOffsets(List.of(tp)).get(tp);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (consumer.position(tp) < end && System.nanoTime() < deadline) {
-                for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
-                    out.add(r.value());
-                }
-            }
-        }
+        RecordReadBack.Counts read = RecordReadBack.readToEnd(cluster, topic, new StringDeserializer(),
+            new StringDeserializer(), Duration.ofSeconds(60), r -> out.add(r.value()));
+        assertEquals(1, read.perPartition().length, topic + ": partitions");
         if (expected >= 0) {
             assertEquals(expected, out.size(), topic + ": records stored");
         }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.kpipe.it.RecordReadBack;
 import dev.kpipe.it.harness.Cluster;
 import dev.kpipe.it.harness.KafkaCluster;
 import dev.kpipe.it.harness.KafkaNode;
@@ -29,13 +30,10 @@ import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.Node;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -260,7 +258,6 @@ class FailoverIT {
    */
   private static Verification readBack(Cluster cluster, List<Writer> writers) throws Exception {
     Map<String, Object> props = new HashMap<>(cluster.clientConfig());
-    props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
     props.put(ConsumerConfig.CLIENT_ID_CONFIG, "failover-verifier");
     int[][] lastSeq = new int[PRODUCERS][PARTITIONS];
     BitSet[][] seen = new BitSet[PRODUCERS][PARTITIONS];
@@ -270,22 +267,8 @@ class FailoverIT {
         seen[i][p] = new BitSet();
       }
     }
-    long read = 0;
-    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(),
-        new ByteArrayDeserializer())) {
-      List<TopicPartition> tps = new ArrayList<>();
-      for (int p = 0; p < PARTITIONS; p++) {
-        tps.add(new TopicPartition(TOPIC, p));
-      }
-      consumer.assign(tps);
-      consumer.seekToBeginning(tps);
-      Map<TopicPartition, Long> end = consumer.endOffsets(tps, Duration.ofSeconds(30));
-      long deadline = System.nanoTime() + AWAIT.toNanos();
-      while (tps.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
-        if (System.nanoTime() > deadline) {
-          fail("read-back did not reach the end offsets " + end + " within " + AWAIT.toSeconds() + " s");
-        }
-        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
+    long read = RecordReadBack.readToEnd(props, TOPIC, new ByteArrayDeserializer(), new ByteArrayDeserializer(), AWAIT,
+        r -> {
           ByteBuffer b = ByteBuffer.wrap(r.value());
           int producer = b.getInt(0);
           int partition = b.getInt(4);
@@ -298,10 +281,7 @@ class FailoverIT {
           assertTrue(seq < writers.get(producer).sent[partition], "seq " + seq + " was never sent");
           lastSeq[producer][partition] = seq;
           seen[producer][partition].set(seq);
-          read++;
-        }
-      }
-    }
+        }).total();
     long unackedPresent = 0;
     for (Writer w : writers) {
       for (int p = 0; p < PARTITIONS; p++) {

@@ -3,6 +3,7 @@ package dev.kpipe.it.reliability;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kpipe.it.RecordReadBack;
 import dev.kpipe.it.faults.FaultyStoragePressure;
 import dev.kpipe.it.harness.Cluster;
 import dev.kpipe.it.harness.ClusterSpec;
@@ -28,13 +29,9 @@ import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import java.util.stream.Stream;
 import javax.management.ObjectName;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.LongDeserializer;
 import org.apache.kafka.common.serialization.LongSerializer;
 import org.junit.jupiter.api.AfterAll;
@@ -154,32 +151,12 @@ class PluginFaultIT {
     }
 
     private void verifyStoredOnceInOrder() {
-        Map<String, Object> c = new HashMap<>(cluster.clientConfig());
-        c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         List<List<Long>> stored = new ArrayList<>();
         for (int i = 0; i < PARTITIONS; i++) {
             stored.add(new ArrayList<>());
         }
-        try (KafkaConsumer<Long, Long> consumer = new KafkaConsumer<>(c, new LongDeserializer(), new LongDeserializer())) {
-            List<TopicPartition> tps = new ArrayList<>();
-            for (int i = 0; i < PARTITIONS; i++) {
-                tps.add(new TopicPartition(TOPIC, i));
-            }
-            consumer.assign(tps);
-            consumer.seekToBeginning(tps);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            long n = 0;
-            while (n < RECORDS && System.nanoTime() < deadline) {
-                for (ConsumerRecord<Long, Long> r : consumer.poll(Duration.ofMillis(200))) {
-                    stored.get(r.partition()).add(r.value());
-                    n++;
-                }
-            }
-            for (ConsumerRecord<Long, Long> r : consumer.poll(Duration.ofMillis(300))) {
-                stored.get(r.partition()).add(r.value());
-            }
-        }
+        RecordReadBack.readToEnd(cluster, TOPIC, new LongDeserializer(), new LongDeserializer(), Duration.ofSeconds(60),
+            r -> stored.get(r.partition()).add(r.value()));
         for (int part = 0; part < PARTITIONS; part++) {
             List<Long> want = new ArrayList<>();
             for (long seq = part; seq < RECORDS; seq += PARTITIONS) {

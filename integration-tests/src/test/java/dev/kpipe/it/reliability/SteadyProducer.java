@@ -3,6 +3,7 @@ package dev.kpipe.it.reliability;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kpipe.it.RecordReadBack;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -11,13 +12,9 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.LongDeserializer;
 import org.apache.kafka.common.serialization.LongSerializer;
 
@@ -102,24 +99,9 @@ final class SteadyProducer implements AutoCloseable {
         assertEquals(List.of(), List.copyOf(errors), name + ": steady producer errors");
         assertEquals(sent, acked.get(), name + ": every record acknowledged");
         assertTrue(sent > 0, name + ": the steady producer sent records");
-        Map<String, Object> c = new HashMap<>(clientConfig);
-        c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         List<Long> seen = new ArrayList<>();
-        try (KafkaConsumer<Long, Long> consumer = new KafkaConsumer<>(c, new LongDeserializer(), new LongDeserializer())) {
-            TopicPartition tp = new TopicPartition(topic, 0);
-            consumer.assign(List.of(tp));
-            consumer.seekToBeginning(List.of(tp));
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (seen.size() < sent && System.nanoTime() < deadline) {
-                for (ConsumerRecord<Long, Long> r : consumer.poll(Duration.ofMillis(200))) {
-                    seen.add(r.value());
-                }
-            }
-            for (ConsumerRecord<Long, Long> r : consumer.poll(Duration.ofMillis(300))) {
-                seen.add(r.value());
-            }
-        }
+        RecordReadBack.readToEnd(clientConfig, topic, new LongDeserializer(), new LongDeserializer(),
+            Duration.ofSeconds(60), r -> seen.add(r.value()));
         for (int i = 0; i < seen.size(); i++) {
             if (seen.get(i) != i) {
                 throw new AssertionError(name + ": offset " + i + " holds record " + seen.get(i) + " (expected " + i
