@@ -61,7 +61,8 @@ public final class KpipeMetrics implements AutoCloseable {
         gauge("drain-time-ms-total", "Total time of the drains, in ms.",
             s -> s.drainTimeNanos() / 1e6, stats);
         gauge("reauthentication-drain-total", "SASL re-authentications (KIP-368) that arrived on a pipelined connection"
-            + " with responses outstanding and were deferred until those were written (also counted in drain-total).", s -> s.reauthenticationDrains(), stats);
+            + " with responses outstanding, or one written less than 100 ms before, and were deferred until those were"
+            + " written and 100 ms had passed (also counted in drain-total).", s -> s.reauthenticationDrains(), stats);
         gauge("pipelined-request-total", "Requests admitted on pipelined connections.", s -> s.pipelinedRequests(), stats);
         gauge("throttle-window-total", "Client quota throttle windows on pipelined connections.",
             s -> s.throttleWindows(), stats);

@@ -108,8 +108,9 @@ public final class KpipePlugin implements MetricsReporter {
      * to itself), and returns the {@link Instrumentation} the JVM passes to {@link KpipeAgent#agentmain}. Attaching the
      * jar that is already in the broker's {@code libs/} writes no file: {@link ByteBuddyAgent#install()} would write
      * a temporary agent jar into {@code java.io.tmpdir}, which a broker killed with SIGKILL leaves behind. Falls back
-     * to {@link ByteBuddyAgent#install()} where kpipe's classes do not come from its jar (unit tests) or were loaded by
-     * another class loader than the system one (the agent's {@code agentmain} then reaches another copy).
+     * to {@link ByteBuddyAgent#install()} where kpipe's classes do not come from its jar (unit tests), were loaded by
+     * another class loader than the system one (the JVM would run {@code agentmain} on a second copy of kpipe), the
+     * jar's path cannot be passed to the JVM as an agent (it contains {@code =}), or attaching the jar fails.
      *
      * <p>Thread: the installing thread.
      *
@@ -117,12 +118,16 @@ public final class KpipePlugin implements MetricsReporter {
      * @throws IllegalStateException if the JVM cannot be attached to
      */
     private static Instrumentation selfAttach() {
-        File jar = ownJar();
+        File jar = KpipeAgent.class.getClassLoader() == ClassLoader.getSystemClassLoader() ? ownJar() : null;
         if (jar != null) {
-            ByteBuddyAgent.attach(jar, String.valueOf(ProcessHandle.current().pid()));
-            Instrumentation inst = KpipeAgent.instrumentation();
-            if (inst != null) {
-                return inst;
+            try {
+                ByteBuddyAgent.attach(jar, String.valueOf(ProcessHandle.current().pid()));
+                Instrumentation inst = KpipeAgent.instrumentation();
+                if (inst != null) {
+                    return inst;
+                }
+            } catch (RuntimeException e) {
+                LOG.debug("kpipe: attaching {} failed; attaching Byte Buddy's agent instead", jar, e);
             }
         }
         return ByteBuddyAgent.install();
@@ -136,7 +141,8 @@ public final class KpipePlugin implements MetricsReporter {
                 return null;
             }
             File file = new File(source.getLocation().toURI());
-            if (!file.isFile()) {
+            // the JVM reads "<jar>=<options>": a path with '=' cannot name an agent jar
+            if (!file.isFile() || file.getPath().indexOf('=') >= 0) {
                 return null;
             }
             try (JarFile jar = new JarFile(file)) {

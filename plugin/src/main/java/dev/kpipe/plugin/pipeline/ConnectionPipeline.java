@@ -50,11 +50,10 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
      * {@link #held} is set.
      */
     Object heldReauthentication;
-    /**
-     * While {@link #heldReauthentication} is set: when the connection last finished writing a response ({@link
-     * System#nanoTime}), or when the re-authentication was held.
-     */
+    /** When the connection last finished writing a response ({@link System#nanoTime}), or 0. */
     long lastWrittenNanos;
+    /** A wake-up is scheduled for the end of the quiet period of {@link #heldReauthentication}. */
+    boolean quietWakeupScheduled;
     long drainStartNanos;
     /** What kpipe last made of the selector's mute state: reading a request mutes. */
     boolean muted = true;

@@ -15,8 +15,11 @@ import dev.kpipe.spi.ResponseKind;
 import dev.kpipe.spi.StoragePressure;
 import dev.kpipe.spi.TopicNames;
 import java.util.ArrayList;
-import java.util.function.Function;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.RequestContext;
 import org.slf4j.Logger;
@@ -89,17 +92,51 @@ public final class PipelineCoordinator implements NetworkEventListener {
     /** {@link #IDLE_RESERVATION_NANOS}; tests that cannot wait set 0. Network threads read it. */
     volatile long idleReservationNanos = IDLE_RESERVATION_NANOS;
     /**
-     * How long a drained connection must have written nothing before its held SASL re-authentication begins: 100 ms.
-     * The Java client (kafka-clients {@code Selector}) reads one message per poll while it re-authenticates, and over
-     * TLS, once the socket is empty, it does not poll again at once for messages left decrypted in its buffers: if the
-     * handshake response arrives in one read together with earlier responses, the client stalls until its poll times
-     * out (up to {@code request.timeout.ms} on an idle producer, which then drops the connection). Written apart from
-     * the earlier responses, the handshake response arrives in a read of its own and wakes the client. Once per
-     * session ({@code connections.max.reauth.ms}), so the wait costs nothing measurable.
+     * How long a connection must have written nothing before a SASL re-authentication kpipe holds begins: 100 ms. The
+     * Java client (kafka-clients {@code Selector}) reads one message per poll while it re-authenticates, and over TLS,
+     * once its socket is empty, it does not poll again at once for messages left decrypted in its buffers
+     * ({@code madeReadProgressLastPoll} is set only by {@code attemptRead}): if the handshake response arrives in one
+     * read together with an earlier response, the client stalls until its poll times out (measured: about 200 ms
+     * under load; up to {@code request.timeout.ms} on an idle producer, which then drops the connection). Written
+     * apart from the earlier responses, the handshake response arrives in a read of its own and wakes the client. A
+     * heuristic: a client paused for longer (GC) can still read both at once, as it can with stock Kafka, which writes
+     * the handshake response right after the last earlier response. Costs the client up to this long once per session
+     * ({@code connections.max.reauth.ms}); the processor is woken when it ends.
      */
     static final long REAUTHENTICATION_QUIET_NANOS = 100_000_000L;
     /** {@link #REAUTHENTICATION_QUIET_NANOS}; the deterministic fake broker sets 0. Network threads read it. */
     volatile long reauthenticationQuietNanos = REAUTHENTICATION_QUIET_NANOS;
+
+    /** Wakes a processor after a delay, so that it runs a round then. */
+    interface WakeupTimer {
+        /**
+         * @param processor the processor to wake ({@link NetworkProcessor#wakeup()}, any thread)
+         * @param delayNanos how long from now, in ns
+         */
+        void wakeup(NetworkProcessor processor, long delayNanos);
+    }
+
+    /** The timer of quiet periods; the fake broker, whose rounds a test drives, replaces it. */
+    volatile WakeupTimer wakeupTimer = DaemonTimer::wakeup;
+
+    /** One daemon thread, {@code kpipe-timer}, started the first time a quiet period needs a wake-up. */
+    private static final class DaemonTimer {
+        private static final ScheduledExecutorService EXECUTOR = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "kpipe-timer");
+            t.setDaemon(true);
+            return t;
+        });
+
+        static void wakeup(NetworkProcessor processor, long delayNanos) {
+            EXECUTOR.schedule(() -> {
+                try {
+                    processor.wakeup();
+                } catch (Throwable e) {
+                    LOG.debug("kpipe: cannot wake processor {}", processor.id(), e);
+                }
+            }, delayNanos, TimeUnit.NANOSECONDS);
+        }
+    }
     /** The broker-wide in-flight byte budget, or {@code null} for none. */
     private final ByteBudget budget;
     private volatile StoragePressure pressure = StoragePressure.NONE;
@@ -373,8 +410,10 @@ public final class PipelineCoordinator implements NetworkEventListener {
                 return true;
             }
             if (conn.mode == ConnectionPipeline.Mode.PIPELINED && conn.slots.isEmpty() && conn.awaitingDispatch == null
-                && !conn.throttle.throttled()) {
-                // Nothing outstanding: Kafka takes the connection back and re-authenticates it now.
+                && !conn.throttle.throttled()
+                && System.nanoTime() - conn.lastWrittenNanos >= reauthenticationQuietNanos) {
+                // Nothing outstanding, nothing written lately: Kafka takes the connection back and re-authenticates
+                // it now.
                 release(conn);
                 stats.downgrades.increment();
                 return false;
@@ -385,7 +424,6 @@ public final class PipelineCoordinator implements NetworkEventListener {
                 stats.drains.increment();
             } // else draining with nothing held (kpipe was disabled): the re-authentication waits for that drain
             conn.heldReauthentication = reauthentication;
-            conn.lastWrittenNanos = System.nanoTime();
             stats.heldRequests.incrementAndGet();
             stats.reauthenticationDrains.increment();
             releaseReservation(conn);
@@ -512,7 +550,9 @@ public final class PipelineCoordinator implements NetworkEventListener {
             ConnectionPipeline c = holders.get(i);
             if (c.closed || connections.get(c.id) != c) {
                 // Cannot happen: closing or handing back a connection releases its reservation. Never mute a
-                // connection kpipe does not own.
+                // connection kpipe does not own; give its reservation back.
+                budget.release(c.reserved);
+                c.reserved = 0;
                 p.removeHolder(c);
                 stats.pluginFaults.increment();
                 continue;
@@ -603,9 +643,14 @@ public final class PipelineCoordinator implements NetworkEventListener {
         }
         if (conn.mode == ConnectionPipeline.Mode.DRAINING) {
             if (conn.slots.isEmpty() && !conn.throttle.throttled() && conn.awaitingDispatch == null) {
-                if (conn.heldReauthentication != null
-                    && System.nanoTime() - conn.lastWrittenNanos < reauthenticationQuietNanos) {
-                    conn.processor.awaitingQuiet.add(conn); // see REAUTHENTICATION_QUIET_NANOS
+                long quietFor = System.nanoTime() - conn.lastWrittenNanos;
+                if (conn.heldReauthentication != null && quietFor < reauthenticationQuietNanos) {
+                    // see REAUTHENTICATION_QUIET_NANOS: evaluated again at the round after the wake-up
+                    conn.processor.awaitingQuiet.add(conn);
+                    if (!conn.quietWakeupScheduled) {
+                        conn.quietWakeupScheduled = true;
+                        wakeupTimer.wakeup(processor, reauthenticationQuietNanos - quietFor);
+                    }
                     return;
                 }
                 handBack(conn, processor);
@@ -805,9 +850,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
             budget.release(head.bytes);
         }
         conn.sendOutstanding = false;
-        if (conn.heldReauthentication != null) {
-            conn.lastWrittenNanos = System.nanoTime();
-        }
+        conn.lastWrittenNanos = System.nanoTime();
         stats.inflightRequests.decrementAndGet();
         Slot next = conn.slots.peekFirst();
         if (next != null && next.response != null) {
@@ -854,12 +897,6 @@ public final class PipelineCoordinator implements NetworkEventListener {
         return true;
     }
 
-    /**
-     * A request kpipe read ahead on a pipelined connection was refused by the broker (it does not parse, its API or
-     * version is not supported). Stock Kafka would have met it only after answering every earlier request, then closed
-     * the connection; so does kpipe: the connection stays muted, its earlier responses are written in order, then it
-     * is closed ({@link #evaluate}). A connection with nothing in flight is closed by the broker at once.
-     */
     /** Mutes the connection and closes it once every earlier response is written ({@link #evaluate}). */
     private void closeAfterDrain(ConnectionPipeline conn, NetworkProcessor processor) {
         if (!conn.closed) {
@@ -872,6 +909,12 @@ public final class PipelineCoordinator implements NetworkEventListener {
         }
     }
 
+    /**
+     * A request kpipe read ahead on a pipelined connection was refused by the broker (it does not parse, its API or
+     * version is not supported). Stock Kafka would have met it only after answering every earlier request, then closed
+     * the connection; so does kpipe: the connection stays muted, its earlier responses are written in order, then it
+     * is closed ({@link #evaluate}). A connection with nothing in flight is closed by the broker at once.
+     */
     @Override
     public boolean onRequestRejected(NetworkProcessor processor, String connectionId) {
         ConnectionPipeline conn = connections.get(connectionId);

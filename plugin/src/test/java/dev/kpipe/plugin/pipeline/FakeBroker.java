@@ -560,7 +560,8 @@ final class FakeBroker {
         // Revoking idle reservations depends on the wall clock (20 ms): steps must replay identically (the explorer
         // replays paths), so the fake never revokes; tests of revocation set 0 (always revoke) explicitly.
         coordinator.idleReservationNanos = Long.MAX_VALUE;
-        coordinator.reauthenticationQuietNanos = 0; // deterministic: no wall-clock wait (one test sets it)
+        coordinator.reauthenticationQuietNanos = 0; // deterministic: no wall-clock wait (tests of it set it)
+        coordinator.wakeupTimer = (processor, delayNanos) -> { }; // tests drive rounds with TIMEOUT steps
         Scenario.Faults faults = scenario.faults;
         coordinator.onTopicNames(id -> {
             if (faults.topicNamesEvery() > 0 && ++topicNamesCalls % faults.topicNamesEvery() == 0) {
@@ -1261,8 +1262,11 @@ final class FakeBroker {
      * KafkaChannel.maybeBeginServerReauthentication} (its advice asks kpipe first); no mute, no queueing.
      */
     private void receiveReauthentication(Proc p, Conn c, ConnectionPipeline cp, Request r) {
+        boolean recentlyWritten = cp != null
+            && System.nanoTime() - cp.lastWrittenNanos < coordinator.reauthenticationQuietNanos;
         boolean deferred = listen("onReauthentication", () -> coordinator.onReauthentication(p, c.id, r));
-        boolean outstanding = cp != null && (!cp.slots.isEmpty() || cp.awaitingDispatch != null || cp.throttle.throttled());
+        boolean outstanding = cp != null && (!cp.slots.isEmpty() || cp.awaitingDispatch != null || cp.throttle.throttled()
+            || recentlyWritten);
         if (deferred != outstanding) {
             fail("re-authentication of " + r + (deferred ? " deferred" : " not deferred") + " with "
                 + (cp == null ? "a classic connection" : cp.toString()));

@@ -144,32 +144,74 @@ class PipelineReauthenticationTest {
      */
     @Test
     void theReauthenticationBeginsOnlyAfterTheConnectionWroteNothingForItsQuietPeriod() {
-        long quiet = 200_000_000L;
+        long quiet = 1_000_000_000L;
         Run run = new Run(one(pAll(), Req.of(PRODUCE_ACKS_1), Req.of(SASL_REAUTH)));
-        run.broker.coordinator.reauthenticationQuietNanos = quiet;
+        List<Long> wakeups = quietPeriod(run, quiet);
         run.except(COMPLETE);
         FakeBroker.Request handshake = run.request(0, 2);
         ConnectionPipeline cp = run.kpipe(0);
         assertTrue(handshake.reauthDeferred);
         run.step(COMPLETE, 0).except(REAUTH_DONE, TIMEOUT);
         assertEquals(2, run.received(0).size(), "both produce responses are written");
-        assertTrue(System.nanoTime() - cp.lastWrittenNanos < quiet / 2, "the steps ran faster than the quiet period");
+        assertWaitsForTheQuietPeriod(run, handshake, cp, quiet, wakeups);
+        run.settle();
+        run.assertReceivedInOrder(0);
+        run.finish();
+    }
+
+    /**
+     * With nothing outstanding, a handshake that follows a response written less than the quiet period ago is held
+     * too (stock Kafka would answer it at once, and the client may read both responses at once).
+     */
+    @Test
+    void aHandshakeRightAfterAWrittenResponseWaitsForTheQuietPeriodToo() {
+        long quiet = 1_000_000_000L;
+        Run run = new Run(one(Req.of(PRODUCE_ACKS_1), Req.of(SASL_REAUTH), pAll()));
+        List<Long> wakeups = quietPeriod(run, quiet);
+        run.step(WRITE, 0).except(WRITE, TIMEOUT);
+        ConnectionPipeline cp = run.kpipe(0);
+        assertTrue(cp != null && cp.slots.isEmpty() && !cp.muted, "pipelined, idle, readable");
+        run.step(WRITE, 0).except(REAUTH_DONE, WRITE, TIMEOUT);
+        FakeBroker.Request handshake = run.request(0, 1);
+        assertTrue(handshake.reauthDeferred, "held although nothing is outstanding");
+        assertEquals(1, run.stats().reauthenticationDrains());
+        assertWaitsForTheQuietPeriod(run, handshake, cp, quiet, wakeups);
+        run.settle();
+        run.assertReceivedInOrder(0);
+        assertEquals(2, run.stats().upgrades());
+        run.finish();
+    }
+
+    /** Sets the quiet period and records the wake-ups kpipe asks for (ns from then). */
+    private static List<Long> quietPeriod(Run run, long quietNanos) {
+        List<Long> wakeups = new java.util.ArrayList<>();
+        run.broker.coordinator.reauthenticationQuietNanos = quietNanos;
+        run.broker.coordinator.wakeupTimer = (processor, delayNanos) -> wakeups.add(delayNanos);
+        return wakeups;
+    }
+
+    /**
+     * The handshake stays held while rounds run within the first half of the quiet period, kpipe asked for one wake-up
+     * at its end, and the re-authentication begins at the first round after it.
+     */
+    private static void assertWaitsForTheQuietPeriod(Run run, FakeBroker.Request handshake, ConnectionPipeline cp,
+                                                     long quiet, List<Long> wakeups) {
         assertFalse(handshake.reauthBegun, "not yet: the connection wrote a response less than the quiet period ago");
+        assertEquals(1, wakeups.size(), "one wake-up asked for");
+        assertTrue(wakeups.get(0) > 0 && wakeups.get(0) <= quiet, "at the end of the quiet period: " + wakeups);
         int rounds = 0;
         while (System.nanoTime() - cp.lastWrittenNanos < quiet / 2) {
             run.step(TIMEOUT, 0).only(NET); // the processor's poll times out and it runs a round
             rounds++;
             assertFalse(handshake.reauthBegun, "round " + rounds + " keeps it waiting");
         }
+        assertEquals(1, wakeups.size(), "no further wake-up asked for");
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (!handshake.reauthBegun && System.nanoTime() < deadline) {
             run.step(TIMEOUT, 0).only(NET);
         }
         assertTrue(handshake.reauthBegun, "it began once the quiet period passed");
         assertTrue(System.nanoTime() - cp.lastWrittenNanos >= quiet);
-        run.settle();
-        run.assertReceivedInOrder(0);
-        run.finish();
     }
 
     /**
