@@ -137,9 +137,10 @@ class ReauthenticationIT {
             KpipeJmx.kpipe(leader, "pipelined-request-total") - pipelinedBefore,
             socketServer(leader, listener, "expired-connections-killed-count") - expiredBefore);
         for (Load l : loads) {
-            System.out.printf("  producer %d: sent %d, acknowledged %d, re-authentications %.0f, retries %.0f, "
-                    + "connections created/closed in the last %d s: %.0f/%.0f, failure %s%n", l.index, l.sent,
-                l.acknowledged, l.metric("successful-reauthentication-total"), l.metric("record-retry-total"),
+            System.out.printf("  producer %d: sent %d, acknowledged %d, re-authentications %.0f (client latency max"
+                    + " %.0f ms), retries %.0f, connections created/closed in the last %d s: %.0f/%.0f, failure %s%n",
+                l.index, l.sent, l.acknowledged, l.metric("successful-reauthentication-total"),
+                l.metric("reauthentication-latency-max"), l.metric("record-retry-total"),
                 RUN.minus(WARM_UP).toSeconds(), l.metric("connection-creation-total") - l.createdAfterWarmUp,
                 l.metric("connection-close-total") - l.closedAfterWarmUp, l.failure.get());
         }
