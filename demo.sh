@@ -7,7 +7,13 @@
 # Ctrl-C stops the brokers. Results: integration-tests/target/bench/*.json
 set -euo pipefail
 cd "$(dirname "$0")"
-[ "${SKIP_BUILD:-0}" = 1 ] || mvn -B -q install -DskipTests
+# --help needs no build once there is one
+help=false
+for a in "$@"; do case "$a" in --help|-h) help=true ;; esac; done
+if [ "${SKIP_BUILD:-0}" != 1 ] \
+    && ! { $help && ls integration-tests/target/kpipe-integration-tests-*[0-9T].jar >/dev/null 2>&1; }; then
+  mvn -B -q -Dstyle.color=never install -DskipTests
+fi
 [ $# -gt 0 ] || set -- demo
 # Run from private copies of the bench jar and the kpipe jar, so that a rebuild of the tree during the run cannot pull
 # classes from under the bench JVM or hand a half-written kpipe jar to a broker.

@@ -120,6 +120,22 @@ public final class KpipeConfig extends AbstractConfig {
         super(CONFIG_DEF, originals, false);
     }
 
+    /**
+     * Settings that start with {@code kpipe.} but are not kpipe's (a misspelled key, e.g. {@code kpipe.enabled}): the
+     * broker ignores them, as Kafka ignores unknown broker settings, so kpipe names them at start-up. Thread: any.
+     *
+     * @return the unknown {@code kpipe.*} keys of the broker configuration, sorted; empty if none
+     */
+    public java.util.SortedSet<String> unknownKeys() {
+        java.util.SortedSet<String> unknown = new java.util.TreeSet<>();
+        for (String key : originals().keySet()) {
+            if (key.startsWith("kpipe.") && !CONFIG_DEF.names().contains(key)) {
+                unknown.add(key);
+            }
+        }
+        return unknown;
+    }
+
     /** @return {@value #ENABLE} */
     public boolean enabled() {
         return getBoolean(ENABLE);

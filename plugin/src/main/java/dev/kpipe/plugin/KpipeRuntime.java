@@ -101,6 +101,10 @@ final class KpipeRuntime {
         if (started) {
             return;
         }
+        if (!config.unknownKeys().isEmpty()) {
+            LOG.warn("kpipe: unknown setting(s) {} ignored; kpipe's settings are {}", config.unknownKeys(),
+                new java.util.TreeSet<>(KpipeConfig.CONFIG_DEF.names()));
+        }
         if (!config.enabled()) {
             started = true;
             settings = config;

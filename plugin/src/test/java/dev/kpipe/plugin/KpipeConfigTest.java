@@ -32,6 +32,14 @@ class KpipeConfigTest {
     }
 
     @Test
+    void misspelledKpipeKeysAreNamedAndOtherKeysAreNot() {
+        KpipeConfig c = config("kpipe.enabled", "true", "kpipe.max.inflight.byte", "1", "kpipe.enable", "true",
+            "num.io.threads", "8", "kpipeline.x", "1");
+        assertEquals(new java.util.TreeSet<>(Set.of("kpipe.enabled", "kpipe.max.inflight.byte")), c.unknownKeys());
+        assertTrue(config("kpipe.enable", "true", "kpipe.max.inflight.bytes", "1048576").unknownKeys().isEmpty());
+    }
+
+    @Test
     void defaults() {
         KpipeConfig c = config();
         assertFalse(c.enabled());
