@@ -166,6 +166,15 @@ class PipelineExhaustiveTest {
         return list.stream();
     }
 
+    /** The explorer reaches a client closing while its re-authentication is held (the random properties rarely do). */
+    @Test
+    void aCloseWhileTheReauthenticationIsHeldIsExplored() {
+        Explorer.Result result = Explorer.explore(
+            coarse(16, disconnecting(pAll(), Req.of(PRODUCE_ACKS_1), Req.of(SASL_REAUTH), Req.of(PRODUCE_ACKS_1))),
+            MAX_STATES);
+        assertTrue(result.covered().contains("close with a held re-authentication"), () -> "covered: " + result.covered());
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("budgetScenarios")
     void everyInterleavingWithABudgetAndStoragePressure(String name, Scenario scenario, TestReporter reporter) {

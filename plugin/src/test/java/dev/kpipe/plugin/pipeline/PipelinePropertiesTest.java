@@ -53,7 +53,10 @@ class PipelinePropertiesTest {
         cover(broker, "throttle starts while draining", 1);
         cover(broker, "drained but throttled", 1);
         cover(broker, "close with a held request", 1);
-        cover(broker, "close with a held re-authentication", 0.2);
+        // rare here (about 3 in 1,500 tries, so a coverage bound would fail on some seeds); every interleaving of it
+        // is explored in PipelineExhaustiveTest (a disconnecting client with a held re-authentication)
+        Statistics.label("close with a held re-authentication")
+            .collect(broker.coverage.containsKey("close with a held re-authentication"));
         cover(broker, "close with parked responses", 1);
         cover(broker, "close while throttled", 1);
         cover(broker, "close-connection response", 1);
