@@ -88,7 +88,7 @@ class PipelinePropertiesTest {
         cover(broker, "close while granted, grant not consumed", 8);
         cover(broker, "close before the admitted() callback ran", 3);
         cover(broker, "close with a reservation", 30);
-        cover(broker, "drain", 4);
+        cover(broker, "drain", 2); // about 6 % (42 of 700): 4 % sat 2 standard deviations below, failing 1 run in ~70
         Statistics.label("issue bound exceeded").collect(broker.coverage.containsKey("issue bound exceeded"));
         Statistics.label("idle-reservation starvation").collect(broker.coverage.containsKey("idle-reservation starvation"));
     }
