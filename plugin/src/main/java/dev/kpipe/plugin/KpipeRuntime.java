@@ -66,6 +66,8 @@ final class KpipeRuntime {
     private ByteBudget budget;
     private AtomicInteger maxDelayedProduce;
     private volatile KpipeMetrics metrics;
+    /** The connection dump's MBean, or {@code null} while the hooks are not installed. Guarded by this. */
+    private KpipeConnections connectionDump;
 
     /**
      * @param installer installs the hooks
@@ -224,6 +226,8 @@ final class KpipeRuntime {
         budget = installed.budget;
         maxDelayedProduce = installed.maxDelayedProduce;
         metrics = new KpipeMetrics(installed.stats, installed.budget);
+        connectionDump = new KpipeConnections(installed.coordinator, ConnectionDump.MAX_CONNECTIONS);
+        connectionDump.register();
         coordinator = installed.coordinator;
     }
 
@@ -301,10 +305,13 @@ final class KpipeRuntime {
         return settings;
     }
 
-    /** Unregisters the metrics (tests: a broker keeps them for the JVM's life). */
+    /** Unregisters the metrics and the connection dump (tests: a broker keeps them for the JVM's life). */
     synchronized void closeMetrics() {
         if (metrics != null) {
             metrics.close();
+        }
+        if (connectionDump != null) {
+            connectionDump.unregister();
         }
     }
 }

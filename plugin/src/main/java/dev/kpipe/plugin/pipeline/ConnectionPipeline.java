@@ -5,15 +5,21 @@ import dev.kpipe.backpressure.InflightLimits;
 import dev.kpipe.quotas.MuteReason;
 import dev.kpipe.quotas.MuteReasons;
 import dev.kpipe.quotas.ThrottleWindows;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.common.requests.RequestContext;
 
 /**
  * The state of one connection that kpipe owns (pipelined, or draining back to classic). A connection
  * Kafka owns (classic) has no such object.
  *
  * <p>Owned by the connection's network thread, except {@link #awaitingDispatch}, which a handler
- * thread clears.
+ * thread clears. The connection dump ({@link ConnectionSnapshot}, a JMX thread) reads {@link #mode}, {@link #context}
+ * and the {@code published*} fields, which are volatile or written with opaque stores (no fence, no allocation; see
+ * {@link #publish()}), and a few plain boolean, int and reference fields, which the JLS (17.7) makes atomic: a moment
+ * stale at worst, never torn.
  */
 final class ConnectionPipeline implements ByteBudget.Waiter {
 
@@ -31,7 +37,25 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
 
     final String id;
     final ProcessorPipelines processor;
-    Mode mode = Mode.PIPELINED;
+    /** Volatile for the connection dump; written on the network thread when a drain starts. */
+    volatile Mode mode = Mode.PIPELINED;
+    /**
+     * The context of the request that upgraded the connection (listener, principal, client id and software), or of the
+     * first request read after a deferred upgrade; {@code null} until then. Read by the connection dump only.
+     */
+    volatile RequestContext context;
+    /** When kpipe took the connection over ({@link System#nanoTime}). */
+    final long upgradedNanos = System.nanoTime();
+    /** Responses of this connection held for ordering now (its share of {@code held-responses}). */
+    int heldResponses;
+    /** {@link #slots}' size as of the last {@link #publish()}; opaque access. */
+    private int publishedInflight;
+    /** {@link #inflightBytes} as of the last {@link #publish()}; opaque access. */
+    private long publishedInflightBytes;
+    /** The oldest slot's {@link Slot#readNanos}, 0 for none, as of the last {@link #publish()}; opaque access. */
+    private long publishedOldestReadNanos;
+    /** {@link #heldResponses} as of the last {@link #publish()}; opaque access. */
+    private int publishedHeldResponses;
     /** Requests read and not yet answered, in arrival order. */
     final ArrayDeque<Slot> slots = new ArrayDeque<>();
     /** Sum of the slots' bytes. */
@@ -90,6 +114,56 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
     ConnectionPipeline(String id, ProcessorPipelines processor) {
         this.id = id;
         this.processor = processor;
+    }
+
+    private static final VarHandle INFLIGHT;
+    private static final VarHandle INFLIGHT_BYTES;
+    private static final VarHandle OLDEST_READ_NANOS;
+    private static final VarHandle HELD_RESPONSES;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            INFLIGHT = l.findVarHandle(ConnectionPipeline.class, "publishedInflight", int.class);
+            INFLIGHT_BYTES = l.findVarHandle(ConnectionPipeline.class, "publishedInflightBytes", long.class);
+            OLDEST_READ_NANOS = l.findVarHandle(ConnectionPipeline.class, "publishedOldestReadNanos", long.class);
+            HELD_RESPONSES = l.findVarHandle(ConnectionPipeline.class, "publishedHeldResponses", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /**
+     * Publishes the in-flight counts, the oldest request's read time and the held responses for the connection dump.
+     * Network thread, after each change of {@link #slots} or {@link #heldResponses}: four opaque stores (plain stores
+     * on x86 and ARM, atomic even for the longs), no fence, no allocation.
+     */
+    void publish() {
+        Slot head = slots.peekFirst();
+        INFLIGHT.setOpaque(this, slots.size());
+        INFLIGHT_BYTES.setOpaque(this, inflightBytes);
+        OLDEST_READ_NANOS.setOpaque(this, head == null ? 0L : head.readNanos);
+        HELD_RESPONSES.setOpaque(this, heldResponses);
+    }
+
+    /** @return requests in flight as last published; thread: any */
+    int publishedInflight() {
+        return (int) INFLIGHT.getOpaque(this);
+    }
+
+    /** @return bytes in flight as last published; thread: any */
+    long publishedInflightBytes() {
+        return (long) INFLIGHT_BYTES.getOpaque(this);
+    }
+
+    /** @return the oldest in-flight request's read time ({@link System#nanoTime}), 0 for none; thread: any */
+    long publishedOldestReadNanos() {
+        return (long) OLDEST_READ_NANOS.getOpaque(this);
+    }
+
+    /** @return responses held for ordering as last published; thread: any */
+    int publishedHeldResponses() {
+        return (int) HELD_RESPONSES.getOpaque(this);
     }
 
     /**

@@ -210,6 +210,24 @@ public final class PipelineCoordinator implements NetworkEventListener {
     }
 
     /**
+     * What the connection dump shows: a snapshot of every connection kpipe owns now, read racily from the state its
+     * network thread publishes (see {@link ConnectionSnapshot}). Computed only when called; allocates per connection
+     * then, nothing on the request path. Thread: any (a JMX thread); takes no lock.
+     *
+     * @return one snapshot per pipelined or draining connection, in no particular order
+     */
+    public java.util.List<ConnectionSnapshot> connectionSnapshots() {
+        long now = System.nanoTime();
+        InflightLimits l = limits;
+        boolean on = enabled;
+        java.util.List<ConnectionSnapshot> out = new ArrayList<>(connections.size());
+        for (ConnectionPipeline c : connections.values()) {
+            out.add(ConnectionSnapshot.of(c, l, on, now));
+        }
+        return out;
+    }
+
+    /**
      * Changes the per-connection limits; connections pick them up at their next evaluation.
      * Thread: any.
      *
@@ -318,6 +336,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
                     return Admission.CLASSIC;
                 }
                 conn = new ConnectionPipeline(id, pipelines(processor));
+                conn.context = context;
                 connections.put(id, conn);
                 stats.pipelinedConnections.incrementAndGet();
                 stats.upgrades.increment();
@@ -345,8 +364,12 @@ public final class PipelineCoordinator implements NetworkEventListener {
             if (sizeInBytes > conn.largestRequest) {
                 conn.largestRequest = sizeInBytes;
             }
-            conn.slots.addLast(new Slot(request, sizeInBytes));
+            if (conn.context == null) {
+                conn.context = context; // taken over after a deferred upgrade
+            }
+            conn.slots.addLast(new Slot(request, sizeInBytes, System.nanoTime()));
             conn.inflightBytes += sizeInBytes;
+            conn.publish();
             conn.awaitingDispatch = request;
             conn.muted = true;
             stats.inflightRequests.incrementAndGet();
@@ -830,6 +853,8 @@ public final class PipelineCoordinator implements NetworkEventListener {
             return true;
         }
         stats.heldResponses.incrementAndGet();
+        conn.heldResponses++;
+        conn.publish();
         return false;
     }
 
@@ -856,8 +881,10 @@ public final class PipelineCoordinator implements NetworkEventListener {
         if (next != null && next.response != null) {
             conn.sendOutstanding = true;
             stats.heldResponses.decrementAndGet();
+            conn.heldResponses--;
             conn.processor.ready.addLast(next.response);
         }
+        conn.publish();
         schedule(conn);
     }
 

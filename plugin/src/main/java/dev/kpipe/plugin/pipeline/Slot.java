@@ -4,11 +4,14 @@ package dev.kpipe.plugin.pipeline;
 final class Slot {
     final Object request;
     final int bytes;
+    /** When the request was read ({@link System#nanoTime}): the age the connection dump shows. */
+    final long readNanos;
     /** The response, once the processor dequeued it; {@code null} before. */
     Object response;
 
-    Slot(Object request, int bytes) {
+    Slot(Object request, int bytes, long readNanos) {
         this.request = request;
         this.bytes = bytes;
+        this.readNanos = readNanos;
     }
 }

@@ -1,0 +1,96 @@
+package dev.kpipe.plugin.pipeline;
+
+import dev.kpipe.backpressure.InflightLimits;
+import java.util.EnumSet;
+import java.util.Set;
+import org.apache.kafka.common.requests.RequestContext;
+
+/**
+ * One connection kpipe owns, as the connection dump shows it: who it is (from the context of the request that upgraded
+ * it), its state, what is in flight and why it is not reading.
+ *
+ * <p>{@link #of} is the one place that reads a {@link ConnectionPipeline} from another thread: its volatile fields,
+ * the values its network thread publishes with opaque stores ({@link ConnectionPipeline#publish()}), and plain boolean,
+ * int and reference fields that are atomic to read (JLS 17.7). The values are each current within a moment of the
+ * read, not one atomic picture of the connection: a reason can show beside a count from just before it changed.
+ *
+ * @param connectionId Kafka's connection id ({@code localAddr:port-remoteAddr:port-index})
+ * @param listener the listener name, or {@code null} if not known yet (taken over after a deferred upgrade and nothing
+ *     read since)
+ * @param principal the authenticated principal ({@code User:ANONYMOUS} on PLAINTEXT), or {@code null}
+ * @param clientId the client id, or {@code null}
+ * @param softwareName the client software name (KIP-511, {@code unknown} if the client sent none), or {@code null}
+ * @param softwareVersion the client software version, or {@code null}
+ * @param state {@code PIPELINED} or {@code DRAINING}
+ * @param inflightRequests requests read and not yet answered
+ * @param inflightBytes their size, bytes
+ * @param heldResponses responses ready but held behind an earlier one of this connection
+ * @param oldestInflightNanos age of the oldest request in flight, ns; -1 if none
+ * @param pipelinedNanos time since kpipe took the connection over, ns
+ * @param waitReasons why it is not reading now; empty if it is reading
+ */
+public record ConnectionSnapshot(String connectionId, String listener, String principal, String clientId,
+                                 String softwareName, String softwareVersion, String state, int inflightRequests,
+                                 long inflightBytes, int heldResponses, long oldestInflightNanos, long pipelinedNanos,
+                                 Set<WaitReason> waitReasons) {
+
+    /** Makes {@link #waitReasons} unmodifiable. */
+    public ConnectionSnapshot {
+        waitReasons = Set.copyOf(waitReasons);
+    }
+
+    /**
+     * Reads a connection racily (see the class comment). Thread: any; takes no lock; never throws for a connection
+     * whose fields change meanwhile.
+     *
+     * @param c the connection
+     * @param limits the per-connection limits in force
+     * @param enabled whether kpipe is enabled ({@code kpipe.enable})
+     * @param nowNanos {@link System#nanoTime} of the read
+     * @return the snapshot
+     */
+    static ConnectionSnapshot of(ConnectionPipeline c, InflightLimits limits, boolean enabled, long nowNanos) {
+        RequestContext ctx = c.context;
+        ConnectionPipeline.Mode mode = c.mode;
+        int inflight = c.publishedInflight();
+        long bytes = c.publishedInflightBytes();
+        long oldest = c.publishedOldestReadNanos();
+        EnumSet<WaitReason> reasons = EnumSet.noneOf(WaitReason.class);
+        if (c.awaitingDispatch != null) {
+            reasons.add(WaitReason.AWAITING_DISPATCH);
+        }
+        if (c.waitingForBudget) {
+            reasons.add(WaitReason.BUDGET);
+        }
+        if (mode == ConnectionPipeline.Mode.PIPELINED && !limits.admitsAnother(inflight, bytes)) {
+            reasons.add(WaitReason.INFLIGHT_LIMIT);
+        }
+        if (c.pressureBlocked) {
+            reasons.add(WaitReason.STORAGE_PRESSURE);
+        }
+        if (c.throttle.throttled()) {
+            reasons.add(WaitReason.THROTTLED);
+        }
+        if (mode == ConnectionPipeline.Mode.DRAINING) {
+            if (c.held != null) {
+                reasons.add(WaitReason.DRAIN_EXCLUSIVE);
+            } else if (c.heldReauthentication != null) {
+                reasons.add(WaitReason.DRAIN_REAUTHENTICATION);
+            } else if (!enabled) {
+                reasons.add(WaitReason.DRAIN_DISABLED);
+            }
+        }
+        if (c.closeAfterDrain) {
+            reasons.add(WaitReason.CLOSE_AFTER_DRAIN);
+        }
+        return new ConnectionSnapshot(c.id,
+            ctx == null || ctx.listenerName == null ? null : ctx.listenerName.value(),
+            ctx == null || ctx.principal == null ? null : ctx.principal.toString(),
+            ctx == null ? null : ctx.clientId(),
+            ctx == null || ctx.clientInformation == null ? null : ctx.clientInformation.softwareName(),
+            ctx == null || ctx.clientInformation == null ? null : ctx.clientInformation.softwareVersion(),
+            mode.name(), inflight, bytes, c.publishedHeldResponses(),
+            oldest == 0 || inflight == 0 ? -1 : Math.max(0, nowNanos - oldest),
+            Math.max(0, nowNanos - c.upgradedNanos), reasons);
+    }
+}

@@ -1,0 +1,40 @@
+package dev.kpipe.plugin.pipeline;
+
+/**
+ * Why a connection kpipe owns is not reading its next request, as the connection dump shows it ({@link #label()}).
+ * Derived from the connection's state ({@link ConnectionSnapshot}); several can hold at once.
+ */
+public enum WaitReason {
+    /** Its last request is in the dispatch phase: a request handler has not returned from {@code KafkaApis.handle}. */
+    AWAITING_DISPATCH("awaiting-dispatch"),
+    /** It waits in line for the broker-wide in-flight byte budget ({@code kpipe.max.inflight.bytes}). */
+    BUDGET("budget"),
+    /**
+     * It is at a per-connection limit ({@code kpipe.max.inflight.requests.per.connection} or
+     * {@code kpipe.max.inflight.bytes.per.connection}).
+     */
+    INFLIGHT_LIMIT("inflight-limit"),
+    /** The storage side is saturated (the produce purgatory or {@code kpipe.storage.pressure.class}). */
+    STORAGE_PRESSURE("storage-pressure"),
+    /** A client quota throttle window is open (KIP-219). */
+    THROTTLED("throttled"),
+    /** Draining: an exclusive request (a FETCH, an admin request, ...) is held until every earlier response is written. */
+    DRAIN_EXCLUSIVE("drain-exclusive"),
+    /** Draining: a SASL re-authentication (KIP-368) is held until every earlier response is written and 100 ms passed. */
+    DRAIN_REAUTHENTICATION("drain-reauthentication"),
+    /** Draining because {@code kpipe.enable} was set to false: handed back to classic once every response is written. */
+    DRAIN_DISABLED("drain-disabled"),
+    /** The broker refused a request kpipe read ahead; closed once every earlier response is written. */
+    CLOSE_AFTER_DRAIN("close-after-drain");
+
+    private final String label;
+
+    WaitReason(String label) {
+        this.label = label;
+    }
+
+    /** @return the name in the connection dump, e.g. {@code awaiting-dispatch} */
+    public String label() {
+        return label;
+    }
+}
