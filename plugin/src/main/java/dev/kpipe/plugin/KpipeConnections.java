@@ -82,7 +82,10 @@ final class KpipeConnections implements DynamicMBean {
         }
     }
 
-    /** Unregisters the MBean of that name (this one, unless a later runtime of this JVM replaced it); thread: the runtime's. */
+    /**
+     * Unregisters the MBean of that name (this one, unless a later runtime of this JVM replaced it). Thread: the
+     * runtime's.
+     */
     void unregister() {
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         try {
