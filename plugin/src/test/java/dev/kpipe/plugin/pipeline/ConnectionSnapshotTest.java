@@ -1,13 +1,19 @@
 package dev.kpipe.plugin.pipeline;
 
 import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.COMPLETE;
+import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.END_THROTTLE;
 import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.HANDLE;
+import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.NET;
+import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.PRESSURE;
+import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.RETURN;
+import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.TIMEOUT;
 import static dev.kpipe.plugin.pipeline.Scenario.Kind.FETCH;
 import static dev.kpipe.plugin.pipeline.Scenario.Kind.PRODUCE_ACKS_1;
 import static dev.kpipe.plugin.pipeline.Scenario.Kind.PRODUCE_ACKS_ALL;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kpipe.plugin.pipeline.Scenario.BackPressure;
 import dev.kpipe.plugin.pipeline.Scenario.Req;
 import java.util.List;
 import java.util.Set;
@@ -82,6 +88,56 @@ class ConnectionSnapshotTest {
         assertEquals(1, s.heldResponses(), "the acks=1 response waits for the acks=all one");
         assertEquals(Set.of(WaitReason.DRAIN_EXCLUSIVE), s.waitReasons());
         run.settle();
+        run.finish();
+    }
+
+    @Test
+    void aThrottleWindowDuringADrainIsBothReasons() {
+        Run run = new Run(Scenario.single(Scenario.client(pAll().throttle(), Req.of(FETCH))));
+        run.except(COMPLETE, END_THROTTLE);
+        run.step(COMPLETE, 0).except(END_THROTTLE);
+        ConnectionSnapshot s = only(run);
+        assertEquals("DRAINING", s.state());
+        assertEquals(0, s.inflightRequests(), "the produce response is written");
+        assertEquals(-1, s.oldestInflightNanos());
+        assertEquals(Set.of(WaitReason.THROTTLED, WaitReason.DRAIN_EXCLUSIVE), s.waitReasons());
+        run.step(END_THROTTLE, 0).settle();
+        run.finish();
+    }
+
+    @Test
+    void connectionsWaitingForTheByteBudget() {
+        Run run = new Run(new Scenario(1, 4, 16, Long.MAX_VALUE, false, List.of(
+            Scenario.client(Req.of(PRODUCE_ACKS_ALL).later().sized(30), Req.of(PRODUCE_ACKS_1).sized(30)),
+            Scenario.client(Req.of(PRODUCE_ACKS_ALL).later().sized(30), Req.of(PRODUCE_ACKS_1).sized(30)),
+            Scenario.client(Req.of(PRODUCE_ACKS_ALL).later().sized(30), Req.of(PRODUCE_ACKS_1).sized(30))), 11)
+            .with(BackPressure.budget(100)));
+        run.except(RETURN, COMPLETE);
+        // Each connection wants 30 more for its next request (90 + 30 > 100): once dispatched, each waits.
+        while (run.broker.enabled(false).stream().anyMatch(st -> st.type() == RETURN)) {
+            run.step(RETURN, run.broker.enabled(false).stream().filter(st -> st.type() == RETURN).findFirst()
+                .orElseThrow().arg()).only(NET);
+        }
+        List<ConnectionSnapshot> all = run.broker.coordinator.connectionSnapshots();
+        assertEquals(3, all.size());
+        for (ConnectionSnapshot s : all) {
+            assertEquals(Set.of(WaitReason.BUDGET), s.waitReasons(), s.toString());
+            assertEquals(1, s.inflightRequests());
+            assertEquals(30, s.inflightBytes(), "the acks=all request read: " + s);
+        }
+        run.settle();
+        run.finish();
+    }
+
+    @Test
+    void storagePressure() {
+        Run run = new Run(new Scenario(1, 4, 16, Long.MAX_VALUE, false, List.of(
+            Scenario.client(Req.of(PRODUCE_ACKS_1).sized(10), Req.of(PRODUCE_ACKS_1).sized(10))), 11)
+            .with(BackPressure.budget(100).pressure(1)));
+        run.step(PRESSURE, 1).except(PRESSURE, TIMEOUT);
+        assertEquals(Set.of(WaitReason.STORAGE_PRESSURE), only(run).waitReasons());
+        run.step(PRESSURE, 0).step(TIMEOUT, 0).settle();
+        assertEquals(Set.of(), only(run).waitReasons());
         run.finish();
     }
 }
