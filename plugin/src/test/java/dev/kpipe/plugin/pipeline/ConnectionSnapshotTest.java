@@ -1,15 +1,19 @@
 package dev.kpipe.plugin.pipeline;
 
 import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.COMPLETE;
+import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.CONFIG;
 import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.END_THROTTLE;
 import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.HANDLE;
 import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.NET;
 import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.PRESSURE;
 import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.RETURN;
 import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.TIMEOUT;
+import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.WRITE;
+import static dev.kpipe.plugin.pipeline.Scenario.Kind.BAD;
 import static dev.kpipe.plugin.pipeline.Scenario.Kind.FETCH;
 import static dev.kpipe.plugin.pipeline.Scenario.Kind.PRODUCE_ACKS_1;
 import static dev.kpipe.plugin.pipeline.Scenario.Kind.PRODUCE_ACKS_ALL;
+import static dev.kpipe.plugin.pipeline.Scenario.Kind.SASL_REAUTH;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -138,6 +142,46 @@ class ConnectionSnapshotTest {
         assertEquals(Set.of(WaitReason.STORAGE_PRESSURE), only(run).waitReasons());
         run.step(PRESSURE, 0).step(TIMEOUT, 0).settle();
         assertEquals(Set.of(), only(run).waitReasons());
+        run.finish();
+    }
+
+    @Test
+    void aHeldReauthenticationIsADrain() {
+        Run run = new Run(Scenario.single(Scenario.client(pAll(), pAll(), Req.of(SASL_REAUTH))));
+        run.except(COMPLETE);
+        ConnectionSnapshot s = only(run);
+        assertEquals("DRAINING", s.state());
+        assertEquals(2, s.inflightRequests());
+        assertEquals(Set.of(WaitReason.DRAIN_REAUTHENTICATION), s.waitReasons());
+        run.settle();
+        run.finish();
+    }
+
+    @Test
+    void disablingKpipeIsADrain() {
+        Run run = new Run(Scenario.single(Scenario.client(pAll(), pAll(), Req.of(PRODUCE_ACKS_1)))
+            .withEnableFlips(1));
+        run.step(WRITE, 0).step(WRITE, 0).except(WRITE, COMPLETE, CONFIG);
+        run.step(CONFIG, 0).except(WRITE, COMPLETE);
+        ConnectionSnapshot s = only(run);
+        assertEquals("DRAINING", s.state());
+        assertEquals(2, s.inflightRequests());
+        assertEquals(Set.of(WaitReason.DRAIN_DISABLED), s.waitReasons());
+        run.settle();
+        run.finish();
+    }
+
+    @Test
+    void aRefusedRequestReadAheadIsACloseAfterTheDrain() {
+        Run run = new Run(Scenario.single(Scenario.client(pAll(), Req.of(PRODUCE_ACKS_1), Req.of(BAD))));
+        run.except(COMPLETE);
+        ConnectionSnapshot s = only(run);
+        assertEquals("PIPELINED", s.state(), "no drain of kpipe's: it closes once the responses are written");
+        assertEquals(2, s.inflightRequests());
+        assertEquals(1, s.heldResponses());
+        assertEquals(Set.of(WaitReason.CLOSE_AFTER_DRAIN), s.waitReasons());
+        run.step(COMPLETE, 0).settle();
+        assertEquals(List.of(), run.broker.coordinator.connectionSnapshots(), "closed");
         run.finish();
     }
 }
