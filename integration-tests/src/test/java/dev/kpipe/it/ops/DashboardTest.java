@@ -28,7 +28,7 @@ class DashboardTest {
     void theDashboardIsImportable() {
         KpipeDashboard d = KpipeDashboard.load();
         Object schema = d.json.get("schemaVersion");
-        assertTrue(schema instanceof Double v && v >= 36, "schemaVersion " + schema);
+        assertTrue(schema instanceof Number v && v.intValue() >= 36, "schemaVersion " + schema);
         List<Object> inputs = (List<Object>) d.json.get("__inputs");
         assertEquals(1, inputs.size());
         Map<String, Object> input = (Map<String, Object>) inputs.get(0);

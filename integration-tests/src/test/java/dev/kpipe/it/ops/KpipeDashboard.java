@@ -1,8 +1,8 @@
 package dev.kpipe.it.ops;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,7 +46,7 @@ final class KpipeDashboard {
     @SuppressWarnings("unchecked")
     static KpipeDashboard load(Path file) {
         try {
-            return new KpipeDashboard((Map<String, Object>) MiniJson.parse(Files.readString(file)));
+            return new KpipeDashboard(new ObjectMapper().readValue(file.toFile(), Map.class));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
