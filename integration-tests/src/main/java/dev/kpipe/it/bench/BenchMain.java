@@ -132,14 +132,14 @@ public final class BenchMain {
    */
   private static void checkPluginJar(Path jar) throws IOException {
     if (!Files.isRegularFile(jar)) {
-      throw new IllegalStateException("kpipe jar missing at " + jar + ": run mvn -B -q install -DskipTests first");
+      throw new IllegalStateException("kpipe jar missing at " + jar + ": run mvn -B -q package -DskipTests first");
     }
     try (ZipFile z = new ZipFile(jar.toFile())) {
       for (String entry : List.of("dev/kpipe/plugin/KpipePlugin.class", "dev/kpipe/interceptor/Interceptor.class",
           "dev/kpipe/spi/NetworkProcessor.class")) {
         if (z.getEntry(entry) == null) {
           throw new IllegalStateException("kpipe jar " + jar + " lacks " + entry
-              + " (not the shaded jar, or being rebuilt); rebuild with mvn -B -q install -DskipTests");
+              + " (not the shaded jar, or being rebuilt); rebuild with mvn -B -q package -DskipTests");
         }
       }
     } catch (ZipException e) {
@@ -206,6 +206,7 @@ public final class BenchMain {
     for (Scenario s : scenarios) {
       reports.add(runScenario(s, scenarioMaps));
     }
+    Path chart = options.sweep() ? sweep() : null;
     run.put("finished", LocalDateTime.now().toString());
     run.put("elapsed_s", progress.elapsedSeconds());
     run.put("other_kafka_jvms_at_end", foreignBrokers());
@@ -221,8 +222,33 @@ public final class BenchMain {
     }
     out.println();
     out.println("results: " + jsonFile);
+    if (chart != null) {
+      out.println("chart:   " + chart);
+    }
     out.flush();
     return 0;
+  }
+
+  /**
+   * Sums up the S1 rounds as the sweep: the table, the JSON section {@code sweep} and the chart next to the JSON.
+   *
+   * @return the chart's path, or null if it could not be drawn (the reason goes to stderr; the results stand)
+   */
+  private Path sweep() {
+    Sweep sweep = Sweep.of(reports);
+    Path png = Sweep.chartPath(jsonFile);
+    try {
+      sweep.writeChart(png, settings.kafkaVersion(), options);
+    } catch (IOException | RuntimeException | LinkageError e) { // e.g. no font on a headless JVM: keep the numbers
+      System.err.println("bench: the sweep chart could not be drawn (on Debian: apt-get install fonts-dejavu-core): "
+          + e);
+      png = null;
+    }
+    run.put("sweep", sweep.toMap(png));
+    progress.clear();
+    out.println();
+    out.print(sweep.table());
+    return png;
   }
 
   /**
@@ -370,6 +396,7 @@ public final class BenchMain {
   private Map<String, Object> optionsMap() {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("scenarios", options.scenarios());
+    m.put("sweep", options.sweep());
     m.put("window_ms", options.windowsMs());
     m.put("rounds", options.rounds());
     m.put("duration_s", options.durationSeconds());
