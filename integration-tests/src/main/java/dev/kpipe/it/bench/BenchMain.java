@@ -5,7 +5,6 @@ import dev.kpipe.it.harness.HarnessSettings;
 import dev.kpipe.it.soak.SoakMain;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -36,6 +35,7 @@ import org.apache.kafka.common.TopicPartitionInfo;
  * <pre>
  * BenchMain demo                                  # S1, W = 100 ms, 3 rounds x 15 s per side: under 3 minutes
  * BenchMain --scenario all --window-ms 100,250 --rounds 5 --duration-s 30
+ * BenchMain --scenario sweep                    # S1 at W = 10..500 ms, a table and a PNG chart ({@link Sweep})
  * BenchMain --scenario soak --duration-s 1200    # the reliability soak instead ({@link SoakMain})
  * </pre>
  *
@@ -190,8 +190,8 @@ public final class BenchMain {
     run.put("kafka_home", settings.kafkaHome().toString());
     run.put("kpipe_version", settings.pluginVersion());
     run.put("options", optionsMap());
-    run.put("host", hostMap());
-    List<String> foreign = foreignBrokers();
+    run.put("host", HostInfo.hostMap());
+    List<String> foreign = HostInfo.foreignBrokers();
     run.put("other_kafka_jvms_at_start", foreign);
     if (!foreign.isEmpty()) {
       System.err.println("bench: WARNING: " + foreign.size() + " other Kafka JVM(s) running on this machine;"
@@ -209,7 +209,7 @@ public final class BenchMain {
     Path chart = options.sweep() ? sweep() : null;
     run.put("finished", LocalDateTime.now().toString());
     run.put("elapsed_s", progress.elapsedSeconds());
-    run.put("other_kafka_jvms_at_end", foreignBrokers());
+    run.put("other_kafka_jvms_at_end", HostInfo.foreignBrokers());
     writeJson();
     progress.clear();
     if (reports.size() > 1) {
@@ -407,29 +407,6 @@ public final class BenchMain {
         settings.extraJvmOptions()));
     m.put("parallel_start", options.parallelStart());
     return m;
-  }
-
-  private static Map<String, Object> hostMap() {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("cpus", Runtime.getRuntime().availableProcessors());
-    m.put("load_average_1m_at_start", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
-    m.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
-    m.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version"));
-    return m;
-  }
-
-  /** @return Kafka broker JVMs on this machine that this JVM did not start (pid and command line, shortened) */
-  private static List<String> foreignBrokers() {
-    long self = ProcessHandle.current().pid();
-    return ProcessHandle.allProcesses()
-        .filter(p -> p.info().commandLine().map(c -> c.contains("kafka.Kafka")).orElse(false))
-        .filter(p -> p.parent().map(pp -> pp.pid() != self).orElse(true))
-        .map(p -> p.pid() + " " + abbreviate(p.info().commandLine().orElse("")))
-        .collect(Collectors.toList());
-  }
-
-  private static String abbreviate(String s) {
-    return s.length() <= 160 ? s : s.substring(0, 80) + " ... " + s.substring(s.length() - 75);
   }
 
   private static String fmtElapsed(long s) {
