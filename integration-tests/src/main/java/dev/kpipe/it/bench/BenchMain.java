@@ -206,7 +206,8 @@ public final class BenchMain {
     for (Scenario s : scenarios) {
       reports.add(runScenario(s, scenarioMaps));
     }
-    Path chart = options.sweep() ? sweep() : null;
+    Sweep sweep = options.sweep() ? Sweep.of(reports) : null;
+    Path chart = sweep != null ? sweep(sweep) : null;
     run.put("finished", LocalDateTime.now().toString());
     run.put("elapsed_s", progress.elapsedSeconds());
     run.put("other_kafka_jvms_at_end", HostInfo.foreignBrokers());
@@ -220,6 +221,10 @@ public final class BenchMain {
         out.print(r.table(options));
       }
     }
+    if (sweep != null) {
+      out.println();
+      out.print(sweep.table());
+    }
     out.println();
     out.println("results: " + jsonFile);
     if (chart != null) {
@@ -230,12 +235,12 @@ public final class BenchMain {
   }
 
   /**
-   * Sums up the S1 rounds as the sweep: the table, the JSON section {@code sweep} and the chart next to the JSON.
+   * Draws the sweep's chart next to the JSON and adds the JSON section {@code sweep}.
    *
+   * @param sweep the run's S1 rounds summed up
    * @return the chart's path, or null if it could not be drawn (the reason goes to stderr; the results stand)
    */
-  private Path sweep() {
-    Sweep sweep = Sweep.of(reports);
+  private Path sweep(Sweep sweep) {
     Path png = Sweep.chartPath(jsonFile);
     try {
       sweep.writeChart(png, settings.kafkaVersion(), options);
@@ -245,9 +250,6 @@ public final class BenchMain {
       png = null;
     }
     run.put("sweep", sweep.toMap(png));
-    progress.clear();
-    out.println();
-    out.print(sweep.table());
     return png;
   }
 

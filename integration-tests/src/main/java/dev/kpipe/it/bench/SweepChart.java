@@ -3,6 +3,7 @@ package dev.kpipe.it.bench;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
+import java.awt.Graphics2D;
 import java.awt.geom.Ellipse2D;
 import java.awt.geom.Rectangle2D;
 import java.io.IOException;
@@ -10,13 +11,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.text.DecimalFormat;
 import java.text.DecimalFormatSymbols;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.annotations.XYTextAnnotation;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.LogAxis;
+import org.jfree.chart.axis.NumberTick;
 import org.jfree.chart.axis.NumberTickUnit;
+import org.jfree.chart.axis.TickType;
 import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
 import org.jfree.chart.title.TextTitle;
@@ -87,7 +91,9 @@ final class SweepChart {
     data.addSeries(stockCeiling);
     data.addSeries(stock);
 
-    LogAxis x = logAxis("W: the follower's ack window, replica.fetch.wait.max.ms (ms, log scale)");
+    LogAxis x = new TicksAt(points.stream().mapToDouble(SweepPoint::windowMs).toArray(),
+        "W: the follower's ack window, replica.fetch.wait.max.ms (ms, log scale)");
+    style(x);
     LogAxis y = logAxis("records/s acknowledged, one producer (log scale)");
     if (!points.isEmpty()) {
       int wMin = points.stream().mapToInt(SweepPoint::windowMs).min().getAsInt();
@@ -138,6 +144,11 @@ final class SweepChart {
 
   private static LogAxis logAxis(String label) {
     LogAxis a = new LogAxis(label);
+    style(a);
+    return a;
+  }
+
+  private static void style(LogAxis a) {
     a.setBase(10);
     a.setSmallestValue(1e-3);
     a.setTickUnit(new NumberTickUnit(1)); // a labelled tick every decade (the unit is log10), minor ticks between
@@ -147,7 +158,30 @@ final class SweepChart {
     a.setNumberFormatOverride(f);
     a.setLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 14));
     a.setTickLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
-    return a;
+  }
+
+  /** A horizontal log axis whose labelled ticks (and grid lines) are exactly the sweep's windows W. */
+  private static final class TicksAt extends LogAxis {
+    private static final long serialVersionUID = 1L;
+    private final double[] values;
+
+    TicksAt(double[] values, String label) {
+      super(label);
+      this.values = values.clone();
+    }
+
+    @Override
+    protected List refreshTicksHorizontal(Graphics2D g2, Rectangle2D dataArea, RectangleEdge edge) {
+      if (values.length == 0) {
+        return super.refreshTicksHorizontal(g2, dataArea, edge);
+      }
+      List<NumberTick> ticks = new ArrayList<>();
+      for (double v : values) {
+        ticks.add(new NumberTick(TickType.MAJOR, v, getNumberFormatOverride().format(v), TextAnchor.TOP_CENTER,
+            TextAnchor.CENTER, 0.0));
+      }
+      return ticks;
+    }
   }
 
   private static void style(XYLineAndShapeRenderer r, int series, Color c, BasicStroke stroke, boolean shapes) {
