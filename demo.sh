@@ -13,9 +13,9 @@ help=false
 for a in "$@"; do case "$a" in --help|-h) help=true ;; esac; done
 if [ "${SKIP_BUILD:-0}" != 1 ] \
     && ! { $help && ls integration-tests/target/kpipe-integration-tests-*[0-9T].jar >/dev/null 2>&1; }; then
-  # package, not install: the runner uses the build's own target/ folders, so nothing goes into ~/.m2. Maven 3.8's
-  # console library still writes colour reset codes around its output unless told not to (jansi.noreset).
-  MAVEN_OPTS="${MAVEN_OPTS:-} -Djansi.noreset=true" mvn -B -q -Dstyle.color=never package -DskipTests
+  # package, not install: the runner uses the build's own target/ folders, so nothing goes into ~/.m2. (No colour
+  # codes: -Dstyle.color=never, and .mvn/jvm.config stops Maven 3.8's console library writing ESC[0m resets.)
+  mvn -B -q -Dstyle.color=never package -DskipTests
 fi
 [ $# -gt 0 ] || set -- demo
 # Run from private copies of the bench jar and the kpipe jar, so that a rebuild of the tree during the run cannot pull
