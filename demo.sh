@@ -3,7 +3,7 @@
 # stock Kafka 4.4.0 vs the same broker with kpipe, 3 alternating rounds x 15 s per side, then a table (~3 minutes).
 #   ./demo.sh                                                               # the demo
 #   ./demo.sh --scenario all --window-ms 100,250 --rounds 5 --duration-s 30 # the benchmark (./demo.sh --help)
-#   ./demo.sh --scenario sweep                                              # S1 at W = 10..500 ms and a chart (~12 min)
+#   ./demo.sh --scenario sweep                                              # S1 at W = 10..500 ms and a chart (~9 min)
 #   SKIP_BUILD=1 ./demo.sh ...                                              # reuse the last build
 # Ctrl-C stops the brokers. Results: integration-tests/target/bench/*.json (and *-s1-sweep.png for the sweep)
 set -euo pipefail

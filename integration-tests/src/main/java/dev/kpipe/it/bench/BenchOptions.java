@@ -47,7 +47,7 @@ record BenchOptions(boolean demo, boolean sweep, List<String> scenarios, List<In
       options:
         --scenario S1|S2|S3|all     scenarios to run (default S1; comma list allowed; all = S1,S2,S3)
         --scenario sweep            S1 at W = 10,25,50,100,250,500 ms (or --window-ms), then a table and a PNG
-                                    chart next to the JSON; 2 rounds x 12 s per side unless given (~12 minutes)
+                                    chart next to the JSON; 2 rounds x 12 s per side unless given (~9 minutes)
         --scenario soak             the reliability soak instead (--scenario soak --help for its options)
         --window-ms 100,250         S1: the follower's replica.fetch.wait.max.ms values W (default 100)
         --rounds N                  rounds per side, stock and kpipe alternating (default 5)
