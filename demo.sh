@@ -22,7 +22,8 @@ fi
 # classes from under the bench JVM or hand a half-written kpipe jar to a broker.
 b=integration-tests/target/bench; mkdir -p $b/plugin $b/libs
 cp integration-tests/target/kpipe-integration-tests-*[0-9T].jar $b/.bench.jar.$$ && mv -f $b/.bench.jar.$$ $b/kpipe-bench.jar
-for j in integration-tests/target/bench-libs/*.jar; do # the runner's chart library
+for j in integration-tests/target/bench-libs/*.jar; do # the runner's chart library (a build before it: no chart)
+  [ -e "$j" ] || continue
   cp "$j" $b/libs/.tmp.$$ && mv -f $b/libs/.tmp.$$ "$b/libs/$(basename "$j")"
 done
 plugin=$(ls plugin/target/kpipe-plugin-*[0-9T].jar | head -1)
