@@ -3,8 +3,9 @@
 # stock Kafka 4.4.0 vs the same broker with kpipe, 3 alternating rounds x 15 s per side, then a table (~3 minutes).
 #   ./demo.sh                                                               # the demo
 #   ./demo.sh --scenario all --window-ms 100,250 --rounds 5 --duration-s 30 # the benchmark (./demo.sh --help)
+#   ./demo.sh --scenario sweep                                              # S1 at W = 10..500 ms and a chart (~9 min)
 #   SKIP_BUILD=1 ./demo.sh ...                                              # reuse the last build
-# Ctrl-C stops the brokers. Results: integration-tests/target/bench/*.json
+# Ctrl-C stops the brokers. Results: integration-tests/target/bench/*.json (and *-s1-sweep.png for the sweep)
 set -euo pipefail
 cd "$(dirname "$0")"
 # --help needs no build once there is one
@@ -12,16 +13,22 @@ help=false
 for a in "$@"; do case "$a" in --help|-h) help=true ;; esac; done
 if [ "${SKIP_BUILD:-0}" != 1 ] \
     && ! { $help && ls integration-tests/target/kpipe-integration-tests-*[0-9T].jar >/dev/null 2>&1; }; then
-  mvn -B -q -Dstyle.color=never install -DskipTests
+  # package, not install: the runner uses the build's own target/ folders, so nothing goes into ~/.m2. (No colour
+  # codes: -Dstyle.color=never, and .mvn/jvm.config stops Maven 3.8's console library writing ESC[0m resets.)
+  mvn -B -q -Dstyle.color=never package -DskipTests
 fi
 [ $# -gt 0 ] || set -- demo
 # Run from private copies of the bench jar and the kpipe jar, so that a rebuild of the tree during the run cannot pull
 # classes from under the bench JVM or hand a half-written kpipe jar to a broker.
-b=integration-tests/target/bench; mkdir -p $b/plugin
+b=integration-tests/target/bench; mkdir -p $b/plugin $b/libs
 cp integration-tests/target/kpipe-integration-tests-*[0-9T].jar $b/.bench.jar.$$ && mv -f $b/.bench.jar.$$ $b/kpipe-bench.jar
+for j in integration-tests/target/bench-libs/*.jar; do # the runner's chart library (a build before it: no chart)
+  [ -e "$j" ] || continue
+  cp "$j" $b/libs/.tmp.$$ && mv -f $b/libs/.tmp.$$ "$b/libs/$(basename "$j")"
+done
 plugin=$(ls plugin/target/kpipe-plugin-*[0-9T].jar | head -1)
 cp "$plugin" $b/plugin/.tmp.$$ && mv -f $b/plugin/.tmp.$$ "$b/plugin/$(basename "$plugin")"
 tty=false; [ -t 2 ] && tty=true
-exec java ${BENCH_JAVA_OPTS:-} -Dkpipe.bench.tty=$tty -Dkpipe.it.plugin.jar="$b/plugin/$(basename "$plugin")" \
-  -cp "$b/kpipe-bench.jar:integration-tests/target/kafka-4.4.0/libs/*" \
+exec java ${BENCH_JAVA_OPTS:-} -Djava.awt.headless=true -Dkpipe.bench.tty=$tty -Dkpipe.it.plugin.jar="$b/plugin/$(basename "$plugin")" \
+  -cp "$b/kpipe-bench.jar:$b/libs/*:integration-tests/target/kafka-4.4.0/libs/*" \
   dev.kpipe.it.bench.BenchMain "$@"

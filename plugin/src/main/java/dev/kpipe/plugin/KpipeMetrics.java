@@ -40,7 +40,7 @@ public final class KpipeMetrics implements AutoCloseable {
             s -> s.connectionsTracked(), stats);
         gauge("inflight-requests", "Requests read on pipelined connections and not yet answered.",
             s -> s.inflightRequests(), stats);
-        gauge("inflight-requests-per-connection-avg", "Average requests in flight per pipelined connection.",
+        gauge("inflight-requests-per-connection-avg", "Average requests in flight per pipelined connection now.",
             s -> s.pipelinedConnections() == 0 ? 0.0 : (double) s.inflightRequests() / s.pipelinedConnections(), stats);
         gauge("inflight-requests-per-connection-max", "The most requests in flight at once on one connection since start.",
             s -> s.maxInflightPerConnection(), stats);
@@ -53,7 +53,7 @@ public final class KpipeMetrics implements AutoCloseable {
             s -> s.throttledConnections(), stats);
         gauge("upgrade-total", "Connections upgraded to pipelined mode.", s -> s.upgrades(), stats);
         gauge("upgrade-deferred-total", "Requests that would have upgraded their connection but were handled classically "
-            + "because the in-flight byte budget had no room for them.", s -> s.upgradesDeferred(), stats);
+            + "because the in-flight byte budget had no room for them (the connection then waits for budget in line).", s -> s.upgradesDeferred(), stats);
         gauge("downgrade-total", "Connections handed back to classic handling.", s -> s.downgrades(), stats);
         gauge("drain-total", "Drains: an exclusive request or a SASL re-authentication handshake waited for the "
             + "earlier responses of its connection, or a pipelined connection drained because kpipe.enable was set to "
@@ -67,29 +67,32 @@ public final class KpipeMetrics implements AutoCloseable {
         gauge("throttle-window-total", "Client quota throttle windows on pipelined connections.",
             s -> s.throttleWindows(), stats);
         gauge("throttle-time-ms-total", "Total time pipelined connections spent inside client quota throttle windows"
-            + " (overlapping windows of a connection count once), in ms.", s -> s.throttleTimeNanos() / 1e6, stats);
-        gauge("classification-fallback-total", "Requests handled classically because classification failed.",
+            + " (per connection, from a window opening while none was open to the last one closing: overlapping windows"
+            + " count once), in ms.", s -> s.throttleTimeNanos() / 1e6, stats);
+        gauge("classification-fallback-total", "Requests handled as exclusive (classically) because classification failed.",
             s -> s.classificationFallbacks(), stats);
-        budgetGauge("inflight-bytes", "Request bytes reserved or admitted on pipelined connections now (the budget in use).",
+        budgetGauge("inflight-bytes", "Request bytes reserved or admitted on pipelined connections now (the budget in use), in bytes.",
             b -> b.used(), budget);
-        budgetGauge("inflight-bytes-max", "The most request bytes reserved or admitted at once since start.",
+        budgetGauge("inflight-bytes-max", "The most request bytes reserved or admitted at once since start, in bytes.",
             b -> b.peak(), budget);
-        budgetGauge("inflight-bytes-limit", "kpipe.max.inflight.bytes.", b -> b.capacity(), budget);
+        budgetGauge("inflight-bytes-limit", "The budget: kpipe.max.inflight.bytes, in bytes.", b -> b.capacity(), budget);
         budgetGauge("budget-waiting-connections", "Pipelined connections waiting for the in-flight byte budget now.",
             b -> b.waiting(), budget);
-        budgetGauge("budget-wait-total", "Times a connection had to wait for the in-flight byte budget.",
+        budgetGauge("budget-wait-total", "Times a connection had to wait for the in-flight byte budget since start.",
             b -> b.waitsStarted(), budget);
         budgetGauge("budget-wait-time-ms-total", "Total time connections waited for the in-flight byte budget, in ms.",
             b -> b.waitNanosTotal() / 1e6, budget);
         gauge("budget-reservation-revoked-total", "Idle budget reservations given back because other connections waited.",
             s -> s.reservationsRevoked(), stats);
-        budgetGauge("budget-oversize-admitted-total", "Requests as large as the whole budget, admitted alone.",
+        budgetGauge("budget-oversize-admitted-total", "Requests read that were at least as large as the whole budget (each admitted alone).",
             b -> b.oversizeAdmitted(), budget);
         gauge("deferred-close-total", "Pipelined connections on which the broker refused a request kpipe had read ahead"
-            + " (unparseable, unknown API, unsupported version), closed once every earlier response was written.",
+            + " (unparseable, unknown API, unsupported version), closed once every earlier response was written, as stock"
+            + " Kafka would.",
             s -> s.deferredCloses(), stats);
         gauge("orphaned-receive-total", "Requests read on a pipelined listener in the same poll in which the client"
-            + " reset its connection, dropped unanswered before the broker processed them.",
+            + " reset its connection, dropped unanswered before the broker processed them (stock Kafka cannot read while"
+            + " writing and never meets them).",
             s -> Interceptor.orphanedReceives(), stats);
         gauge("plugin-fault-total", "Throwables caught in kpipe code on broker threads (the broker's own path proceeded).",
             s -> s.pluginFaults() + Interceptor.hookFaults(), stats);

@@ -5,7 +5,6 @@ import dev.kpipe.it.harness.HarnessSettings;
 import dev.kpipe.it.soak.SoakMain;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -36,6 +35,7 @@ import org.apache.kafka.common.TopicPartitionInfo;
  * <pre>
  * BenchMain demo                                  # S1, W = 100 ms, 3 rounds x 15 s per side: under 3 minutes
  * BenchMain --scenario all --window-ms 100,250 --rounds 5 --duration-s 30
+ * BenchMain --scenario sweep                    # S1 at W = 10..500 ms, a table and a PNG chart ({@link Sweep})
  * BenchMain --scenario soak --duration-s 1200    # the reliability soak instead ({@link SoakMain})
  * </pre>
  *
@@ -132,14 +132,14 @@ public final class BenchMain {
    */
   private static void checkPluginJar(Path jar) throws IOException {
     if (!Files.isRegularFile(jar)) {
-      throw new IllegalStateException("kpipe jar missing at " + jar + ": run mvn -B -q install -DskipTests first");
+      throw new IllegalStateException("kpipe jar missing at " + jar + ": run mvn -B -q package -DskipTests first");
     }
     try (ZipFile z = new ZipFile(jar.toFile())) {
       for (String entry : List.of("dev/kpipe/plugin/KpipePlugin.class", "dev/kpipe/interceptor/Interceptor.class",
           "dev/kpipe/spi/NetworkProcessor.class")) {
         if (z.getEntry(entry) == null) {
           throw new IllegalStateException("kpipe jar " + jar + " lacks " + entry
-              + " (not the shaded jar, or being rebuilt); rebuild with mvn -B -q install -DskipTests");
+              + " (not the shaded jar, or being rebuilt); rebuild with mvn -B -q package -DskipTests");
         }
       }
     } catch (ZipException e) {
@@ -190,8 +190,8 @@ public final class BenchMain {
     run.put("kafka_home", settings.kafkaHome().toString());
     run.put("kpipe_version", settings.pluginVersion());
     run.put("options", optionsMap());
-    run.put("host", hostMap());
-    List<String> foreign = foreignBrokers();
+    run.put("host", HostInfo.hostMap());
+    List<String> foreign = HostInfo.foreignBrokers();
     run.put("other_kafka_jvms_at_start", foreign);
     if (!foreign.isEmpty()) {
       System.err.println("bench: WARNING: " + foreign.size() + " other Kafka JVM(s) running on this machine;"
@@ -206,9 +206,11 @@ public final class BenchMain {
     for (Scenario s : scenarios) {
       reports.add(runScenario(s, scenarioMaps));
     }
+    Sweep sweep = options.sweep() ? Sweep.of(reports) : null;
+    Path chart = sweep != null ? sweep(sweep) : null;
     run.put("finished", LocalDateTime.now().toString());
     run.put("elapsed_s", progress.elapsedSeconds());
-    run.put("other_kafka_jvms_at_end", foreignBrokers());
+    run.put("other_kafka_jvms_at_end", HostInfo.foreignBrokers());
     writeJson();
     progress.clear();
     if (reports.size() > 1) {
@@ -219,10 +221,36 @@ public final class BenchMain {
         out.print(r.table(options));
       }
     }
+    if (sweep != null) {
+      out.println();
+      out.print(sweep.table());
+    }
     out.println();
     out.println("results: " + jsonFile);
+    if (chart != null) {
+      out.println("chart:   " + chart);
+    }
     out.flush();
     return 0;
+  }
+
+  /**
+   * Draws the sweep's chart next to the JSON and adds the JSON section {@code sweep}.
+   *
+   * @param sweep the run's S1 rounds summed up
+   * @return the chart's path, or null if it could not be drawn (the reason goes to stderr; the results stand)
+   */
+  private Path sweep(Sweep sweep) {
+    Path png = Sweep.chartPath(jsonFile);
+    try {
+      sweep.writeChart(png, settings.kafkaVersion(), options);
+    } catch (IOException | RuntimeException | LinkageError e) { // e.g. no font on a headless JVM: keep the numbers
+      System.err.println("bench: the sweep chart could not be drawn (on Debian: apt-get install fonts-dejavu-core): "
+          + e);
+      png = null;
+    }
+    run.put("sweep", sweep.toMap(png));
+    return png;
   }
 
   /**
@@ -370,6 +398,7 @@ public final class BenchMain {
   private Map<String, Object> optionsMap() {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("scenarios", options.scenarios());
+    m.put("sweep", options.sweep());
     m.put("window_ms", options.windowsMs());
     m.put("rounds", options.rounds());
     m.put("duration_s", options.durationSeconds());
@@ -380,29 +409,6 @@ public final class BenchMain {
         settings.extraJvmOptions()));
     m.put("parallel_start", options.parallelStart());
     return m;
-  }
-
-  private static Map<String, Object> hostMap() {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("cpus", Runtime.getRuntime().availableProcessors());
-    m.put("load_average_1m_at_start", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
-    m.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
-    m.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version"));
-    return m;
-  }
-
-  /** @return Kafka broker JVMs on this machine that this JVM did not start (pid and command line, shortened) */
-  private static List<String> foreignBrokers() {
-    long self = ProcessHandle.current().pid();
-    return ProcessHandle.allProcesses()
-        .filter(p -> p.info().commandLine().map(c -> c.contains("kafka.Kafka")).orElse(false))
-        .filter(p -> p.parent().map(pp -> pp.pid() != self).orElse(true))
-        .map(p -> p.pid() + " " + abbreviate(p.info().commandLine().orElse("")))
-        .collect(Collectors.toList());
-  }
-
-  private static String abbreviate(String s) {
-    return s.length() <= 160 ? s : s.substring(0, 80) + " ... " + s.substring(s.length() - 75);
   }
 
   private static String fmtElapsed(long s) {

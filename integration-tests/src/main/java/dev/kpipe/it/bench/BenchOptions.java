@@ -10,6 +10,8 @@ import java.util.Locale;
  * Command-line options of {@link BenchMain}. Immutable.
  *
  * @param demo the short demo preset (S1 at W = 100 ms, 3 rounds x 15 s per side)
+ * @param sweep {@code --scenario sweep}: S1 at every W of {@code windowsMs} (default {@link Sweep#DEFAULT_WINDOWS_MS}),
+ *     summed up as a table and a chart ({@link Sweep})
  * @param scenarios {@code S1}, {@code S2} and/or {@code S3}, in run order
  * @param windowsMs S1's follower fetch waits W, in ms
  * @param rounds rounds per variant (stock and kpipe alternate: stock 1, kpipe 1, stock 2, ...)
@@ -33,7 +35,7 @@ import java.util.Locale;
  * @param s3BufferBytes S3 {@code buffer.memory} per producer, bytes
  * @param batchBytes {@code batch.size}, bytes
  */
-record BenchOptions(boolean demo, List<String> scenarios, List<Integer> windowsMs, int rounds, int durationSeconds,
+record BenchOptions(boolean demo, boolean sweep, List<String> scenarios, List<Integer> windowsMs, int rounds, int durationSeconds,
     int warmupSeconds, String kafkaVersion, Path outDir, boolean stockInstallsPlugin, String brokerHeap,
     String brokerJvmOpts, boolean jfr, boolean parallelStart, int s1RecordBytes, long s1BufferBytes, int s2Producers,
     int s2RecordBytes, long s2BufferBytes, int batchBytes, int s3Producers, long s3BudgetBytes, int s3RecordBytes,
@@ -44,6 +46,8 @@ record BenchOptions(boolean demo, List<String> scenarios, List<Integer> windowsM
              BenchMain [options]
       options:
         --scenario S1|S2|S3|all     scenarios to run (default S1; comma list allowed; all = S1,S2,S3)
+        --scenario sweep            S1 at W = 10,25,50,100,250,500 ms (or --window-ms), then a table and a PNG
+                                    chart next to the JSON; 2 rounds x 12 s per side unless given (~9 minutes)
         --scenario soak             the reliability soak instead (--scenario soak --help for its options)
         --window-ms 100,250         S1: the follower's replica.fetch.wait.max.ms values W (default 100)
         --rounds N                  rounds per side, stock and kpipe alternating (default 5)
@@ -73,8 +77,9 @@ record BenchOptions(boolean demo, List<String> scenarios, List<Integer> windowsM
    */
   static BenchOptions parse(String[] args) {
     boolean demo = false;
+    boolean sweep = false;
     List<String> scenarios = List.of("S1");
-    List<Integer> windows = List.of(100);
+    List<Integer> windows = null;
     Integer rounds = null;
     Integer duration = null;
     Integer warmup = null;
@@ -110,6 +115,10 @@ record BenchOptions(boolean demo, List<String> scenarios, List<Integer> windowsM
                 l.add("S3");
               }
               case "S1", "S2", "S3" -> l.add(u);
+              case "SWEEP" -> {
+                l.add("S1");
+                sweep = true;
+              }
               default -> throw new IllegalArgumentException("unknown scenario: " + s);
             }
           }
@@ -151,6 +160,23 @@ record BenchOptions(boolean demo, List<String> scenarios, List<Integer> windowsM
         default -> throw new IllegalArgumentException("unknown argument: " + a);
       }
     }
+    if (sweep && !demo) {
+      if (windows == null) {
+        windows = Sweep.DEFAULT_WINDOWS_MS;
+      }
+      if (rounds == null) {
+        rounds = 2;
+      }
+      if (duration == null) {
+        duration = 12;
+      }
+      if (warmup == null) {
+        warmup = 3;
+      }
+    }
+    if (windows == null) {
+      windows = List.of(100);
+    }
     if (demo) {
       if (rounds == null) {
         rounds = 3;
@@ -162,7 +188,7 @@ record BenchOptions(boolean demo, List<String> scenarios, List<Integer> windowsM
         warmup = 3;
       }
     }
-    return new BenchOptions(demo, scenarios, windows, rounds == null ? 5 : rounds, duration == null ? 30 : duration,
+    return new BenchOptions(demo, sweep, scenarios, windows, rounds == null ? 5 : rounds, duration == null ? 30 : duration,
         warmup == null ? 5 : warmup, kafkaVersion, out, stockInstalls, heap, jvmOpts, jfr, parallel, s1Record,
         s1Buffer, s2Producers, s2Record, s2Buffer, batch, s3Producers, s3Budget, s3Record, s3Buffer);
   }

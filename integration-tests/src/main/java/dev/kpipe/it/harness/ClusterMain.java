@@ -1,15 +1,26 @@
 package dev.kpipe.it.harness;
 
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.NewTopic;
 
 /**
  * Command line: starts a cluster, prints how to connect, runs until Ctrl-C (SIGINT/SIGTERM), then stops it.
  *
  * <pre>
  * ClusterMain [--nodes N] [--kpipe true|false] [--no-plugin] [--heap 1g] [--sasl-scram] [--kafka-version V]
- *             [--javaagent] [--kafka-opts "-XX:+DisableAttachMechanism ..."]
+ *             [--javaagent] [--kafka-opts "-XX:+DisableAttachMechanism ..."] [--slow-acks W]
  *             [--config key=value | nodeId:key=value]...
  * </pre>
+ *
+ * {@code --slow-acks W} makes acknowledging an acks=all produce slow, as benchmark scenario S1 does: at least 2 nodes,
+ * node 2 (the follower) fetches with {@code replica.fetch.min.bytes} far above what is produced and {@code
+ * replica.fetch.wait.max.ms=W}, and a topic {@code demo} is created on nodes 1 and 2 with {@code
+ * min.insync.replicas=2}, led by node 1. On a fast local cluster an acks=all produce is answered within about a
+ * millisecond, so pipelining barely shows; with slow acks one producer connection is capped near 1/W requests/s on
+ * stock Kafka and near {@code max.in.flight}/W with kpipe.
  *
  * {@code --javaagent} also starts the brokers with {@code -javaagent:<libs/kpipe jar>}; {@code --kafka-opts} adds JVM
  * options (space separated) as {@code KAFKA_OPTS} would.
@@ -30,10 +41,13 @@ public final class ClusterMain {
    */
   public static void main(String[] args) throws InterruptedException {
     ClusterSpec.Builder b = ClusterSpec.builder().name("cli");
+    int nodes = 1;
+    int slowAcksMs = 0;
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
       switch (a) {
-        case "--nodes" -> b.nodes(Integer.parseInt(value(args, ++i, a)));
+        case "--nodes" -> nodes = Integer.parseInt(value(args, ++i, a));
+        case "--slow-acks" -> slowAcksMs = Integer.parseInt(value(args, ++i, a));
         case "--kpipe" -> b.kpipe(parseBoolean(value(args, ++i, a)));
         case "--no-plugin" -> b.installPlugin(false);
         case "--heap" -> b.heap(value(args, ++i, a));
@@ -53,11 +67,25 @@ public final class ClusterMain {
         }
       }
     }
+    if (slowAcksMs > 0) {
+      nodes = Math.max(nodes, 2);
+      b.nodeConfig(2, "replica.fetch.min.bytes", Integer.toString(1_000_000_000));
+      b.nodeConfig(2, "replica.fetch.wait.max.ms", Integer.toString(slowAcksMs));
+    }
+    b.nodes(nodes);
     ClusterSpec spec = b.build();
     HarnessSettings settings = HarnessSettings.load();
     // No own shutdown hook: the harness's hook stops every open cluster (brokers first) when the JVM exits.
     Cluster cluster = Cluster.create(spec, settings);
     cluster.start();
+    if (slowAcksMs > 0) {
+      try {
+        cluster.admin().createTopics(List.of(new NewTopic("demo", Map.of(0, List.of(1, 2)))
+            .configs(Map.of("min.insync.replicas", "2")))).all().get(60, TimeUnit.SECONDS);
+      } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        System.err.println("creating topic demo failed: " + e);
+      }
+    }
 
     String bs = cluster.bootstrapServers();
     String tool = settings.javaExecutable() + " -Dlog4j2.configurationFile=" + cluster.toolsLog4jConfig()
@@ -67,6 +95,8 @@ public final class ClusterMain {
         .append(" node(s), ")
         .append(spec.installPlugin() ? "kpipe " + settings.pluginVersion() + " installed, kpipe.enable="
             + spec.kpipeEnabled() : "stock (no kpipe)")
+        .append(slowAcksMs > 0 ? ", slow acks: node 2 acknowledges every " + slowAcksMs + " ms (topic demo on"
+            + " nodes 1,2, min.insync.replicas=2)" : "")
         .append("\n\nbootstrap.servers=").append(bs).append('\n');
     if (spec.saslScram()) {
       out.append("SASL_PLAINTEXT (SCRAM-SHA-512) bootstrap.servers=")
@@ -79,12 +109,17 @@ public final class ClusterMain {
     }
     out.append("\nTry (from another terminal):\n")
         .append("  ").append(tool).append("org.apache.kafka.tools.ProducerPerformance --topic demo")
-        .append(" --num-records 1000000 --record-size 100 --throughput -1 --producer-props bootstrap.servers=")
+        .append(slowAcksMs > 0 ? " --num-records 5000 --record-size 1024 --throughput -1 --producer-props acks=all"
+            + " max.in.flight.requests.per.connection=5 bootstrap.servers=" : " --num-records 1000000 --record-size 100"
+            + " --throughput -1 --producer-props bootstrap.servers=")
         .append(bs).append('\n')
         .append("  ").append(tool).append("org.apache.kafka.tools.ConsoleProducer --bootstrap-server ").append(bs)
         .append(" --topic demo\n")
         .append("  ").append(tool).append("org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server ")
         .append(bs).append(" --topic demo --from-beginning\n")
+        .append("  ").append(tool).append("org.apache.kafka.tools.JmxTool --jmx-url ")
+        .append(cluster.nodes().get(0).jmxServiceUrl())
+        .append(" --object-name kafka.server:type=kpipe-metrics --one-time true\n")
         .append("\nCtrl-C stops the cluster.\n");
     System.out.print(out);
     System.out.flush();
@@ -107,7 +142,7 @@ public final class ClusterMain {
 
   private static void usage() {
     System.err.println("usage: ClusterMain [--nodes N] [--kpipe true|false] [--no-plugin] [--heap 1g] [--sasl-scram]"
-        + " [--kafka-version V] [--javaagent] [--kafka-opts \"OPTS\"]"
+        + " [--kafka-version V] [--javaagent] [--kafka-opts \"OPTS\"] [--slow-acks W_MS]"
         + " [--config key=value | --config nodeId:key=value]...");
   }
 }
