@@ -65,7 +65,7 @@ public final class ContainerLogs {
    * @param name the file's base name, e.g. {@code broker-1}
    * @return {@code container}
    */
-  public static <T extends GenericContainer<T>> T keep(T container, Path dir, String name) {
+  public static <T extends GenericContainer<?>> T keep(T container, Path dir, String name) {
     Path file = dir.resolve(name + ".log");
     container.withLabels(labels());
     container.withLogConsumer(new FileConsumer(file));
