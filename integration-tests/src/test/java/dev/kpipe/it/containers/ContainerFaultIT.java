@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -78,7 +79,7 @@ class ContainerFaultIT {
     String txTopic = topic + "-tx";
     long t0 = System.nanoTime();
     try (ContainerCluster cluster = new ContainerCluster(3, withKpipe, brokerSettings(), logs, Duration.ofMinutes(5));
-         Admin admin = Admin.create(cluster.clientConfig())) {
+         Admin admin = Admin.create(adminConfig(cluster))) {
       out.put("cluster start (s)", Long.toString(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0)));
       for (String t : List.of(topic, txTopic)) {
         admin.createTopics(List.of(new NewTopic(t, PARTITIONS, (short) 3)
@@ -152,6 +153,17 @@ class ContainerFaultIT {
       out.put("run (s)", Long.toString(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0)));
     }
     return out;
+  }
+
+  /**
+   * @return admin settings that give up on a frozen or cut-off broker within 5 s (default 30 s), so that the times
+   *     measured here are the cluster's, not the admin client's request timeout
+   */
+  private static Map<String, Object> adminConfig(ContainerCluster cluster) {
+    Map<String, Object> c = cluster.clientConfig();
+    c.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
+    c.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000);
+    return c;
   }
 
   /** The brokers' settings (as the image's {@code KAFKA_*} variables). */
