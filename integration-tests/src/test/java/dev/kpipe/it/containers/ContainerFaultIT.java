@@ -3,6 +3,7 @@ package dev.kpipe.it.containers;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kpipe.it.KpipeLog;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,7 +38,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * Afterwards every acknowledged record is read back exactly once, at its acknowledged offset, in per-partition order;
  * with {@code read_committed} exactly the committed transactions' records; no producer error is fatal. With kpipe,
  * the idempotent producers' connections are pipelined before and after each fault (kpipe's {@code
- * pipelined-request-total} grows in each phase) and kpipe's live-state gauges return to 0 on every broker. kpipe
+ * pipelined-request-total} grows in each phase), kpipe's live-state gauges return to 0 on every broker and no
+ * broker logged a WARN or ERROR about kpipe. kpipe
  * classifies transactional produce as exclusive today: the transactional producer runs on classic connections. The
  * same run on stock brokers (no kpipe jar) comes first, and both are printed side by side.
  *
@@ -75,8 +77,10 @@ class ContainerFaultIT {
   /** One run of the scenario on a fresh cluster; returns its numbers by name, in print order. */
   private static Map<String, String> run(boolean withKpipe, Path logs) throws Exception {
     Map<String, String> out = new LinkedHashMap<>();
-    String topic = withKpipe ? "faults-kpipe" : "faults-stock";
-    String txTopic = topic + "-tx";
+    // The same names on both runs' (fresh) clusters, and none with "kpipe" in it: the log check below looks for
+    // WARN and ERROR lines that name kpipe.
+    String topic = "fault-load";
+    String txTopic = "fault-load-tx";
     long t0 = System.nanoTime();
     try (ContainerCluster cluster = new ContainerCluster(3, withKpipe, brokerSettings(), logs, Duration.ofMinutes(5));
          Admin admin = Admin.create(adminConfig(cluster))) {
@@ -145,10 +149,18 @@ class ContainerFaultIT {
           awaitGaugesZero(cluster, id, Duration.ofSeconds(60));
         }
         assertTrue(maxInflight > 1, "a connection had more than one request in flight: " + maxInflight);
+        for (int id = 1; id <= cluster.size(); id++) {
+          String log = cluster.node(id).getLogs();
+          assertEquals(1, KpipeLog.startedLines(log).size(), "one kpipe start line on kafka-" + id);
+          List<KpipeLog.LogRecord> warnings = KpipeLog.records(log).stream()
+              .filter(r -> r.warnOrAbove() && r.aboutKpipe()).toList();
+          assertEquals(List.of(), warnings, "no WARN or ERROR about kpipe on kafka-" + id + " through the faults");
+        }
         out.put("pipelined requests (before/partition/freeze)", String.format("%.0f / %.0f / %.0f", pipelined.get(0),
             pipelined.get(1), pipelined.get(2)));
         out.put("max in flight per connection", String.format("%.0f", maxInflight));
         out.put("kpipe gauges after the run", "0 on every broker");
+        out.put("kpipe WARN/ERROR lines", "none");
       }
       out.put("run (s)", Long.toString(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0)));
     }
