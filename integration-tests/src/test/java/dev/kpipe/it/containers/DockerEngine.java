@@ -16,15 +16,20 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 import org.testcontainers.DockerClientFactory;
 
 /**
- * JUnit 5 condition of the Testcontainers suite: its classes run only where a Docker engine answers, and are skipped
- * with one line on stderr (once per test JVM) saying why where none does.
+ * JUnit 5 condition of the Testcontainers suite: its classes run only where a Docker engine answers and the Kafka
+ * image can be had ({@link LocalKafkaImage}: built here, nothing pulled), and are skipped with one line on stderr
+ * (once per test JVM) saying why where not.
  *
  * <p>First a quiet look for a Docker endpoint, so that a machine without Docker (CI here) pays nothing and gets no
  * Testcontainers error output: {@code DOCKER_HOST}, Testcontainers' {@code docker.host} / {@code tc.host} (system
  * property or {@code ~/.testcontainers.properties}), and the usual sockets ({@code /var/run/docker.sock}, rootless,
  * Docker Desktop, Colima, Rancher Desktop). If one exists, Testcontainers' own check ({@link
  * DockerClientFactory#isDockerAvailable()}) decides, and logs its reasons when the engine does not answer. On Windows
- * Testcontainers always decides.
+ * Testcontainers always decides. Before that, Testcontainers' resource reaper must be off ({@code
+ * TESTCONTAINERS_RYUK_DISABLED=true}, which the build sets): it runs the {@code testcontainers/ryuk} image, which a
+ * host without an image registry cannot pull, so the suite skips instead when the variable is not set and that image
+ * is not in the engine. Then the image is resolved (built on the first run, about two minutes), and containers left
+ * by a killed earlier run are removed ({@link ContainerLogs#removeOrphans()}).
  *
  * <p>System property {@value #MODE}: {@code auto} (default) as above; {@code true} runs the suite whatever is found (it
  * fails without Docker: for a machine that must run it); {@code false} skips it (one line as well). Thread-safe;
@@ -57,7 +62,7 @@ public final class DockerEngine implements ExecutionCondition {
       if (result.isDisabled() && !announced) {
         announced = true;
         System.err.println("kpipe-it: Testcontainers suite (" + context.getRequiredTestClass().getSimpleName()
-            + ") skipped: " + result.getReason().orElse("") + "; run it on a host with Docker (README, Tests)");
+            + ") skipped: " + result.getReason().orElse("") + " (see docs/containers.md)");
       }
       return result;
     }
@@ -68,11 +73,45 @@ public final class DockerEngine implements ExecutionCondition {
     if (endpoint.isEmpty()) {
       return ConditionEvaluationResult.disabled("no Docker engine (DOCKER_HOST unset, no Docker socket)");
     }
+    if (!Boolean.parseBoolean(System.getenv("TESTCONTAINERS_RYUK_DISABLED")) && !imagePresent("testcontainers/ryuk")) {
+      return ConditionEvaluationResult.disabled("TESTCONTAINERS_RYUK_DISABLED is not true and Testcontainers'"
+          + " testcontainers/ryuk image cannot be pulled here (mvn -B verify sets the variable)");
+    }
+    String hostOverride = System.getenv("TESTCONTAINERS_HOST_OVERRIDE");
+    if (Files.exists(Path.of("/.dockerenv")) && (hostOverride == null || hostOverride.isBlank())
+        && !imagePresent("alpine")) {
+      return ConditionEvaluationResult.disabled("this JVM runs in a container and TESTCONTAINERS_HOST_OVERRIDE is"
+          + " unset: Testcontainers would run an alpine image to find the Docker host (mvn -B verify sets it)");
+    }
     if (!DockerClientFactory.instance().isDockerAvailable()) {
       return ConditionEvaluationResult.disabled("the Docker engine at " + endpoint.get()
           + " does not answer (Testcontainers logged why)");
     }
-    return ConditionEvaluationResult.enabled("Docker engine at " + endpoint.get());
+    ContainerLogs.removeOrphans();
+    LocalKafkaImage.Resolution image = LocalKafkaImage.resolve();
+    if (!image.ready()) {
+      return ConditionEvaluationResult.disabled(image.skipReason());
+    }
+    return ConditionEvaluationResult.enabled("Docker engine at " + endpoint.get() + ", image " + image.image());
+  }
+
+  /**
+   * @param repository an image repository, e.g. {@code testcontainers/ryuk}
+   * @return whether the engine already holds an image of it (asked with the docker client on {@code PATH}, before
+   *     Testcontainers starts); false without a client
+   */
+  private static boolean imagePresent(String repository) {
+    try {
+      Process p = new ProcessBuilder("docker", "image", "ls", "-q", repository)
+          .redirectErrorStream(true).start();
+      String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();
+      return p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS) && p.exitValue() == 0 && !out.isEmpty();
+    } catch (IOException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
   }
 
   /** @return where a Docker engine may be, without contacting it */

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kpipe.it.KpipeLog;
 import dev.kpipe.it.RoundTrip;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -27,24 +28,28 @@ import org.testcontainers.containers.Container.ExecResult;
 import org.testcontainers.kafka.KafkaContainer;
 
 /**
- * kpipe in the official Apache Kafka image ({@link KpipeContainers}): the jar in {@code /opt/kafka/libs}, the settings
- * as environment variables. Installed by self-attach (the two lines only) for the class, and as a Java agent in a JVM
+ * kpipe in a Kafka image laid out as the official Apache Kafka image ({@link KpipeContainers}: kpipe's local image by
+ * default, {@code apache/kafka} on request), run through Testcontainers' own {@link KafkaContainer} as a user would:
+ * the jar in {@code /opt/kafka/libs}, the settings as environment variables. Installed by self-attach (the two lines only) for the class, and as a Java agent in a JVM
  * that forbids attach ({@code KAFKA_OPTS}) in its own container. Each: the start line in the container log, an
  * idempotent producer with 5 requests in flight whose records all arrive once and in per-partition order, and kpipe's
  * counters read with Kafka's JmxTool inside the container (connections upgraded, requests pipelined, no fault).
  *
- * <p>Skipped with one line where no Docker engine is reachable ({@link DockerEngine}).
+ * <p>Skipped with one line where no Docker engine is reachable or no image can be had ({@link DockerEngine}). The
+ * containers' output is kept under {@code target/it-clusters/containers/} ({@link ContainerLogs}).
  */
 @Tag("containers")
 @ExtendWith(DockerEngine.class)
 class KpipeContainerIT {
   private static final Pattern JMX_VALUE = Pattern.compile("kafka\\.server:type=kpipe-metrics:([\\w-]+)=([-0-9.Ee]+)");
 
+  private static Path logs;
   private static KafkaContainer attach;
 
   @BeforeAll
   static void start() {
-    attach = KpipeContainers.broker(false);
+    logs = ContainerLogs.folderFor(KpipeContainerIT.class);
+    attach = ContainerLogs.keep(KpipeContainers.broker(KpipeContainers.image(), false), logs, "broker-attach");
     attach.start();
   }
 
@@ -67,7 +72,8 @@ class KpipeContainerIT {
 
   @Test
   void javaagentInKafkaOptsInstallsKpipeInAJvmThatForbidsAttach() throws Exception {
-    try (KafkaContainer agent = KpipeContainers.broker(true)) {
+    try (KafkaContainer agent = ContainerLogs.keep(KpipeContainers.broker(KpipeContainers.image(), true), logs,
+        "broker-javaagent")) {
       agent.start();
       assertInstalled(agent, "javaagent");
       assertPipelinedRoundTrip(agent, "container-javaagent", 5_000);

@@ -9,9 +9,11 @@ import org.testcontainers.utility.DockerImageName;
 import org.testcontainers.utility.MountableFile;
 
 /**
- * The official Apache Kafka image ({@code apache/kafka}, default the build's Kafka version, {@code
- * -Dkpipe.it.container.image=...} for another) as an operator would run it with kpipe: the drop-in jar copied into
- * {@code /opt/kafka/libs}, the settings passed as environment variables. The image turns every {@code KAFKA_*}
+ * A Kafka image laid out as the official Apache Kafka image ({@code apache/kafka}): by default kpipe's local one built
+ * from Maven's jars ({@link LocalKafkaImage}), declared a compatible substitute for {@code apache/kafka}, or the
+ * official image itself with {@code -Dkpipe.it.container.image=apache/kafka:4.4.0}. Run as an operator would run it
+ * with kpipe: the drop-in jar copied into {@code /opt/kafka/libs}, the settings passed as environment variables
+ * through Testcontainers' own {@link KafkaContainer}, as a user would write it. The image turns every {@code KAFKA_*}
  * variable into a {@code server.properties} line (Kafka's {@code kafka.docker.KafkaDockerWrapper}: drop {@code
  * KAFKA_}, lower case, {@code _} becomes {@code .}, {@code __} becomes {@code _}, {@code ___} becomes {@code -}),
  * except the JVM ones such as {@code KAFKA_OPTS}, which {@code kafka-run-class.sh} puts on the {@code java} command
@@ -26,10 +28,17 @@ final class KpipeContainers {
 
   private KpipeContainers() {}
 
-  /** @return the image to run: {@code kpipe.it.container.image}, default {@code apache/kafka:<build's Kafka>} */
-  static String image() {
-    return System.getProperty("kpipe.it.container.image", "apache/kafka:" + System.getProperty("kpipe.it.kafka.version",
-        "4.4.0"));
+  /**
+   * @return the image to run ({@link LocalKafkaImage#resolve()}), as a compatible substitute for {@code
+   *     apache/kafka}
+   * @throws IllegalStateException if there is none (the suite's condition skips before that)
+   */
+  static DockerImageName image() {
+    LocalKafkaImage.Resolution r = LocalKafkaImage.resolve();
+    if (!r.ready()) {
+      throw new IllegalStateException("no Kafka image: " + r.skipReason());
+    }
+    return DockerImageName.parse(r.image()).asCompatibleSubstituteFor("apache/kafka");
   }
 
   /** @return the drop-in jar: {@code kpipe.it.plugin.jar}, set by the build */
@@ -60,14 +69,15 @@ final class KpipeContainers {
   }
 
   /**
-   * A single-node KRaft broker of {@link #image()} with kpipe; not started.
+   * A single-node KRaft broker with kpipe; not started.
    *
+   * @param image the image ({@link #image()}; any name for a container that is never started)
    * @param javaagent whether kpipe is also a Java agent in a JVM that forbids attach
    * @return the container
    */
-  static KafkaContainer broker(boolean javaagent) {
+  static KafkaContainer broker(DockerImageName image, boolean javaagent) {
     Path jar = pluginJar();
-    KafkaContainer kafka = new KafkaContainer(DockerImageName.parse(image()))
+    KafkaContainer kafka = new KafkaContainer(image)
         .withCopyFileToContainer(MountableFile.forHostPath(jar), JAR_IN_IMAGE_DIR + jar.getFileName());
     kpipeEnv(javaagent).forEach(kafka::withEnv);
     return kafka;
