@@ -109,6 +109,42 @@ class ConnectionDumpTest {
     }
 
     @Test
+    void aCutNeverSplitsAnEscapeAndEveryLineIsBounded() {
+        // 1 + 99 escaped quotes = 199 characters: the 100th quote (2 more) does not fit, so the cut comes before it.
+        String quotes = "a" + "\"".repeat(300);
+        String line = ConnectionDump.format(List.of(new ConnectionSnapshot("c-1", "L", "P", quotes, "n", "v",
+            "PIPELINED", 0, 0, 0, -1, 0, Set.of())), 100).split("\n")[1];
+        assertTrue(line.contains(" client.id=\"a" + "\\\"".repeat(99) + "...\" "), line);
+
+        // Exactly MAX_VALUE_CHARS once escaped: not cut.
+        String exact = "\\".repeat(ConnectionDump.MAX_VALUE_CHARS / 2);
+        line = ConnectionDump.format(List.of(new ConnectionSnapshot("c-1", "L", "P", exact, "n", "v",
+            "PIPELINED", 0, 0, 0, -1, 0, Set.of())), 100).split("\n")[1];
+        assertTrue(line.contains(" client.id=\"" + "\\\\".repeat(ConnectionDump.MAX_VALUE_CHARS / 2) + "\" "), line);
+
+        // A surrogate pair is kept whole: 199 x's and a pair (2 chars) would make 201.
+        String emoji = "x".repeat(ConnectionDump.MAX_VALUE_CHARS - 1) + "\uD83D\uDE00";
+        line = ConnectionDump.format(List.of(new ConnectionSnapshot("c-1", "L", "P", emoji, "n", "v",
+            "PIPELINED", 0, 0, 0, -1, 0, Set.of())), 100).split("\n")[1];
+        assertTrue(line.contains(" client.id=" + "x".repeat(ConnectionDump.MAX_VALUE_CHARS - 1) + "... "), line);
+
+        // The worst case: every text value long and all escapes, the numbers at their widest, every wait reason.
+        String worst = "\"".repeat(5_000);
+        ConnectionSnapshot s = new ConnectionSnapshot(worst, worst, worst, worst, worst, worst, worst,
+            Integer.MIN_VALUE, Long.MIN_VALUE, Integer.MIN_VALUE, Long.MAX_VALUE, Long.MIN_VALUE,
+            EnumSet.allOf(WaitReason.class));
+        String dump = ConnectionDump.format(List.of(s), 100);
+        String worstLine = dump.substring(dump.indexOf('\n') + 1);
+        assertTrue(worstLine.length() <= ConnectionDump.MAX_LINE_CHARS, worstLine.length() + " characters");
+        assertTrue(worstLine.length() > ConnectionDump.MAX_LINE_CHARS - 200, "the bound is tight: "
+            + worstLine.length());
+        String cut = "=\"" + "\\\"".repeat(ConnectionDump.MAX_VALUE_CHARS / 2) + "...\"";
+        for (String field : List.of("connection", "listener", "principal", "client.id", "client.software", "state")) {
+            assertTrue(worstLine.contains(field + cut + " "), field);
+        }
+    }
+
+    @Test
     void noConnections() {
         assertEquals("kpipe connections: 0 pipelined, 0 listed (at most 100, oldest request in flight first)\n",
             ConnectionDump.format(List.of(), 100));
