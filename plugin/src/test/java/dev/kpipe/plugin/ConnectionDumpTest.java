@@ -2,6 +2,7 @@ package dev.kpipe.plugin;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kpipe.backpressure.InflightLimits;
@@ -12,6 +13,7 @@ import dev.kpipe.plugin.pipeline.PipelineCoordinator;
 import dev.kpipe.plugin.pipeline.PipelineStats;
 import dev.kpipe.plugin.pipeline.WaitReason;
 import java.lang.management.ManagementFactory;
+import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -19,7 +21,9 @@ import java.util.Set;
 import javax.management.MBeanAttributeInfo;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
+import javax.management.ReflectionException;
 import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
 
 /** {@link ConnectionDump}: the format of the connection dump and its bound, without a broker. */
 class ConnectionDumpTest {
@@ -142,6 +146,64 @@ class ConnectionDumpTest {
         for (String field : List.of("connection", "listener", "principal", "client.id", "client.software", "state")) {
             assertTrue(worstLine.contains(field + cut + " "), field);
         }
+    }
+
+    @Test
+    void aFailedDumpIsLoggedAtWarnOnceThenAtDebugAndReturnedAsText() {
+        List<String> logged = new ArrayList<>();
+        Logger log = (Logger) Proxy.newProxyInstance(Logger.class.getClassLoader(), new Class<?>[] {Logger.class},
+            (proxy, method, args) -> {
+                if (method.getName().equals("warn") || method.getName().equals("debug")) {
+                    logged.add(method.getName() + ": " + args[0]);
+                }
+                return method.getReturnType() == boolean.class ? Boolean.TRUE : null;
+            });
+        KpipeConnections mbean = new KpipeConnections(() -> {
+            throw new IllegalStateException("broken");
+        }, 100, log);
+        for (int i = 0; i < 3; i++) {
+            assertEquals("kpipe connections: dump failed: java.lang.IllegalStateException: broken\n", mbean.dump());
+        }
+        assertEquals(List.of(
+            "warn: kpipe: failed to build the connection dump (further failures are logged at DEBUG)",
+            "debug: kpipe: failed to build the connection dump",
+            "debug: kpipe: failed to build the connection dump"), logged);
+    }
+
+    @Test
+    void invokeThrowsReflectionExceptionAsJmxExpects() throws Exception {
+        KpipeConnections mbean = new KpipeConnections(List::of, 100, org.slf4j.LoggerFactory.getLogger("test"));
+        assertTrue(mbean.register());
+        try {
+            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+            ReflectionException e = assertThrows(ReflectionException.class, () -> server.invoke(
+                new ObjectName(KpipeConnections.MBEAN), "reset", new Object[0], new String[0]));
+            assertTrue(e.getTargetException() instanceof NoSuchMethodException, e.toString());
+        } finally {
+            mbean.unregister();
+        }
+    }
+
+    @Test
+    void anOldRuntimeDoesNotUnregisterTheMBeanThatReplacedIt() throws Exception {
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        ObjectName name = new ObjectName(KpipeConnections.MBEAN);
+        KpipeConnections old = new KpipeConnections(List::of, 100, org.slf4j.LoggerFactory.getLogger("test"));
+        KpipeConnections replacing = new KpipeConnections(List::of, 7, org.slf4j.LoggerFactory.getLogger("test"));
+        assertTrue(old.register());
+        assertTrue(old.isRegistered());
+        assertTrue(replacing.register());
+        try {
+            assertFalse(old.isRegistered(), "replaced");
+            old.unregister();
+            assertTrue(server.isRegistered(name), "the old runtime left the replacing one's MBean alone");
+            assertTrue(replacing.isRegistered());
+            assertTrue(((String) server.getAttribute(name, KpipeConnections.ATTRIBUTE)).contains("(at most 7,"));
+        } finally {
+            replacing.unregister();
+        }
+        assertFalse(server.isRegistered(name));
+        assertFalse(replacing.isRegistered());
     }
 
     @Test
