@@ -57,7 +57,7 @@ public final class DockerEngine implements ExecutionCondition {
       if (result.isDisabled() && !announced) {
         announced = true;
         System.err.println("kpipe-it: Testcontainers suite (" + context.getRequiredTestClass().getSimpleName()
-            + ") skipped: " + result.getReason().orElse("") + "; run it on a host with Docker (README, Tests)");
+            + ") skipped: " + result.getReason().orElse("") + "; run it on a host with Docker (docs/containers.md)");
       }
       return result;
     }
