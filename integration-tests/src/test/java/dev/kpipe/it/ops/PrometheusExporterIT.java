@@ -11,7 +11,6 @@ import dev.kpipe.it.wire.RawKafkaConnection;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,8 +23,6 @@ import java.util.stream.Collectors;
 import javax.management.MBeanAttributeInfo;
 import javax.management.ObjectName;
 import org.apache.kafka.common.protocol.ApiKeys;
-import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.requests.ProduceResponse;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -103,13 +100,10 @@ class PrometheusExporterIT {
         try (RawKafkaConnection conn = new RawKafkaConnection("127.0.0.1", node.port(), "prometheus-raw",
             Duration.ofSeconds(30))) {
             for (int i = 0; i < PRODUCES; i++) {
-                conn.send(100 + i, Wire.produce(TOPIC, 0, (short) 1, ("p" + i).getBytes(StandardCharsets.UTF_8)));
+                conn.send(100 + i, Wire.produce(TOPIC, 0, (short) 1, Wire.bytes("p" + i)));
             }
             for (int i = 0; i < PRODUCES; i++) {
-                RawKafkaConnection.Received r = conn.receive(ApiKeys.PRODUCE, Wire.PRODUCE_VERSION);
-                assertEquals(100 + i, r.correlationId(), "responses in request order");
-                ((ProduceResponse) r.response()).data().responses().forEach(t -> t.partitionResponses().forEach(p ->
-                    assertEquals(Errors.NONE.code(), p.errorCode())));
+                Wire.assertProduced(conn.receive(ApiKeys.PRODUCE, Wire.PRODUCE_VERSION), 100 + i);
             }
             open = await("the connection pipelined and idle", s ->
                 s.get(PrometheusSeries.name("pipelined-request-total"))
