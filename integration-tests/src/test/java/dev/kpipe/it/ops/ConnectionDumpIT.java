@@ -36,15 +36,17 @@ import org.junit.jupiter.api.Test;
  * pipeline with a known state, and printed by Kafka's own JmxTool.
  *
  * <p>One 2-node cluster. Node 2 follows with {@code replica.fetch.min.bytes} far above what the tests produce and
- * {@code replica.fetch.wait.max.ms=3000}, so an acks=all produce to a topic on both nodes waits for the follower's next
- * fetch (up to 3 s) and an acks=1 produce is answered at once: the window in which the dump is read with requests in
- * flight. {@code kpipe.max.inflight.requests.per.connection=8}, so 8 requests in flight is the per-connection limit.
+ * {@code replica.fetch.wait.max.ms=10000}, so an acks=all produce to a topic on both nodes waits for the follower's
+ * next fetch (up to 10 s) and an acks=1 produce is answered at once: the window in which the dump is read with requests
+ * in flight. 10 s keeps that state stable for long after the previous acks=all ack even on a loaded machine; Kafka
+ * requires it to be at most {@code replica.lag.time.max.ms} and {@code replica.socket.timeout.ms} (both 30 s by
+ * default). {@code kpipe.max.inflight.requests.per.connection=8}, so 8 requests in flight is the per-connection limit.
  */
 @KafkaCluster(nodes = 2, brokerConfig = {"kpipe.max.inflight.requests.per.connection=8"},
-    nodeConfig = {"2:replica.fetch.min.bytes=10000000", "2:replica.fetch.wait.max.ms=3000"})
+    nodeConfig = {"2:replica.fetch.min.bytes=10000000", "2:replica.fetch.wait.max.ms=10000"})
 class ConnectionDumpIT {
 
-  /** Acknowledged only after the follower's next fetch (up to 3 s). */
+  /** Acknowledged only after the follower's next fetch (up to 10 s). */
   private static final String SLOW = "dump-slow";
   private static final Duration WINDOW = Duration.ofSeconds(10);
 
