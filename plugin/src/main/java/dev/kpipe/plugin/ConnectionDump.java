@@ -21,16 +21,26 @@ import java.util.stream.Collectors;
  * (one line in the dump). Ages are whole milliseconds; {@code -} stands for a value not known (no request in flight,
  * or a connection kpipe took over whose first request it has not read yet). A value with a space, {@code "},
  * {@code \} or {@code =} is quoted ({@code "..."}, with {@code \"} and {@code \\}); control characters become
- * {@code ?}; a value longer than {@value #MAX_VALUE_CHARS} characters is cut and ends with {@code ...}. If more
- * connections are pipelined than listed, a last line {@code ... K more connections not listed} says how many were left
- * out. Connections are ordered by the age of their oldest request in flight, the oldest first (those with none last,
+ * {@code ?}; a value whose escaped text is longer than {@value #MAX_VALUE_CHARS} characters is cut there (never inside
+ * an escape or a surrogate pair) and ends with {@code ...}, so one line is at most {@value #MAX_LINE_CHARS} characters
+ * whatever the values. If more connections are pipelined than listed, a last line
+ * {@code ... K more connections not listed} says how many were left out. Connections are ordered by the age of their oldest request in flight, the oldest first (those with none last,
  * the longest pipelined first among them), so the ones a slow or stuck producer waits on come first.
  */
 final class ConnectionDump {
     /** Connections listed at most. */
     static final int MAX_CONNECTIONS = 100;
-    /** Characters of one value at most (a long client id or certificate principal). */
+    /**
+     * Characters of one value's escaped text at most (a long client id or certificate principal), not counting the
+     * quotes and the {@code ...} that marks a cut.
+     */
     static final int MAX_VALUE_CHARS = 200;
+    /**
+     * Characters of one connection's line at most, its newline included: 6 text values of at most
+     * {@value #MAX_VALUE_CHARS} + 5 characters (quotes and {@code ...}) each, the keys, the numbers at their largest
+     * and every wait reason ({@code ConnectionDumpTest} checks the worst case).
+     */
+    static final int MAX_LINE_CHARS = 1_600;
 
     private static final Comparator<ConnectionSnapshot> OLDEST_FIRST = Comparator
         .comparingLong(ConnectionSnapshot::oldestInflightNanos).reversed()
@@ -85,19 +95,28 @@ final class ConnectionDump {
         if (value == null) {
             return out.append('-');
         }
-        String v = value.length() > MAX_VALUE_CHARS ? value.substring(0, MAX_VALUE_CHARS) + "..." : value;
-        boolean quote = v.isEmpty();
-        for (int i = 0; i < v.length() && !quote; i++) {
-            char ch = v.charAt(i);
+        boolean quote = value.isEmpty();
+        for (int i = 0; i < value.length() && !quote; i++) {
+            char ch = value.charAt(i);
             quote = ch == ' ' || ch == '"' || ch == '\\' || ch == '=';
         }
         if (quote) {
             out.append('"');
         }
-        for (int i = 0; i < v.length(); i++) {
-            char ch = v.charAt(i);
+        int start = out.length();
+        for (int i = 0; i < value.length(); i++) {
+            char ch = value.charAt(i);
+            boolean pair = Character.isHighSurrogate(ch) && i + 1 < value.length()
+                && Character.isLowSurrogate(value.charAt(i + 1));
+            int width = ch == '"' || ch == '\\' || pair ? 2 : 1;
+            if (out.length() - start + width > MAX_VALUE_CHARS) {
+                out.append("...");
+                break;
+            }
             if (ch == '"' || ch == '\\') {
                 out.append('\\').append(ch);
+            } else if (pair) {
+                out.append(ch).append(value.charAt(++i));
             } else if (Character.isISOControl(ch)) {
                 out.append('?');
             } else {

@@ -125,9 +125,9 @@ public final class KpipeConfig extends AbstractConfig {
                 + "use falls to 90% of the new value.")
         .define(MAX_DELAYED_PRODUCE_REQUESTS, Type.INT, DEFAULT_MAX_DELAYED_PRODUCE_REQUESTS, Range.atLeast(0),
             Importance.LOW,
-            "Storage-side back pressure: while more produce requests wait for acks in the produce purgatory, or the "
-                + "request queue is 80% full (queued.max.requests), no pipelined connection is unmuted (classic "
-                + "connections are unaffected). 0 disables the purgatory check.")
+            "Storage-side back pressure: while more produce requests than this wait for acks in the produce "
+                + "purgatory, or the request queue is 80% full (queued.max.requests), no pipelined connection is "
+                + "unmuted (classic connections are unaffected). 0 disables the purgatory check.")
         .define(STORAGE_PRESSURE_CLASS, Type.CLASS, null, Importance.LOW,
             "A dev.kpipe.spi.StoragePressure (optionally Configurable) through which a storage plugin reports "
                 + "saturation, in addition to the broker's own queues.")

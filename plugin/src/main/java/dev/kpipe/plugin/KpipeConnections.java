@@ -1,7 +1,11 @@
 package dev.kpipe.plugin;
 
 import dev.kpipe.plugin.pipeline.PipelineCoordinator;
+import dev.kpipe.plugin.pipeline.ConnectionSnapshot;
 import java.lang.management.ManagementFactory;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 import javax.management.Attribute;
 import javax.management.AttributeList;
 import javax.management.AttributeNotFoundException;
@@ -10,8 +14,10 @@ import javax.management.InstanceNotFoundException;
 import javax.management.JMException;
 import javax.management.MBeanAttributeInfo;
 import javax.management.MBeanInfo;
+import javax.management.MBeanRegistration;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
+import javax.management.ReflectionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,35 +33,60 @@ import org.slf4j.LoggerFactory;
  * MBean's getter cannot.
  *
  * <p>Thread: the attribute is read on a JMX (RMI) thread; see {@link PipelineCoordinator#connectionSnapshots()} for
- * what that reads. A throwable while building the dump is logged at DEBUG and returned as a one-line dump saying so;
- * it never reaches the caller as anything but the attribute's text.
+ * what that reads. A throwable while building the dump is logged (at WARN the first time for this MBean, at DEBUG after
+ * that, so that a dump polled by a monitoring tool cannot flood the broker log) and returned as a one-line dump saying
+ * so; it never reaches the caller as anything but the attribute's text. (Not {@code pipeline.FaultLog}: that one is
+ * for faults on broker threads and points at {@code plugin-fault-total}, which a failed dump does not count in.)
+ *
+ * <p>It has no operations: {@link #invoke} throws {@link ReflectionException}, as JMX expects for an unknown
+ * operation.
  */
-final class KpipeConnections implements DynamicMBean {
+final class KpipeConnections implements DynamicMBean, MBeanRegistration {
     /** The MBean's name, beside {@code kafka.server:type=kpipe-metrics}. */
     static final String MBEAN = "kafka.server:type=kpipe-connections";
     /** The attribute with the dump. */
     static final String ATTRIBUTE = "connection-dump";
 
-    private static final Logger LOG = LoggerFactory.getLogger(KpipeConnections.class);
 
-    private final PipelineCoordinator coordinator;
+    /** Orders register and unregister of the name across the runtimes of this JVM (a replacing one and an old one). */
+    private static final Object NAME_LOCK = new Object();
+
+    private final Supplier<List<ConnectionSnapshot>> snapshots;
     private final int limit;
+    private final Logger log;
+    /** Whether the MBean server holds this instance under {@link #MBEAN}: set and cleared by its callbacks. */
+    private volatile boolean registered;
+    private final AtomicBoolean warned = new AtomicBoolean();
 
     /**
      * @param coordinator the connections to list
      * @param limit how many to list at most ({@link ConnectionDump#MAX_CONNECTIONS} in a broker)
      */
     KpipeConnections(PipelineCoordinator coordinator, int limit) {
-        this.coordinator = coordinator;
+        this(coordinator::connectionSnapshots, limit, LoggerFactory.getLogger(KpipeConnections.class));
+    }
+
+    /**
+     * @param snapshots the connections to list, read on each dump
+     * @param limit how many to list at most
+     * @param log where a failed dump is logged
+     */
+    KpipeConnections(Supplier<List<ConnectionSnapshot>> snapshots, int limit, Logger log) {
+        this.snapshots = snapshots;
         this.limit = limit;
+        this.log = log;
     }
 
     /** @return the dump now; thread: any; never throws */
     String dump() {
         try {
-            return ConnectionDump.format(coordinator.connectionSnapshots(), limit);
+            return ConnectionDump.format(snapshots.get(), limit);
         } catch (Throwable e) {
-            LOG.debug("kpipe: failed to build the connection dump", e);
+            if (warned.compareAndSet(false, true)) {
+                log.warn("kpipe: failed to build the connection dump (further failures are logged at DEBUG)", e);
+            } else {
+                log.debug("kpipe: failed to build the connection dump", e);
+            }
             return "kpipe connections: dump failed: " + e + "\n";
         }
     }
@@ -71,29 +102,35 @@ final class KpipeConnections implements DynamicMBean {
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         try {
             ObjectName name = new ObjectName(MBEAN);
-            if (server.isRegistered(name)) {
-                server.unregisterMBean(name);
+            synchronized (NAME_LOCK) {
+                if (server.isRegistered(name)) {
+                    server.unregisterMBean(name);
+                }
+                server.registerMBean(this, name);
             }
-            server.registerMBean(this, name);
             return true;
         } catch (JMException | RuntimeException e) {
-            LOG.warn("kpipe: cannot register {} (the connection dump)", MBEAN, e);
+            log.warn("kpipe: cannot register {} (the connection dump)", MBEAN, e);
             return false;
         }
     }
 
     /**
-     * Unregisters the MBean of that name (this one, unless a later runtime of this JVM replaced it). Thread: the
-     * runtime's.
+     * Unregisters this MBean if the server still holds it under {@value #MBEAN}; if a later runtime of this JVM
+     * replaced it (its {@link #register}), the name is left to that one. Thread: the runtime's.
      */
     void unregister() {
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         try {
-            server.unregisterMBean(new ObjectName(MBEAN));
+            synchronized (NAME_LOCK) {
+                if (registered) {
+                    server.unregisterMBean(new ObjectName(MBEAN));
+                }
+            }
         } catch (InstanceNotFoundException e) {
             // already gone
         } catch (JMException | RuntimeException e) {
-            LOG.debug("kpipe: cannot unregister {}", MBEAN, e);
+            log.debug("kpipe: cannot unregister {}", MBEAN, e);
         }
     }
 
@@ -126,9 +163,35 @@ final class KpipeConnections implements DynamicMBean {
         return new AttributeList();
     }
 
+    /** @throws ReflectionException always: this MBean has no operations */
     @Override
-    public Object invoke(String actionName, Object[] params, String[] signature) {
-        throw new UnsupportedOperationException(actionName);
+    public Object invoke(String actionName, Object[] params, String[] signature) throws ReflectionException {
+        throw new ReflectionException(new NoSuchMethodException(actionName),
+            MBEAN + " has no operations: " + actionName);
+    }
+
+    @Override
+    public ObjectName preRegister(MBeanServer server, ObjectName name) {
+        return name;
+    }
+
+    @Override
+    public void postRegister(Boolean registrationDone) {
+        registered = Boolean.TRUE.equals(registrationDone);
+    }
+
+    @Override
+    public void preDeregister() {
+    }
+
+    @Override
+    public void postDeregister() {
+        registered = false;
+    }
+
+    /** @return whether the MBean server holds this instance (under {@value #MBEAN}); thread: any */
+    boolean isRegistered() {
+        return registered;
     }
 
     @Override

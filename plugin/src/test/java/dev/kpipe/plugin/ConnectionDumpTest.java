@@ -2,6 +2,7 @@ package dev.kpipe.plugin;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kpipe.backpressure.InflightLimits;
@@ -12,6 +13,7 @@ import dev.kpipe.plugin.pipeline.PipelineCoordinator;
 import dev.kpipe.plugin.pipeline.PipelineStats;
 import dev.kpipe.plugin.pipeline.WaitReason;
 import java.lang.management.ManagementFactory;
+import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -19,7 +21,9 @@ import java.util.Set;
 import javax.management.MBeanAttributeInfo;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
+import javax.management.ReflectionException;
 import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
 
 /** {@link ConnectionDump}: the format of the connection dump and its bound, without a broker. */
 class ConnectionDumpTest {
@@ -106,6 +110,100 @@ class ConnectionDumpTest {
         }
         assertFalse(ManagementFactory.getPlatformMBeanServer().isRegistered(
             new ObjectName("kafka.server:type=kpipe-connections")));
+    }
+
+    @Test
+    void aCutNeverSplitsAnEscapeAndEveryLineIsBounded() {
+        // 1 + 99 escaped quotes = 199 characters: the 100th quote (2 more) does not fit, so the cut comes before it.
+        String quotes = "a" + "\"".repeat(300);
+        String line = ConnectionDump.format(List.of(new ConnectionSnapshot("c-1", "L", "P", quotes, "n", "v",
+            "PIPELINED", 0, 0, 0, -1, 0, Set.of())), 100).split("\n")[1];
+        assertTrue(line.contains(" client.id=\"a" + "\\\"".repeat(99) + "...\" "), line);
+
+        // Exactly MAX_VALUE_CHARS once escaped: not cut.
+        String exact = "\\".repeat(ConnectionDump.MAX_VALUE_CHARS / 2);
+        line = ConnectionDump.format(List.of(new ConnectionSnapshot("c-1", "L", "P", exact, "n", "v",
+            "PIPELINED", 0, 0, 0, -1, 0, Set.of())), 100).split("\n")[1];
+        assertTrue(line.contains(" client.id=\"" + "\\\\".repeat(ConnectionDump.MAX_VALUE_CHARS / 2) + "\" "), line);
+
+        // A surrogate pair is kept whole: 199 x's and a pair (2 chars) would make 201.
+        String emoji = "x".repeat(ConnectionDump.MAX_VALUE_CHARS - 1) + "\uD83D\uDE00";
+        line = ConnectionDump.format(List.of(new ConnectionSnapshot("c-1", "L", "P", emoji, "n", "v",
+            "PIPELINED", 0, 0, 0, -1, 0, Set.of())), 100).split("\n")[1];
+        assertTrue(line.contains(" client.id=" + "x".repeat(ConnectionDump.MAX_VALUE_CHARS - 1) + "... "), line);
+
+        // The worst case: every text value long and all escapes, the numbers at their widest, every wait reason.
+        String worst = "\"".repeat(5_000);
+        ConnectionSnapshot s = new ConnectionSnapshot(worst, worst, worst, worst, worst, worst, worst,
+            Integer.MIN_VALUE, Long.MIN_VALUE, Integer.MIN_VALUE, Long.MAX_VALUE, Long.MIN_VALUE,
+            EnumSet.allOf(WaitReason.class));
+        String dump = ConnectionDump.format(List.of(s), 100);
+        String worstLine = dump.substring(dump.indexOf('\n') + 1);
+        assertTrue(worstLine.length() <= ConnectionDump.MAX_LINE_CHARS, worstLine.length() + " characters");
+        assertTrue(worstLine.length() > ConnectionDump.MAX_LINE_CHARS - 200, "the bound is tight: "
+            + worstLine.length());
+        String cut = "=\"" + "\\\"".repeat(ConnectionDump.MAX_VALUE_CHARS / 2) + "...\"";
+        for (String field : List.of("connection", "listener", "principal", "client.id", "client.software", "state")) {
+            assertTrue(worstLine.contains(field + cut + " "), field);
+        }
+    }
+
+    @Test
+    void aFailedDumpIsLoggedAtWarnOnceThenAtDebugAndReturnedAsText() {
+        List<String> logged = new ArrayList<>();
+        Logger log = (Logger) Proxy.newProxyInstance(Logger.class.getClassLoader(), new Class<?>[] {Logger.class},
+            (proxy, method, args) -> {
+                if (method.getName().equals("warn") || method.getName().equals("debug")) {
+                    logged.add(method.getName() + ": " + args[0]);
+                }
+                return method.getReturnType() == boolean.class ? Boolean.TRUE : null;
+            });
+        KpipeConnections mbean = new KpipeConnections(() -> {
+            throw new IllegalStateException("broken");
+        }, 100, log);
+        for (int i = 0; i < 3; i++) {
+            assertEquals("kpipe connections: dump failed: java.lang.IllegalStateException: broken\n", mbean.dump());
+        }
+        assertEquals(List.of(
+            "warn: kpipe: failed to build the connection dump (further failures are logged at DEBUG)",
+            "debug: kpipe: failed to build the connection dump",
+            "debug: kpipe: failed to build the connection dump"), logged);
+    }
+
+    @Test
+    void invokeThrowsReflectionExceptionAsJmxExpects() throws Exception {
+        KpipeConnections mbean = new KpipeConnections(List::of, 100, org.slf4j.LoggerFactory.getLogger("test"));
+        assertTrue(mbean.register());
+        try {
+            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+            ReflectionException e = assertThrows(ReflectionException.class, () -> server.invoke(
+                new ObjectName(KpipeConnections.MBEAN), "reset", new Object[0], new String[0]));
+            assertTrue(e.getTargetException() instanceof NoSuchMethodException, e.toString());
+        } finally {
+            mbean.unregister();
+        }
+    }
+
+    @Test
+    void anOldRuntimeDoesNotUnregisterTheMBeanThatReplacedIt() throws Exception {
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        ObjectName name = new ObjectName(KpipeConnections.MBEAN);
+        KpipeConnections old = new KpipeConnections(List::of, 100, org.slf4j.LoggerFactory.getLogger("test"));
+        KpipeConnections replacing = new KpipeConnections(List::of, 7, org.slf4j.LoggerFactory.getLogger("test"));
+        assertTrue(old.register());
+        assertTrue(old.isRegistered());
+        assertTrue(replacing.register());
+        try {
+            assertFalse(old.isRegistered(), "replaced");
+            old.unregister();
+            assertTrue(server.isRegistered(name), "the old runtime left the replacing one's MBean alone");
+            assertTrue(replacing.isRegistered());
+            assertTrue(((String) server.getAttribute(name, KpipeConnections.ATTRIBUTE)).contains("(at most 7,"));
+        } finally {
+            replacing.unregister();
+        }
+        assertFalse(server.isRegistered(name));
+        assertFalse(replacing.isRegistered());
     }
 
     @Test

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -76,7 +77,7 @@ public final class BenchMain {
     }
     BenchOptions o;
     try {
-      if (args.length > 0 && (args[0].equals("-h") || args[0].equals("--help"))) {
+      if (Arrays.asList(args).contains("--help") || Arrays.asList(args).contains("-h")) { // anywhere, as soak's
         System.out.print(BenchOptions.USAGE);
         return;
       }
@@ -244,13 +245,26 @@ public final class BenchMain {
     Path png = Sweep.chartPath(jsonFile);
     try {
       sweep.writeChart(png, settings.kafkaVersion(), options);
-    } catch (IOException | RuntimeException | LinkageError e) { // e.g. no font on a headless JVM: keep the numbers
-      System.err.println("bench: the sweep chart could not be drawn (on Debian: apt-get install fonts-dejavu-core): "
-          + e);
+    } catch (IOException | RuntimeException | LinkageError e) { // the chart is optional: keep the numbers
+      System.err.println("bench: the sweep chart could not be drawn (" + chartFailure(e) + "): " + e);
       png = null;
     }
     run.put("sweep", sweep.toMap(png));
     return png;
+  }
+
+  /**
+   * @param e why the chart could not be drawn
+   * @return what to do about it: a class missing means the chart library is not on the class path (a build from
+   *     before the chart, or a class path without target/bench-libs); anything else is most often a headless JVM
+   *     without fonts
+   */
+  static String chartFailure(Throwable e) {
+    if (e instanceof NoClassDefFoundError) {
+      return "the chart library, JFreeChart, is not on the class path: rebuild (demo.sh without SKIP_BUILD=1, or mvn"
+          + " package -DskipTests) so that integration-tests/target/bench-libs has it";
+    }
+    return "if no font is installed, on Debian: apt-get install fonts-dejavu-core";
   }
 
   /**

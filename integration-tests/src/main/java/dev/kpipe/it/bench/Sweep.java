@@ -70,11 +70,32 @@ final class Sweep {
    * @throws IOException if the file cannot be written
    */
   void writeChart(Path png, String kafkaVersion, BenchOptions o) throws IOException {
-    String subtitle = String.format(Locale.ROOT, "Kafka %s, 2-node KRaft on loopback, the follower acknowledges every"
-            + " W ms; idempotent producer, 5 in flight, 1 KiB records, %d B batches; %d round(s) x %d s per side,"
-            + " medians. Ceilings (dashed) = requests/s x %.1f records per request (the median measured over the"
-            + " sweep).", kafkaVersion, o.batchBytes(), o.rounds(), o.durationSeconds(), recordsPerRequest);
-    SweepChart.write(points, recordsPerRequest, subtitle, png);
+    int inFlight = points.isEmpty() ? 0 : points.get(0).maxInFlight();
+    SweepChart.write(points, recordsPerRequest, subtitle(kafkaVersion, inFlight, o.s1RecordBytes(), o.batchBytes(),
+        o.rounds(), o.durationSeconds(), recordsPerRequest), png);
+  }
+
+  /**
+   * @param kafkaVersion the broker's version
+   * @param inFlight the producer's {@code max.in.flight.requests.per.connection} in the sweep's rounds
+   * @param recordBytes the record value size, bytes ({@code --s1-record-bytes})
+   * @param batchBytes the producer's {@code batch.size}, bytes
+   * @param rounds rounds per side
+   * @param durationSeconds measured seconds per round
+   * @param recordsPerRequest records per request the ceilings are scaled with
+   * @return the chart's subtitle: how the numbers were taken, from the run's own options and results
+   */
+  static String subtitle(String kafkaVersion, int inFlight, int recordBytes, int batchBytes, int rounds,
+      int durationSeconds, double recordsPerRequest) {
+    return String.format(Locale.ROOT, "Kafka %s, 2-node KRaft on loopback, the follower acknowledges every W ms;"
+            + " idempotent producer, %d in flight, %s records, %d B batches; %d round(s) x %d s per side, medians."
+            + " Ceilings (dashed) = requests/s x %.1f records per request (the median measured over the sweep).",
+        kafkaVersion, inFlight, size(recordBytes), batchBytes, rounds, durationSeconds, recordsPerRequest);
+  }
+
+  /** @return {@code 1 KiB} for 1024, {@code 100 B} for 100 */
+  private static String size(int bytes) {
+    return bytes > 0 && bytes % 1024 == 0 ? bytes / 1024 + " KiB" : bytes + " B";
   }
 
   /** @return the sweep as a JSON-ready map */

@@ -115,7 +115,7 @@ final class SweepChart {
 
     XYPlot plot = new XYPlot(data, x, y, r);
     Font small = new Font(Font.SANS_SERIF, Font.BOLD, 12);
-    for (SweepPoint p : points) { // the gain at each W, above kpipe's point
+    for (SweepPoint p : points) { // the gain at each W, under kpipe's point (its top at 0.72 x the point's value)
       XYTextAnnotation a = new XYTextAnnotation(String.format(Locale.ROOT, "%.1fx", p.ratio().median()),
           p.windowMs(), p.kpipeRecordsPerSec().median() * 0.72);
       a.setFont(small);

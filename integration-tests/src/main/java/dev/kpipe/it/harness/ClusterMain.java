@@ -116,11 +116,15 @@ public final class ClusterMain {
         .append("  ").append(tool).append("org.apache.kafka.tools.ConsoleProducer --bootstrap-server ").append(bs)
         .append(" --topic demo\n")
         .append("  ").append(tool).append("org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server ")
-        .append(bs).append(" --topic demo --from-beginning\n")
-        .append("  ").append(tool).append("org.apache.kafka.tools.JmxTool --jmx-url ")
-        .append(cluster.nodes().get(0).jmxServiceUrl())
-        .append(" --object-name kafka.server:type=kpipe-metrics --one-time true\n")
-        .append("\nCtrl-C stops the cluster.\n");
+        .append(bs).append(" --topic demo --from-beginning\n");
+    if (spec.installPlugin() && spec.kpipeEnabled()) { // kpipe's MBeans exist once kpipe is enabled and installed
+      out.append("  ").append(tool).append("org.apache.kafka.tools.JmxTool --jmx-url ")
+          .append(cluster.nodes().get(0).jmxServiceUrl())
+          .append(" --object-name kafka.server:type=kpipe-metrics --one-time true\n");
+    } else if (spec.installPlugin()) {
+      out.append("  (kpipe.enable=false: kafka.server:type=kpipe-metrics appears once kpipe.enable is set to true)\n");
+    }
+    out.append("\nCtrl-C stops the cluster.\n");
     System.out.print(out);
     System.out.flush();
     new CountDownLatch(1).await(); // until Ctrl-C

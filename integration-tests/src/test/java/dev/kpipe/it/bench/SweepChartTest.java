@@ -52,4 +52,13 @@ class SweepChartTest {
     assertEquals(150.0, p.stockCeiling(15.0), 1e-9, "1 request per 100 ms x 15 records");
     assertEquals(750.0, p.kpipeCeiling(15.0), 1e-9, "5 requests per 100 ms x 15 records");
   }
+
+  @Test
+  void theSubtitleSaysWhatTheRunUsed() {
+    String sub = Sweep.subtitle("4.4.0", 8, 512, 32768, 2, 12, 15.04);
+    assertTrue(sub.contains("Kafka 4.4.0,"), sub);
+    assertTrue(sub.contains(" 8 in flight, 512 B records, 32768 B batches; 2 round(s) x 12 s per side"), sub);
+    assertTrue(sub.contains(" x 15.0 records per request"), sub);
+    assertTrue(Sweep.subtitle("4.4.0", 5, 2048, 16384, 1, 30, 1).contains(" 5 in flight, 2 KiB records,"));
+  }
 }

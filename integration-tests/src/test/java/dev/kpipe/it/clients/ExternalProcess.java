@@ -14,9 +14,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Runs an external client (kcat, node, npm, a child JVM) with a time limit. Its output goes to files in a folder of
- * its own (no pipe to fill up), read back when it ends.
+ * its own (no pipe to fill up), read back when it ends. Public for the tests of other packages (e.g. {@code ops}
+ * runs Kafka's JmxTool with it).
  */
-final class ExternalProcess {
+public final class ExternalProcess {
     private ExternalProcess() {
     }
 
@@ -28,9 +29,9 @@ final class ExternalProcess {
      * @param stdout everything it printed on standard output
      * @param stderr everything it printed on standard error
      */
-    record Result(List<String> command, int exitCode, String stdout, String stderr) {
+    public record Result(List<String> command, int exitCode, String stdout, String stderr) {
         /** @return the command, exit code and standard error (its last 4000 characters), for failure messages */
-        String describe() {
+        public String describe() {
             String err = stderr.length() > 4000 ? "..." + stderr.substring(stderr.length() - 4000) : stderr;
             return String.join(" ", command) + " exited with " + exitCode + "; stderr:\n" + err;
         }
@@ -39,7 +40,7 @@ final class ExternalProcess {
          * @param prefix a line's start, e.g. {@code RESULT }
          * @return the last line of standard output starting with it
          */
-        Optional<String> lastLine(String prefix) {
+        public Optional<String> lastLine(String prefix) {
             return stdout.lines().filter(l -> l.startsWith(prefix)).reduce((a, b) -> b);
         }
     }
@@ -55,7 +56,7 @@ final class ExternalProcess {
      * @return how it ended
      * @throws IOException if it cannot be started (e.g. the program is not on PATH)
      */
-    static Result run(List<String> command, Path dir, Path stdin, Duration timeout)
+    public static Result run(List<String> command, Path dir, Path stdin, Duration timeout)
         throws IOException, InterruptedException {
         Result r = execute(command, dir, stdin, timeout);
         if (r.exitCode() == TIMED_OUT) {
@@ -66,7 +67,7 @@ final class ExternalProcess {
     }
 
     /** @return this module's build folder ({@code integration-tests/target}): the parent of the test classes */
-    static Path buildDir() {
+    public static Path buildDir() {
         try {
             return Path.of(ExternalProcess.class.getProtectionDomain().getCodeSource().getLocation().toURI()).getParent();
         } catch (java.net.URISyntaxException e) {

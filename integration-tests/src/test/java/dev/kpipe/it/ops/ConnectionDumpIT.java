@@ -3,13 +3,12 @@ package dev.kpipe.it.ops;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kpipe.it.clients.ExternalProcess;
 import dev.kpipe.it.harness.Cluster;
 import dev.kpipe.it.harness.KafkaCluster;
 import dev.kpipe.it.harness.KafkaNode;
 import dev.kpipe.it.wire.RawKafkaConnection;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,7 +26,6 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.ProduceRequest;
-import org.apache.kafka.common.requests.ProduceResponse;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.utils.internals.AppInfoParser;
 import org.junit.jupiter.api.BeforeAll;
@@ -38,15 +36,17 @@ import org.junit.jupiter.api.Test;
  * pipeline with a known state, and printed by Kafka's own JmxTool.
  *
  * <p>One 2-node cluster. Node 2 follows with {@code replica.fetch.min.bytes} far above what the tests produce and
- * {@code replica.fetch.wait.max.ms=3000}, so an acks=all produce to a topic on both nodes waits for the follower's next
- * fetch (up to 3 s) and an acks=1 produce is answered at once: the window in which the dump is read with requests in
- * flight. {@code kpipe.max.inflight.requests.per.connection=8}, so 8 requests in flight is the per-connection limit.
+ * {@code replica.fetch.wait.max.ms=10000}, so an acks=all produce to a topic on both nodes waits for the follower's
+ * next fetch (up to 10 s) and an acks=1 produce is answered at once: the window in which the dump is read with requests
+ * in flight. 10 s keeps that state stable for long after the previous acks=all ack even on a loaded machine; Kafka
+ * requires it to be at most {@code replica.lag.time.max.ms} and {@code replica.socket.timeout.ms} (both 30 s by
+ * default). {@code kpipe.max.inflight.requests.per.connection=8}, so 8 requests in flight is the per-connection limit.
  */
 @KafkaCluster(nodes = 2, brokerConfig = {"kpipe.max.inflight.requests.per.connection=8"},
-    nodeConfig = {"2:replica.fetch.min.bytes=10000000", "2:replica.fetch.wait.max.ms=3000"})
+    nodeConfig = {"2:replica.fetch.min.bytes=10000000", "2:replica.fetch.wait.max.ms=10000"})
 class ConnectionDumpIT {
 
-  /** Acknowledged only after the follower's next fetch (up to 3 s). */
+  /** Acknowledged only after the follower's next fetch (up to 10 s). */
   private static final String SLOW = "dump-slow";
   private static final Duration WINDOW = Duration.ofSeconds(10);
 
@@ -72,14 +72,14 @@ class ConnectionDumpIT {
           .setClientSoftwareVersion("1.2.3"), (short) 3, (short) 3).build((short) 3));
       ApiVersionsResponse versions = (ApiVersionsResponse) conn.receive(ApiKeys.API_VERSIONS, (short) 3).response();
       assertEquals(Errors.NONE.code(), versions.data().errorCode());
-      conn.send(2, Wire.produce(SLOW, 0, (short) -1, bytes("d0")));
-      assertProduced(conn.receive(ApiKeys.PRODUCE, Wire.PRODUCE_VERSION), 2);
+      conn.send(2, Wire.produce(SLOW, 0, (short) -1, Wire.bytes("d0")));
+      Wire.assertProduced(conn.receive(ApiKeys.PRODUCE, Wire.PRODUCE_VERSION), 2);
 
       long written = System.nanoTime();
       long requestBytes = 0;
       List<Integer> ids = new ArrayList<>();
       for (int i = 1; i <= 8; i++) {
-        ProduceRequest p = Wire.produce(SLOW, 0, (short) (i % 2 == 1 ? -1 : 1), bytes("d" + i));
+        ProduceRequest p = Wire.produce(SLOW, 0, (short) (i % 2 == 1 ? -1 : 1), Wire.bytes("d" + i));
         int id = 10 + i;
         requestBytes += Wire.sizeInBytes(p, clientId, id);
         conn.send(id, p);
@@ -104,7 +104,7 @@ class ConnectionDumpIT {
           pipelined.get("connection"));
 
       for (int id : ids) {
-        assertProduced(conn.receive(ApiKeys.PRODUCE, Wire.PRODUCE_VERSION), id);
+        Wire.assertProduced(conn.receive(ApiKeys.PRODUCE, Wire.PRODUCE_VERSION), id);
       }
       Map<String, String> answered = ConnectionDumpReader.await(node, clientId, "every response written", WINDOW,
           c -> "0".equals(c.get("inflight.requests")));
@@ -124,10 +124,10 @@ class ConnectionDumpIT {
     KafkaNode node = cluster.node(1);
     String clientId = "dump-drain";
     try (RawKafkaConnection conn = new RawKafkaConnection("127.0.0.1", node.port(), clientId, Duration.ofSeconds(30))) {
-      conn.send(1, Wire.produce(SLOW, 0, (short) -1, bytes("e0")));
-      assertProduced(conn.receive(ApiKeys.PRODUCE, Wire.PRODUCE_VERSION), 1);
+      conn.send(1, Wire.produce(SLOW, 0, (short) -1, Wire.bytes("e0")));
+      Wire.assertProduced(conn.receive(ApiKeys.PRODUCE, Wire.PRODUCE_VERSION), 1);
       for (int i = 1; i <= 3; i++) {
-        conn.send(1 + i, Wire.produce(SLOW, 0, (short) (i == 2 ? 1 : -1), bytes("e" + i)));
+        conn.send(1 + i, Wire.produce(SLOW, 0, (short) (i == 2 ? 1 : -1), Wire.bytes("e" + i)));
       }
       conn.send(-5, Wire.listOffsets(SLOW));
       Map<String, String> draining = ConnectionDumpReader.await(node, clientId, "draining for the LIST_OFFSETS",
@@ -136,7 +136,7 @@ class ConnectionDumpIT {
       assertEquals("3", draining.get("inflight.requests"), "the LIST_OFFSETS is held, not in flight: " + draining);
       assertEquals("unknown/unknown", draining.get("client.software"), "no API_VERSIONS sent: " + draining);
       for (int i = 1; i <= 3; i++) {
-        assertProduced(conn.receive(ApiKeys.PRODUCE, Wire.PRODUCE_VERSION), 1 + i);
+        Wire.assertProduced(conn.receive(ApiKeys.PRODUCE, Wire.PRODUCE_VERSION), 1 + i);
       }
       assertEquals(-5, conn.receive(ApiKeys.LIST_OFFSETS, Wire.LIST_OFFSETS_VERSION).correlationId());
       ConnectionDumpReader.awaitGone(node, clientId, WINDOW);
@@ -157,7 +157,7 @@ class ConnectionDumpIT {
     props.put(ProducerConfig.ACKS_CONFIG, "all");
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props, new ByteArraySerializer(),
         new ByteArraySerializer())) {
-      producer.send(new ProducerRecord<>(SLOW, 0, null, bytes("j0"))).get(30, TimeUnit.SECONDS);
+      producer.send(new ProducerRecord<>(SLOW, 0, null, Wire.bytes("j0"))).get(30, TimeUnit.SECONDS);
       Map<String, String> idle = ConnectionDumpReader.await(node, clientId, "the producer's connection, idle",
           WINDOW, c -> "0".equals(c.get("inflight.requests")));
       assertEquals("PIPELINED", idle.get("state"));
@@ -175,33 +175,17 @@ class ConnectionDumpIT {
     ConnectionDumpReader.awaitGone(node, clientId, WINDOW);
   }
 
-  /** Runs {@code java -cp "libs/*" org.apache.kafka.tools.JmxTool ... --one-time true} against the node. */
+  /**
+   * Runs {@code java -cp "libs/*" org.apache.kafka.tools.JmxTool ... --one-time true} against the node; its output
+   * files stay in {@code target/jmxtool}.
+   */
   private static String jmxTool(Cluster cluster, KafkaNode node) throws IOException, InterruptedException {
-    Path out = Files.createTempFile("jmxtool", ".out");
-    Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+    ExternalProcess.Result r = ExternalProcess.run(List.of(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-cp", cluster.libsDir() + "/*", "org.apache.kafka.tools.JmxTool",
-        "--jmx-url", node.jmxServiceUrl(), "--object-name", ConnectionDumpReader.MBEAN, "--one-time", "true")
-        .redirectErrorStream(true).redirectOutput(out.toFile()).start();
-    try {
-      assertTrue(p.waitFor(120, TimeUnit.SECONDS), "JmxTool did not finish within 120 s");
-      String text = Files.readString(out);
-      assertEquals(0, p.exitValue(), text);
-      return text;
-    } finally {
-      p.destroyForcibly();
-      Files.deleteIfExists(out);
-    }
-  }
-
-  private static ProduceResponse assertProduced(RawKafkaConnection.Received r, int correlationId) {
-    assertEquals(correlationId, r.correlationId(), "responses in request order");
-    ProduceResponse pr = (ProduceResponse) r.response();
-    pr.data().responses().forEach(t -> t.partitionResponses().forEach(p ->
-        assertEquals(Errors.NONE.code(), p.errorCode(), "produce error " + Errors.forCode(p.errorCode()))));
-    return pr;
-  }
-
-  private static byte[] bytes(String s) {
-    return s.getBytes(StandardCharsets.UTF_8);
+        "--jmx-url", node.jmxServiceUrl(), "--object-name", ConnectionDumpReader.MBEAN, "--one-time", "true"),
+        ExternalProcess.buildDir().resolve("jmxtool"), null, Duration.ofSeconds(120));
+    assertEquals(0, r.exitCode(), r.describe() + "\nstdout:\n" + r.stdout());
+    return r.stdout();
   }
 }

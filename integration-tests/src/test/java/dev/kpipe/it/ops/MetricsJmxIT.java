@@ -34,7 +34,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.protocol.ApiKeys;
-import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.quota.ClientQuotaAlteration;
 import org.apache.kafka.common.quota.ClientQuotaEntity;
 import org.apache.kafka.common.requests.ProduceRequest;
@@ -117,8 +116,8 @@ class MetricsJmxIT {
     try (RawKafkaConnection conn = new RawKafkaConnection("127.0.0.1", node.port(), clientId, Duration.ofSeconds(30))) {
       int correlationId = 1000;
       values.add("m0");
-      conn.send(correlationId, Wire.produce(SLOW, 0, (short) -1, bytes("m0")));
-      assertProduced(conn.receive(ApiKeys.PRODUCE, Wire.PRODUCE_VERSION), correlationId);
+      conn.send(correlationId, Wire.produce(SLOW, 0, (short) -1, Wire.bytes("m0")));
+      Wire.assertProduced(conn.receive(ApiKeys.PRODUCE, Wire.PRODUCE_VERSION), correlationId);
       KpipeMetricsSnapshot upgraded = KpipeMetricsSnapshot.read(node);
       assertEquals(1.0, upgraded.delta(before, "upgrade-total"), "the first produce upgraded the connection");
       assertEquals(1.0, upgraded.get("pipelined-connections"), "one pipelined connection");
@@ -128,7 +127,7 @@ class MetricsJmxIT {
       for (int i = 1; i <= 8; i++) {
         String v = "m" + i;
         values.add(v);
-        ProduceRequest p = Wire.produce(SLOW, 0, (short) (i % 2 == 1 ? -1 : 1), bytes(v));
+        ProduceRequest p = Wire.produce(SLOW, 0, (short) (i % 2 == 1 ? -1 : 1), Wire.bytes(v));
         int id = correlationId + 7 * i; // not contiguous, as the Java client's ids on one connection
         requestBytes += Wire.sizeInBytes(p, clientId, id);
         conn.send(id, p);
@@ -142,7 +141,7 @@ class MetricsJmxIT {
           WINDOW, s -> s.get("inflight-requests") == 8 && s.get("held-responses") == 4
               && s.get("held-requests") == 1);
       for (int i = 0; i < ids.size(); i++) {
-        assertProduced(conn.receive(ApiKeys.PRODUCE, Wire.PRODUCE_VERSION), ids.get(i));
+        Wire.assertProduced(conn.receive(ApiKeys.PRODUCE, Wire.PRODUCE_VERSION), ids.get(i));
       }
       RawKafkaConnection.Received lo = conn.receive(ApiKeys.LIST_OFFSETS, Wire.LIST_OFFSETS_VERSION);
       listOffsetsAnsweredNanos = System.nanoTime();
@@ -152,8 +151,8 @@ class MetricsJmxIT {
 
       // Classic again: the next produce upgrades it again.
       values.add("m9");
-      conn.send(correlationId + 100, Wire.produce(SLOW, 0, (short) 1, bytes("m9")));
-      assertProduced(conn.receive(ApiKeys.PRODUCE, Wire.PRODUCE_VERSION), correlationId + 100);
+      conn.send(correlationId + 100, Wire.produce(SLOW, 0, (short) 1, Wire.bytes("m9")));
+      Wire.assertProduced(conn.receive(ApiKeys.PRODUCE, Wire.PRODUCE_VERSION), correlationId + 100);
       assertEquals(2.0, KpipeMetricsSnapshot.read(node).delta(before, "upgrade-total"), "upgraded again");
     }
     KpipeMetricsSnapshot after = KpipeMetricsSnapshot.awaitIdle(node);
@@ -201,10 +200,10 @@ class MetricsJmxIT {
     try (RawKafkaConnection conn = new RawKafkaConnection("127.0.0.1", node.port(), "metrics-budget",
         Duration.ofSeconds(30))) {
       values.add("b0");
-      conn.send(1, Wire.produce(SLOW_BUDGET, 0, (short) -1, bytes("b0")));
-      assertProduced(conn.receive(ApiKeys.PRODUCE, Wire.PRODUCE_VERSION), 1);
+      conn.send(1, Wire.produce(SLOW_BUDGET, 0, (short) -1, Wire.bytes("b0")));
+      Wire.assertProduced(conn.receive(ApiKeys.PRODUCE, Wire.PRODUCE_VERSION), 1);
       for (int i = 1; i <= 5; i++) {
-        byte[] v = Arrays.copyOf(bytes("b" + i + ":"), size);
+        byte[] v = Arrays.copyOf(Wire.bytes("b" + i + ":"), size);
         values.add(new String(v, StandardCharsets.UTF_8));
         conn.send(1 + i, Wire.produce(SLOW_BUDGET, 0, (short) -1, v));
       }
@@ -214,12 +213,12 @@ class MetricsJmxIT {
       // produce is handled classically (a deferred upgrade) and answered.
       try (RawKafkaConnection late = new RawKafkaConnection("127.0.0.1", node.port(), "metrics-budget-late",
           Duration.ofSeconds(30))) {
-        late.send(7, Wire.produce(FAST, 0, (short) 1, bytes("late")));
-        assertProduced(late.receive(ApiKeys.PRODUCE, Wire.PRODUCE_VERSION), 7);
+        late.send(7, Wire.produce(FAST, 0, (short) 1, Wire.bytes("late")));
+        Wire.assertProduced(late.receive(ApiKeys.PRODUCE, Wire.PRODUCE_VERSION), 7);
       }
       deferred = KpipeMetricsSnapshot.read(node);
       for (int i = 1; i <= 5; i++) {
-        assertProduced(conn.receive(ApiKeys.PRODUCE, Wire.PRODUCE_VERSION), 1 + i);
+        Wire.assertProduced(conn.receive(ApiKeys.PRODUCE, Wire.PRODUCE_VERSION), 1 + i);
       }
     }
     KpipeMetricsSnapshot after = KpipeMetricsSnapshot.awaitIdle(node);
@@ -259,7 +258,7 @@ class MetricsJmxIT {
         assertTrue(System.nanoTime() < deadline, "no throttled response within 30 s");
         // 25 kB against 10 kB/s over Kafka's 1-2 s quota window: a throttle window of about 1.5 s.
         conn.send(++id, Wire.produce(FAST, 0, (short) 1, new byte[25_000]));
-        ProduceResponse r = assertProduced(conn.receive(ApiKeys.PRODUCE, Wire.PRODUCE_VERSION), id);
+        ProduceResponse r = Wire.assertProduced(conn.receive(ApiKeys.PRODUCE, Wire.PRODUCE_VERSION), id);
         throttleMs = r.throttleTimeMs();
       }
       throttled = KpipeMetricsSnapshot.await(node, "1 throttled connection", Duration.ofMillis(throttleMs + 5_000L),
@@ -336,7 +335,7 @@ class MetricsJmxIT {
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(cfg, new ByteArraySerializer(),
         new ByteArraySerializer())) {
       for (int i = 0; i < records; i++) {
-        producer.send(new ProducerRecord<>(FAST, 0, null, bytes("h" + i)), (md, e) -> {
+        producer.send(new ProducerRecord<>(FAST, 0, null, Wire.bytes("h" + i)), (md, e) -> {
           if (e != null) {
             failure.compareAndSet(null, e);
           }
@@ -351,12 +350,12 @@ class MetricsJmxIT {
       for (int round = 0; round < 40; round++) {
         List<Integer> ids = new ArrayList<>();
         for (int i = 0; i < 9; i++) {
-          conn.send(++id, Wire.produce(FAST, 0, (short) 1, bytes("r" + id)));
+          conn.send(++id, Wire.produce(FAST, 0, (short) 1, Wire.bytes("r" + id)));
           ids.add(id);
         }
         conn.send(++id, Wire.listOffsets(FAST));
         for (int pid : ids) {
-          assertProduced(conn.receive(ApiKeys.PRODUCE, Wire.PRODUCE_VERSION), pid);
+          Wire.assertProduced(conn.receive(ApiKeys.PRODUCE, Wire.PRODUCE_VERSION), pid);
         }
         assertEquals(id, conn.receive(ApiKeys.LIST_OFFSETS, Wire.LIST_OFFSETS_VERSION).correlationId());
       }
@@ -385,18 +384,6 @@ class MetricsJmxIT {
 
   private static List<KpipeLog.LogRecord> kpipeRecords(KafkaNode node) {
     return KpipeLog.records(node.log()).stream().filter(KpipeLog.LogRecord::fromKpipe).collect(Collectors.toList());
-  }
-
-  private static ProduceResponse assertProduced(RawKafkaConnection.Received r, int correlationId) {
-    assertEquals(correlationId, r.correlationId(), "responses in request order");
-    ProduceResponse pr = (ProduceResponse) r.response();
-    pr.data().responses().forEach(t -> t.partitionResponses().forEach(p ->
-        assertEquals(Errors.NONE.code(), p.errorCode(), "produce error " + Errors.forCode(p.errorCode()))));
-    return pr;
-  }
-
-  private static byte[] bytes(String s) {
-    return s.getBytes(StandardCharsets.UTF_8);
   }
 
   /** @return the values of partition 0 of {@code topic} from the beginning, exactly {@code expected} of them */

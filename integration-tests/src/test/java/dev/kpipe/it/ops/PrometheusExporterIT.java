@@ -11,11 +11,9 @@ import dev.kpipe.it.wire.RawKafkaConnection;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -24,25 +22,19 @@ import java.util.stream.Collectors;
 import javax.management.MBeanAttributeInfo;
 import javax.management.ObjectName;
 import org.apache.kafka.common.protocol.ApiKeys;
-import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.requests.ProduceResponse;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.MethodOrderer;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * The Prometheus JMX exporter (the real agent from Maven Central, {@code kpipe.it.jmx.exporter.jar}) attached to a
  * kpipe broker with kpipe's config ({@code monitoring/prometheus/kpipe-jmx-exporter.yml}), scraped on 127.0.0.1 while
  * and after the test drives pipelined traffic: every documented series is there with its type and a value that matches
- * the traffic, and nothing of the broker's own beans is exported by that config. Then the Grafana dashboard's queries
- * are checked against the series of that scrape.
+ * the traffic, and nothing of the broker's own beans is exported by that config. A second test, on a scrape of its
+ * own, checks the Grafana dashboard's queries against the served series.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PrometheusExporterIT {
 
     private static final String TOPIC = "prometheus-produce";
@@ -53,8 +45,6 @@ class PrometheusExporterIT {
 
     private Cluster cluster;
     private String metricsUrl;
-    /** The scrape after the traffic, every client closed: the series the dashboard check uses. */
-    private PrometheusScrape idle;
 
     @BeforeAll
     void start() throws IOException {
@@ -89,11 +79,9 @@ class PrometheusExporterIT {
      * exports no other {@code kafka_*} series.
      */
     @Test
-    @Order(1)
     void everyDocumentedSeriesIsExportedWithValuesThatMatchTheTraffic() throws Exception {
         KafkaNode node = cluster.node(1);
-        PrometheusScrape before = await("the exporter serving kpipe's series", s -> s.values().containsKey(
-            PrometheusSeries.name("upgrade-total")));
+        PrometheusScrape before = awaitKpipeSeries();
         assertEveryDocumentedSeries(before);
         assertEquals(0.0, before.get(PrometheusSeries.name("pipelined-connections")));
         assertEquals((double) BUDGET, before.get(PrometheusSeries.name("inflight-bytes-limit")),
@@ -103,20 +91,18 @@ class PrometheusExporterIT {
         try (RawKafkaConnection conn = new RawKafkaConnection("127.0.0.1", node.port(), "prometheus-raw",
             Duration.ofSeconds(30))) {
             for (int i = 0; i < PRODUCES; i++) {
-                conn.send(100 + i, Wire.produce(TOPIC, 0, (short) 1, ("p" + i).getBytes(StandardCharsets.UTF_8)));
+                conn.send(100 + i, Wire.produce(TOPIC, 0, (short) 1, Wire.bytes("p" + i)));
             }
             for (int i = 0; i < PRODUCES; i++) {
-                RawKafkaConnection.Received r = conn.receive(ApiKeys.PRODUCE, Wire.PRODUCE_VERSION);
-                assertEquals(100 + i, r.correlationId(), "responses in request order");
-                ((ProduceResponse) r.response()).data().responses().forEach(t -> t.partitionResponses().forEach(p ->
-                    assertEquals(Errors.NONE.code(), p.errorCode())));
+                Wire.assertProduced(conn.receive(ApiKeys.PRODUCE, Wire.PRODUCE_VERSION), 100 + i);
             }
             open = await("the connection pipelined and idle", s ->
                 s.get(PrometheusSeries.name("pipelined-request-total"))
                     - before.get(PrometheusSeries.name("pipelined-request-total")) == PRODUCES
                     && s.get(PrometheusSeries.name("inflight-requests")) == 0);
         }
-        idle = await("every gauge back to 0", s -> s.get(PrometheusSeries.name("pipelined-connections")) == 0
+        PrometheusScrape idle = await("every gauge back to 0",
+            s -> s.get(PrometheusSeries.name("pipelined-connections")) == 0
             && s.get(PrometheusSeries.name("connections-tracked")) == 0);
         assertEveryDocumentedSeries(open);
         assertEveryDocumentedSeries(idle);
@@ -131,11 +117,10 @@ class PrometheusExporterIT {
         assertEquals(0.0, open.get(PrometheusSeries.name("plugin-fault-total")));
         assertEquals(0.0, open.get(PrometheusSeries.name("classification-fallback-total")));
 
-        for (String gauge : List.of("pipelined-connections", "connections-tracked", "inflight-requests",
-            "inflight-requests-per-connection-avg", "held-responses", "held-requests", "throttled-connections",
-            "inflight-bytes", "budget-waiting-connections")) {
+        for (String gauge : KpipeMetricsSnapshot.IDLE_GAUGES) {
             assertEquals(0.0, idle.get(PrometheusSeries.name(gauge)), gauge + " after the connection closed");
         }
+        assertEquals(0.0, idle.get(PrometheusSeries.name("connections-tracked")), "the connection table is empty");
         assertEquals(PRODUCES, delta(idle, before, "pipelined-request-total"), "counters keep their values");
         assertEquals(1.0, delta(idle, before, "upgrade-total"));
 
@@ -157,15 +142,17 @@ class PrometheusExporterIT {
             "the connection dump is text, not a series");
     }
 
-    /** The dashboard's queries use only series the exporter served (the scrape of the first test). */
+    /**
+     * The dashboard's queries use only series the exporter serves: checked against a scrape of its own (kpipe's series
+     * are exported from the start, before any traffic), so it does not depend on the other test.
+     */
     @Test
-    @Order(2)
-    void theDashboardQueriesOnlyScrapedSeries() {
-        assertTrue(idle != null, "the scrape test ran first");
+    void theDashboardQueriesOnlyScrapedSeries() throws Exception {
+        PrometheusScrape scrape = awaitKpipeSeries();
         Set<String> used = KpipeDashboard.load().metricNames();
         assertTrue(used.size() >= 20, "the dashboard uses " + used);
         for (String name : used) {
-            assertTrue(idle.values().containsKey(name), name + " (used by the dashboard) was not scraped");
+            assertTrue(scrape.values().containsKey(name), name + " (used by the dashboard) was not scraped");
         }
     }
 
@@ -173,7 +160,14 @@ class PrometheusExporterIT {
         return now.get(PrometheusSeries.name(metric)) - before.get(PrometheusSeries.name(metric));
     }
 
+    /**
+     * Asserts the scrape has exactly the documented kpipe series (none missing, none extra or misnamed), each with its
+     * documented type.
+     */
     private static void assertEveryDocumentedSeries(PrometheusScrape s) {
+        Set<String> scraped = s.values().keySet().stream().filter(n -> n.startsWith(PrometheusSeries.PREFIX))
+            .collect(Collectors.toCollection(TreeSet::new));
+        assertEquals(PrometheusSeries.all().keySet(), scraped, "the kpipe series scraped:\n" + kpipeLines(s));
         for (Map.Entry<String, String> e : PrometheusSeries.all().entrySet()) {
             assertTrue(s.values().containsKey(e.getKey()), e.getKey() + " not exported:\n" + kpipeLines(s));
             assertEquals(PrometheusSeries.type(e.getValue()), s.typeOf(e.getKey()), "type of " + e.getKey());
@@ -182,6 +176,12 @@ class PrometheusExporterIT {
 
     private static String kpipeLines(PrometheusScrape s) {
         return s.text().lines().filter(l -> l.contains("kpipe")).collect(Collectors.joining("\n"));
+    }
+
+    /** @return the first scrape that has kpipe's series (the agent serves them once the broker registered them) */
+    private PrometheusScrape awaitKpipeSeries() throws Exception {
+        return await("the exporter serving kpipe's series", s -> s.values().containsKey(
+            PrometheusSeries.name("upgrade-total")));
     }
 
     /** Scrapes every 100 ms until the condition holds. */

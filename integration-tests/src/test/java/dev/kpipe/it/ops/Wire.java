@@ -1,17 +1,26 @@
 package dev.kpipe.it.ops;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.kpipe.it.wire.RawKafkaConnection;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
+import org.apache.kafka.common.requests.ProduceResponse;
 import org.apache.kafka.common.requests.RequestHeader;
 
-/** Hand-made requests for {@link dev.kpipe.it.wire.RawKafkaConnection}, with the versions the tests read back. */
+/**
+ * Hand-made requests for {@link RawKafkaConnection}, with the versions the tests read back, and the check of their
+ * produce responses.
+ */
 final class Wire {
   /** PRODUCE version sent (topics by name). */
   static final short PRODUCE_VERSION = 12;
@@ -58,5 +67,29 @@ final class Wire {
   static int sizeInBytes(ProduceRequest request, String clientId, int correlationId) {
     return request.serializeWithHeader(new RequestHeader(request.apiKey(), request.version(), clientId,
         correlationId)).remaining();
+  }
+
+  /**
+   * @param s text
+   * @return its UTF-8 bytes (a record value)
+   */
+  static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Asserts a PRODUCE response answers {@code correlationId} (responses come in request order) and has no error for
+   * any partition.
+   *
+   * @param r what the connection received
+   * @param correlationId the id of the request it must answer
+   * @return the response
+   */
+  static ProduceResponse assertProduced(RawKafkaConnection.Received r, int correlationId) {
+    assertEquals(correlationId, r.correlationId(), "responses in request order");
+    ProduceResponse pr = (ProduceResponse) r.response();
+    pr.data().responses().forEach(t -> t.partitionResponses().forEach(p ->
+        assertEquals(Errors.NONE.code(), p.errorCode(), "produce error " + Errors.forCode(p.errorCode()))));
+    return pr;
   }
 }
