@@ -219,10 +219,9 @@ public final class PipelineCoordinator implements NetworkEventListener {
     public java.util.List<ConnectionSnapshot> connectionSnapshots() {
         long now = System.nanoTime();
         InflightLimits l = limits;
-        boolean on = enabled;
         java.util.List<ConnectionSnapshot> out = new ArrayList<>(connections.size());
         for (ConnectionPipeline c : connections.values()) {
-            out.add(ConnectionSnapshot.of(c, l, on, now));
+            out.add(ConnectionSnapshot.of(c, l, now));
         }
         return out;
     }
@@ -335,21 +334,21 @@ public final class PipelineCoordinator implements NetworkEventListener {
                     pipelines(processor).upgradesDeferred.put(id, sizeInBytes);
                     return Admission.CLASSIC;
                 }
-                conn = new ConnectionPipeline(id, pipelines(processor));
+                conn = new ConnectionPipeline(id, pipelines(processor), stats);
                 conn.context = context;
                 connections.put(id, conn);
                 stats.pipelinedConnections.incrementAndGet();
                 stats.upgrades.increment();
-            } else if (conn.awaitingDispatch != null || conn.mode != ConnectionPipeline.Mode.PIPELINED) {
-                // Cannot happen while the invariants hold: the connection stays muted until dispatch,
-                // and while draining. Keep order safe: hold it like an exclusive request would be.
+            } else if (conn.awaitingDispatch != null || conn.state() != ConnectionState.PIPELINED) {
+                // Cannot happen while the invariants hold: the connection stays muted until dispatch, and in every
+                // other state. Keep order safe: hold it like an exclusive request (an illegal move unless PIPELINED).
                 stats.pluginFaults.increment();
                 readWhileMuted.fault("kpipe: request read on {} while it should be muted: {}", id, conn);
                 return hold(conn, request);
             } else if (cls == RequestClass.EXCLUSIVE) {
                 if (conn.slots.isEmpty() && !conn.throttle.throttled()) {
                     // Nothing to drain: Kafka takes the connection back as it reads this request.
-                    release(conn);
+                    release(conn, ConnectionEvent.HAND_BACK);
                     stats.downgrades.increment();
                     return Admission.CLASSIC;
                 }
@@ -383,8 +382,10 @@ public final class PipelineCoordinator implements NetworkEventListener {
             if (tracked == null) {
                 return Admission.CLASSIC;
             }
-            if (tracked.slots.isEmpty() && tracked.held == null && !tracked.throttle.throttled()) {
-                release(tracked);
+            ConnectionState s = tracked.state();
+            if ((s == ConnectionState.PIPELINED || s == ConnectionState.DRAINING_DISABLED) && tracked.slots.isEmpty()
+                && !tracked.throttle.throttled()) {
+                release(tracked, ConnectionEvent.HAND_BACK);
                 stats.downgrades.increment();
                 return Admission.CLASSIC;
             }
@@ -392,25 +393,24 @@ public final class PipelineCoordinator implements NetworkEventListener {
         }
     }
 
+    /**
+     * Holds an exclusive request for a drain (PIPELINED to DRAINING_EXCLUSIVE). In any other state the move is illegal
+     * (counted; the connection closes once its earlier responses are written): a request held before is queued first,
+     * to keep arrival order, and this one is held until the close.
+     */
     private Admission hold(ConnectionPipeline conn, Object request) {
-        if (conn.held != null) {
-            // A second held request would break the order; cannot happen since a draining
-            // connection stays muted. Forward the earlier one first to keep arrival order.
-            stats.pluginFaults.increment();
-            conn.processor.processor.forward(conn.held);
-            stats.heldRequests.decrementAndGet();
-        }
-        if (conn.heldReauthentication != null) {
-            // Cannot happen either (a connection whose re-authentication waits stays muted): this request would have
-            // to follow the re-authentication. Close the connection once the earlier responses are written.
-            stats.pluginFaults.increment();
-            closeAfterDrain(conn, conn.processor.processor);
+        conn.muted = true; // reading a request mutes Kafka's channel
+        if (conn.transition(ConnectionEvent.EXCLUSIVE_HELD)) {
+            conn.drainStartNanos = System.nanoTime();
+        } else {
+            muteAndSchedule(conn);
+            if (conn.held != null) {
+                conn.processor.processor.forward(conn.held);
+                stats.heldRequests.decrementAndGet();
+            }
         }
         releaseReservation(conn);
-        conn.mode = ConnectionPipeline.Mode.DRAINING;
         conn.held = request;
-        conn.drainStartNanos = System.nanoTime();
-        conn.muted = true;
         stats.heldRequests.incrementAndGet();
         return Admission.HELD;
     }
@@ -422,50 +422,49 @@ public final class PipelineCoordinator implements NetworkEventListener {
             return false; // classic: Kafka re-authenticates now, as always
         }
         try {
-            if (conn.closed || conn.closeAfterDrain || conn.held != null || conn.heldReauthentication != null) {
-                // Cannot happen while the invariants hold: such a connection stays muted. Beginning the
-                // re-authentication now could write its handshake response inside an earlier response; closing the
-                // connection once the earlier responses are written cannot (the client reconnects).
-                stats.pluginFaults.increment();
-                reauthenticationWhileMuted.fault("kpipe: re-authentication on {} while it should be muted: {};"
-                    + " closing it once its earlier responses are written", connectionId, conn);
-                closeAfterDrain(conn, processor);
-                return true;
-            }
-            if (conn.mode == ConnectionPipeline.Mode.PIPELINED && conn.slots.isEmpty() && conn.awaitingDispatch == null
+            ConnectionState from = conn.state();
+            if (from == ConnectionState.PIPELINED && conn.slots.isEmpty() && conn.awaitingDispatch == null
                 && !conn.throttle.throttled()
                 && System.nanoTime() - conn.lastWrittenNanos >= reauthenticationQuietNanos) {
                 // Nothing outstanding, nothing written lately: Kafka takes the connection back and re-authenticates
                 // it now.
-                release(conn);
+                release(conn, ConnectionEvent.HAND_BACK);
                 stats.downgrades.increment();
                 return false;
             }
-            if (conn.mode == ConnectionPipeline.Mode.PIPELINED) {
-                conn.mode = ConnectionPipeline.Mode.DRAINING;
+            if (!conn.transition(ConnectionEvent.REAUTHENTICATION_HELD)) {
+                // Illegal (counted): such a connection stays muted. Beginning the re-authentication now could write
+                // its handshake response inside an earlier response; closing the connection once the earlier
+                // responses are written cannot (the client reconnects).
+                reauthenticationWhileMuted.fault("kpipe: re-authentication on {} while it should be muted: {};"
+                    + " closing it once its earlier responses are written", connectionId, conn);
+                muteAndSchedule(conn);
+                return true;
+            }
+            if (from == ConnectionState.PIPELINED) {
                 conn.drainStartNanos = System.nanoTime();
                 stats.drains.increment();
             } // else draining with nothing held (kpipe was disabled): the re-authentication waits for that drain
-            conn.heldReauthentication = reauthentication;
+            conn.held = reauthentication;
             stats.heldRequests.incrementAndGet();
             stats.reauthenticationDrains.increment();
             releaseReservation(conn);
-            if (!conn.muted) {
-                conn.muted = true;
-                processor.mute(connectionId);
-            }
-            schedule(conn);
+            muteAndSchedule(conn);
             return true;
         } catch (Throwable e) {
             stats.pluginFaults.increment();
             LOG.warn("kpipe: failed to defer the re-authentication of {}", connectionId, e);
             // Once held, the drain begins it; else Kafka begins it now.
-            return conn.heldReauthentication == reauthentication;
+            return conn.held == reauthentication;
         }
     }
 
-    /** Forgets a connection: Kafka owns it again (downgrade) or it is closed. */
-    private void release(ConnectionPipeline conn) {
+    /**
+     * Forgets a connection: Kafka owns it again (downgrade, {@link ConnectionEvent#HAND_BACK}, legal from PIPELINED
+     * and the draining states, which every caller checks) or it is closed ({@link ConnectionEvent#CLOSE}).
+     */
+    private void release(ConnectionPipeline conn, ConnectionEvent event) {
+        conn.transition(event);
         if (connections.remove(conn.id, conn)) {
             stats.pipelinedConnections.decrementAndGet();
             stats.inflightRequests.addAndGet(-conn.slots.size());
@@ -571,7 +570,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
         // backwards: a revoked connection leaves the list and the last one takes its index
         for (int i = holders.size() - 1; i >= 0; i--) {
             ConnectionPipeline c = holders.get(i);
-            if (c.closed || connections.get(c.id) != c) {
+            if (!c.state().owned()) {
                 // Cannot happen: closing or handing back a connection releases its reservation. Never mute a
                 // connection kpipe does not own; give its reservation back.
                 budget.release(c.reserved);
@@ -580,7 +579,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
                 stats.pluginFaults.increment();
                 continue;
             }
-            if (!c.muted && c.mode == ConnectionPipeline.Mode.PIPELINED
+            if (!c.muted && c.state() == ConnectionState.PIPELINED
                 && now - c.reservedAtNanos >= idleReservationNanos && p.rounds - c.reservedAtRound >= 2) {
                 p.processor.mute(c.id);
                 c.muted = true;
@@ -619,10 +618,9 @@ public final class PipelineCoordinator implements NetworkEventListener {
      */
     private void recover(ConnectionPipeline c) {
         try {
-            if (!c.closed && connections.get(c.id) == c && c.muted && !c.closeAfterDrain
-                && c.mode == ConnectionPipeline.Mode.PIPELINED && c.slots.isEmpty() && c.awaitingDispatch == null
+            if (c.state() == ConnectionState.PIPELINED && c.muted && c.slots.isEmpty() && c.awaitingDispatch == null
                 && !c.throttle.throttled()) {
-                release(c);
+                release(c, ConnectionEvent.HAND_BACK);
                 stats.downgrades.increment();
                 // Kafka's channel is MUTED (kpipe muted it); unmuting leaves it NOT_MUTED, as after a response.
                 c.processor.processor.unmute(c.id);
@@ -642,13 +640,14 @@ public final class PipelineCoordinator implements NetworkEventListener {
 
     /** Applies the connection's mute reasons, or completes its drain. Network thread, safe point. */
     private void evaluate(ConnectionPipeline conn) {
-        if (conn.closed || connections.get(conn.id) != conn) {
+        ConnectionState state = conn.state();
+        if (!state.owned()) {
             // Closed, or no longer kpipe's: a handler thread may queue a connection in dispatched
             // after it was handed back to Kafka (its awaitingDispatch was already cleared).
             return;
         }
         NetworkProcessor processor = conn.processor.processor;
-        if (conn.closeAfterDrain) {
+        if (state == ConnectionState.CLOSING_AFTER_DRAIN) {
             if (conn.slots.isEmpty() && conn.awaitingDispatch == null) {
                 processor.close(conn.id); // onConnectionClosed follows
             } else if (!conn.muted) {
@@ -657,17 +656,18 @@ public final class PipelineCoordinator implements NetworkEventListener {
             }
             return;
         }
-        if (!enabled && conn.mode == ConnectionPipeline.Mode.PIPELINED) {
+        if (!enabled && state == ConnectionState.PIPELINED) {
             // kpipe was disabled: drain with no request held; nothing more is read until Kafka has it back
             releaseReservation(conn);
-            conn.mode = ConnectionPipeline.Mode.DRAINING;
+            conn.transition(ConnectionEvent.DISABLED);
+            state = ConnectionState.DRAINING_DISABLED;
             conn.drainStartNanos = System.nanoTime();
             stats.drains.increment();
         }
-        if (conn.mode == ConnectionPipeline.Mode.DRAINING) {
+        if (state.draining()) {
             if (conn.slots.isEmpty() && !conn.throttle.throttled() && conn.awaitingDispatch == null) {
                 long quietFor = System.nanoTime() - conn.lastWrittenNanos;
-                if (conn.heldReauthentication != null && quietFor < reauthenticationQuietNanos) {
+                if (state == ConnectionState.DRAINING_REAUTHENTICATION && quietFor < reauthenticationQuietNanos) {
                     // see REAUTHENTICATION_QUIET_NANOS: evaluated again at the round after the wake-up
                     conn.processor.awaitingQuiet.add(conn);
                     if (!conn.quietWakeupScheduled) {
@@ -753,41 +753,38 @@ public final class PipelineCoordinator implements NetworkEventListener {
      * writing its last response (unmuted), and the re-authentication begins.
      */
     private void handBack(ConnectionPipeline conn, NetworkProcessor processor) {
-        Object reauthentication = conn.heldReauthentication;
-        if (reauthentication != null) {
-            conn.heldReauthentication = null;
-            stats.heldRequests.decrementAndGet();
-            stats.drainTimeNanos.add(System.nanoTime() - conn.drainStartNanos);
-            release(conn);
-            stats.downgrades.increment();
-            // The channel is MUTED (kpipe muted it when the handshake was read); Kafka read the handshake unmuted.
-            try {
-                processor.unmute(conn.id);
-            } finally {
-                processor.beginReauthentication(conn.id, reauthentication);
-            }
-            return;
-        }
+        ConnectionState drained = conn.state();
         Object held = conn.held;
         conn.held = null;
         stats.drainTimeNanos.add(System.nanoTime() - conn.drainStartNanos);
-        release(conn);
+        release(conn, ConnectionEvent.HAND_BACK);
         stats.downgrades.increment();
-        if (held == null) {
-            // The channel is MUTED (kpipe muted it) or NOT_MUTED, with no response pending: Kafka's state for an idle
-            // connection once it is readable again.
-            if (conn.muted) {
-                conn.muted = false;
-                processor.unmute(conn.id);
-            }
-            return;
-        }
-        stats.heldRequests.decrementAndGet();
-        // The channel is MUTED (muted when the held request was read, never unmuted since).
-        try {
-            processor.deliverMuteEvent(conn.id, MuteEvent.REQUEST_RECEIVED);
-        } finally {
-            processor.forward(held);
+        switch (drained) {
+            case DRAINING_REAUTHENTICATION:
+                stats.heldRequests.decrementAndGet();
+                // The channel is MUTED (kpipe muted it when the handshake was read); Kafka read the handshake unmuted.
+                try {
+                    processor.unmute(conn.id);
+                } finally {
+                    processor.beginReauthentication(conn.id, held);
+                }
+                return;
+            case DRAINING_EXCLUSIVE:
+                stats.heldRequests.decrementAndGet();
+                // The channel is MUTED (muted when the held request was read, never unmuted since).
+                try {
+                    processor.deliverMuteEvent(conn.id, MuteEvent.REQUEST_RECEIVED);
+                } finally {
+                    processor.forward(held);
+                }
+                return;
+            default:
+                // DRAINING_DISABLED. The channel is MUTED (kpipe muted it) or NOT_MUTED, with no response pending:
+                // Kafka's state for an idle connection once it is readable again.
+                if (conn.muted) {
+                    conn.muted = false;
+                    processor.unmute(conn.id);
+                }
         }
     }
 
@@ -832,7 +829,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
     private boolean deliverNow(NetworkProcessor processor, Object response) {
         Object request = processor.requestOf(response);
         ConnectionPipeline conn = connections.get(processor.contextOf(request).connectionId);
-        if (conn == null || conn.closed) {
+        if (conn == null) {
             return true;
         }
         ResponseKind kind = processor.kindOf(response);
@@ -924,16 +921,19 @@ public final class PipelineCoordinator implements NetworkEventListener {
         return true;
     }
 
-    /** Mutes the connection and closes it once every earlier response is written ({@link #evaluate}). */
-    private void closeAfterDrain(ConnectionPipeline conn, NetworkProcessor processor) {
-        if (!conn.closed) {
-            if (!conn.muted) {
-                processor.mute(conn.id);
-                conn.muted = true;
-            }
-            conn.closeAfterDrain = true;
-            schedule(conn);
+    /**
+     * Mutes the connection and evaluates it at the next safe point: after a move to CLOSING_AFTER_DRAIN, it is closed
+     * once every earlier response is written ({@link #evaluate}).
+     */
+    private static void muteAndSchedule(ConnectionPipeline conn) {
+        if (!conn.state().owned()) {
+            return;
         }
+        if (!conn.muted) {
+            conn.processor.processor.mute(conn.id);
+            conn.muted = true;
+        }
+        schedule(conn);
     }
 
     /**
@@ -945,10 +945,11 @@ public final class PipelineCoordinator implements NetworkEventListener {
     @Override
     public boolean onRequestRejected(NetworkProcessor processor, String connectionId) {
         ConnectionPipeline conn = connections.get(connectionId);
-        if (conn == null || conn.closed || conn.slots.isEmpty()) {
+        if (conn == null || conn.slots.isEmpty()) {
             return false;
         }
-        closeAfterDrain(conn, processor);
+        conn.transition(ConnectionEvent.REQUEST_REJECTED);
+        muteAndSchedule(conn);
         stats.deferredCloses.increment();
         return true;
     }
@@ -970,7 +971,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
         // The response of the request whose upgrade was deferred is written, and Kafka's channel is
         // MUTED (no throttle: THROTTLE_STARTED cancels the take-over), as after any read. kpipe takes the
         // connection over with nothing in flight, keeps it muted and unmutes it once it holds budget.
-        ConnectionPipeline conn = new ConnectionPipeline(connectionId, p);
+        ConnectionPipeline conn = new ConnectionPipeline(connectionId, p, stats);
         conn.largestRequest = deferred;
         conn.muted = true;
         connections.put(connectionId, conn);
@@ -991,8 +992,10 @@ public final class PipelineCoordinator implements NetworkEventListener {
             }
             return;
         }
-        conn.closed = true;
-        release(conn);
+        ConnectionState was = conn.state();
+        Object held = conn.held;
+        conn.held = null;
+        release(conn, ConnectionEvent.CLOSE);
         Slot head = conn.slots.peekFirst();
         for (Slot s : conn.slots) {
             if (s.response == null) {
@@ -1007,16 +1010,13 @@ public final class PipelineCoordinator implements NetworkEventListener {
             // else: the broker holds it in flight and completes it itself on close
         }
         conn.slots.clear();
-        if (conn.heldReauthentication != null) {
-            // The connection is gone: nothing to re-authenticate.
-            conn.heldReauthentication = null;
-            stats.heldRequests.decrementAndGet();
+        if (held == null) {
+            return;
         }
-        if (conn.held != null) {
-            // Stock Kafka would have queued it as soon as it was read; so does kpipe, now.
-            Object held = conn.held;
-            conn.held = null;
-            stats.heldRequests.decrementAndGet();
+        stats.heldRequests.decrementAndGet();
+        if (was != ConnectionState.DRAINING_REAUTHENTICATION) {
+            // Stock Kafka would have queued it as soon as it was read; so does kpipe, now. (A held re-authentication
+            // is dropped: the connection is gone, nothing to re-authenticate.)
             processor.forward(held);
         }
     }

@@ -51,8 +51,8 @@ class PipelineReauthenticationTest {
         assertTrue(handshake.read, "the handshake is read while both produces complete (pipelined)");
         assertTrue(handshake.reauthDeferred, "kpipe took the re-authentication over");
         assertFalse(handshake.reauthBegun, "it does not begin while responses are outstanding");
-        assertEquals(ConnectionPipeline.Mode.DRAINING, cp.mode);
-        assertSame(handshake, cp.heldReauthentication);
+        assertTrue(cp.state().draining());
+        assertSame(handshake, cp.held);
         assertTrue(run.conn(0).channel.isMuted(), "kpipe muted the connection (Kafka does not on this path)");
         assertEquals(1, run.stats().heldRequests());
         assertEquals(1, run.stats().reauthenticationDrains());
@@ -234,7 +234,7 @@ class PipelineReauthenticationTest {
         assertTrue(run.broker.coordinator.onReauthentication(c.proc, c.id, new Object()),
             "kpipe keeps Kafka from beginning it now");
         assertEquals(1, run.stats().pluginFaults());
-        assertTrue(cp.closeAfterDrain);
+        assertEquals(ConnectionState.CLOSING_AFTER_DRAIN, cp.state());
         assertFalse(c.closedByBroker, "not before the produce response is written");
         run.broker.runFair(100);
         assertTrue(c.closedByBroker, "closed once the produce response was written");
