@@ -43,6 +43,8 @@ public final class ByteBudget {
     private long waitNanosTotal;
     private long oversizeAdmitted;
     private final ArrayDeque<Entry> waiters = new ArrayDeque<>();
+    /** The clock of the wait times ({@link #waitNanosTotal()}). */
+    private final Ticker ticker;
 
     private static final class Entry {
         final Waiter waiter;
@@ -63,6 +65,18 @@ public final class ByteBudget {
      * @throws IllegalArgumentException if out of range
      */
     public ByteBudget(long capacity, long lowWatermark) {
+        this(capacity, lowWatermark, Ticker.SYSTEM);
+    }
+
+    /**
+     * @param capacity the budget, in bytes, at least 1
+     * @param lowWatermark once saturated, admit again only when the admitted bytes fall to this, in
+     *     bytes, in {@code [0, capacity)}
+     * @param ticker the clock of the wait times
+     * @throws IllegalArgumentException if out of range
+     */
+    public ByteBudget(long capacity, long lowWatermark, Ticker ticker) {
+        this.ticker = Objects.requireNonNull(ticker);
         if (capacity < 1) {
             throw new IllegalArgumentException("capacity must be at least 1: " + capacity);
         }
@@ -98,7 +112,7 @@ public final class ByteBudget {
                 return 0;
             }
         }
-        waiters.addLast(new Entry(waiter, want, System.nanoTime()));
+        waiters.addLast(new Entry(waiter, want, ticker.nanos()));
         waitsStarted++;
         return 0;
     }
@@ -199,7 +213,7 @@ public final class ByteBudget {
         while ((head = waiters.peekFirst()) != null && admits(head.bytes)) {
             waiters.pollFirst();
             admit(head.bytes);
-            waitNanosTotal += System.nanoTime() - head.sinceNanos;
+            waitNanosTotal += ticker.nanos() - head.sinceNanos;
             if (out == null) {
                 out = new Waiter[Math.min(waiters.size() + 1, 16)];
             } else if (n == out.length) {

@@ -44,8 +44,8 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
      * first request read after a deferred upgrade; {@code null} until then. Read by the connection dump only.
      */
     volatile RequestContext context;
-    /** When kpipe took the connection over ({@link System#nanoTime}). */
-    final long upgradedNanos = System.nanoTime();
+    /** When kpipe took the connection over (the coordinator's clock, ns). */
+    final long upgradedNanos;
     /** Responses of this connection held for ordering now (its share of {@code held-responses}). */
     int heldResponses;
     /** {@link #slots}' size as of the last {@link #publish()}; opaque access. */
@@ -65,7 +65,7 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
     /** The request in the dispatch phase, or {@code null}; cleared by the handler thread. */
     volatile Object awaitingDispatch;
     final ThrottleWindows throttle = new ThrottleWindows();
-    /** When the first of the currently open throttle windows opened ({@link System#nanoTime}). */
+    /** When the first of the currently open throttle windows opened (the coordinator's clock). */
     long throttleStartNanos;
     /**
      * What the connection holds for its drain: the exclusive request ({@link ConnectionState#DRAINING_EXCLUSIVE}, and
@@ -74,7 +74,7 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
      * in every other state (see {@link #invariantViolation()}).
      */
     Object held;
-    /** When the connection last finished writing a response ({@link System#nanoTime}), or 0. */
+    /** When the connection last finished writing a response (the coordinator's clock), or 0. */
     long lastWrittenNanos;
     /** A wake-up is scheduled for the end of the quiet period of the held re-authentication. */
     boolean quietWakeupScheduled;
@@ -85,7 +85,7 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
     boolean scheduled;
     /** Bytes of the global budget reserved for the next request read, or 0. */
     long reserved;
-    /** When {@link #reserved} was granted ({@link System#nanoTime}). */
+    /** When {@link #reserved} was granted (the coordinator's clock). */
     long reservedAtNanos;
     /** The processor round in which {@link #reserved} was granted ({@link ProcessorPipelines#rounds}). */
     long reservedAtRound;
@@ -107,8 +107,10 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
      * @param id Kafka's connection id
      * @param processor its processor's state
      * @param stats where illegal moves are counted
+     * @param nowNanos when kpipe takes it over (the coordinator's clock)
      */
-    ConnectionPipeline(String id, ProcessorPipelines processor, PipelineStats stats) {
+    ConnectionPipeline(String id, ProcessorPipelines processor, PipelineStats stats, long nowNanos) {
+        this.upgradedNanos = nowNanos;
         this.id = id;
         this.processor = processor;
         this.stats = stats;
@@ -261,7 +263,7 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
         return (long) INFLIGHT_BYTES.getOpaque(this);
     }
 
-    /** @return the oldest in-flight request's read time ({@link System#nanoTime}), 0 for none; thread: any */
+    /** @return the oldest in-flight request's read time (the coordinator's clock), 0 for none; thread: any */
     long publishedOldestReadNanos() {
         return (long) OLDEST_READ_NANOS.getOpaque(this);
     }

@@ -45,7 +45,7 @@ public record ConnectionSnapshot(String connectionId, String listener, String pr
      *
      * @param c the connection
      * @param limits the per-connection limits in force
-     * @param nowNanos {@link System#nanoTime} of the read
+     * @param nowNanos the coordinator's clock at the read, ns
      * @return the snapshot
      */
     static ConnectionSnapshot of(ConnectionPipeline c, InflightLimits limits, long nowNanos) {

@@ -2,6 +2,7 @@ package dev.kpipe.plugin.pipeline;
 
 import dev.kpipe.backpressure.ByteBudget;
 import dev.kpipe.backpressure.InflightLimits;
+import dev.kpipe.backpressure.Ticker;
 import dev.kpipe.plugin.classify.RequestClass;
 import dev.kpipe.plugin.classify.RequestClassifier;
 import dev.kpipe.quotas.MuteReason;
@@ -89,8 +90,6 @@ public final class PipelineCoordinator implements NetworkEventListener {
     private final PipelineStats stats;
     /** How long a reservation may stay unused while others wait for the budget: 20 ms. */
     static final long IDLE_RESERVATION_NANOS = 20_000_000L;
-    /** {@link #IDLE_RESERVATION_NANOS}; tests that cannot wait set 0. Network threads read it. */
-    volatile long idleReservationNanos = IDLE_RESERVATION_NANOS;
     /**
      * How long a connection must have written nothing before a SASL re-authentication kpipe holds begins: 100 ms. The
      * Java client (kafka-clients {@code Selector}) reads one message per poll while it re-authenticates, and over TLS,
@@ -104,20 +103,29 @@ public final class PipelineCoordinator implements NetworkEventListener {
      * ({@code connections.max.reauth.ms}); the processor is woken when it ends.
      */
     static final long REAUTHENTICATION_QUIET_NANOS = 100_000_000L;
-    /** {@link #REAUTHENTICATION_QUIET_NANOS}; the deterministic fake broker sets 0. Network threads read it. */
-    volatile long reauthenticationQuietNanos = REAUTHENTICATION_QUIET_NANOS;
 
-    /** Wakes a processor after a delay, so that it runs a round then. */
-    interface WakeupTimer {
+    /** Wakes a processor after a delay, so that it runs a round then (the end of a quiet period). */
+    @FunctionalInterface
+    public interface WakeupTimer {
         /**
          * @param processor the processor to wake ({@link NetworkProcessor#wakeup()}, any thread)
          * @param delayNanos how long from now, in ns
          */
         void wakeup(NetworkProcessor processor, long delayNanos);
+
+        /**
+         * @return the real timer: one daemon thread, {@code kpipe-timer}, started the first time a wake-up is asked
+         *     for; a wake-up that throws is logged at DEBUG
+         */
+        static WakeupTimer daemon() {
+            return DaemonTimer::wakeup;
+        }
     }
 
-    /** The timer of quiet periods; the fake broker, whose rounds a test drives, replaces it. */
-    volatile WakeupTimer wakeupTimer = DaemonTimer::wakeup;
+    /** The clock (the broker binding passes {@link Ticker#SYSTEM}; the fake broker simulates time). */
+    private final Ticker ticker;
+    /** The timer of quiet periods; the fake broker, whose rounds a test drives, records the wake-ups instead. */
+    private final WakeupTimer wakeupTimer;
 
     /** One daemon thread, {@code kpipe-timer}, started the first time a quiet period needs a wake-up. */
     private static final class DaemonTimer {
@@ -163,6 +171,22 @@ public final class PipelineCoordinator implements NetworkEventListener {
      */
     public PipelineCoordinator(RequestClassifier classifier, InflightLimits limits, ByteBudget budget,
                                PipelineStats stats) {
+        this(classifier, limits, budget, stats, Ticker.SYSTEM, WakeupTimer.daemon());
+    }
+
+    /**
+     * @param classifier the classification policy
+     * @param limits the per-connection in-flight limits
+     * @param budget the broker-wide in-flight byte budget, or {@code null} for none
+     * @param stats where to count
+     * @param ticker the clock: request ages, drain and throttle times, idle reservations, the re-authentication quiet
+     *     period; the same clock as the budget's
+     * @param wakeupTimer wakes a processor at the end of a re-authentication quiet period
+     */
+    public PipelineCoordinator(RequestClassifier classifier, InflightLimits limits, ByteBudget budget,
+                               PipelineStats stats, Ticker ticker, WakeupTimer wakeupTimer) {
+        this.ticker = ticker;
+        this.wakeupTimer = wakeupTimer;
         this.classifier = classifier;
         this.limits = limits;
         this.budget = budget;
@@ -217,7 +241,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
      * @return one snapshot per pipelined or draining connection, in no particular order
      */
     public java.util.List<ConnectionSnapshot> connectionSnapshots() {
-        long now = System.nanoTime();
+        long now = ticker.nanos();
         InflightLimits l = limits;
         java.util.List<ConnectionSnapshot> out = new ArrayList<>(connections.size());
         for (ConnectionPipeline c : connections.values()) {
@@ -334,7 +358,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
                     pipelines(processor).upgradesDeferred.put(id, sizeInBytes);
                     return Admission.CLASSIC;
                 }
-                conn = new ConnectionPipeline(id, pipelines(processor), stats);
+                conn = new ConnectionPipeline(id, pipelines(processor), stats, ticker.nanos());
                 conn.context = context;
                 connections.put(id, conn);
                 stats.pipelinedConnections.incrementAndGet();
@@ -366,7 +390,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
             if (conn.context == null) {
                 conn.context = context; // taken over after a deferred upgrade
             }
-            conn.slots.addLast(new Slot(request, sizeInBytes, System.nanoTime()));
+            conn.slots.addLast(new Slot(request, sizeInBytes, ticker.nanos()));
             conn.inflightBytes += sizeInBytes;
             conn.publish();
             conn.awaitingDispatch = request;
@@ -401,7 +425,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
     private Admission hold(ConnectionPipeline conn, Object request) {
         conn.muted = true; // reading a request mutes Kafka's channel
         if (conn.transition(ConnectionEvent.EXCLUSIVE_HELD)) {
-            conn.drainStartNanos = System.nanoTime();
+            conn.drainStartNanos = ticker.nanos();
         } else {
             muteAndSchedule(conn);
             if (conn.held != null) {
@@ -425,7 +449,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
             ConnectionState from = conn.state();
             if (from == ConnectionState.PIPELINED && conn.slots.isEmpty() && conn.awaitingDispatch == null
                 && !conn.throttle.throttled()
-                && System.nanoTime() - conn.lastWrittenNanos >= reauthenticationQuietNanos) {
+                && ticker.nanos() - conn.lastWrittenNanos >= REAUTHENTICATION_QUIET_NANOS) {
                 // Nothing outstanding, nothing written lately: Kafka takes the connection back and re-authenticates
                 // it now.
                 release(conn, ConnectionEvent.HAND_BACK);
@@ -442,7 +466,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
                 return true;
             }
             if (from == ConnectionState.PIPELINED) {
-                conn.drainStartNanos = System.nanoTime();
+                conn.drainStartNanos = ticker.nanos();
                 stats.drains.increment();
             } // else draining with nothing held (kpipe was disabled): the re-authentication waits for that drain
             conn.held = reauthentication;
@@ -470,7 +494,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
             stats.inflightRequests.addAndGet(-conn.slots.size());
             if (conn.throttle.throttled()) {
                 stats.throttledConnections.decrementAndGet();
-                stats.throttleTimeNanos.add(System.nanoTime() - conn.throttleStartNanos);
+                stats.throttleTimeNanos.add(ticker.nanos() - conn.throttleStartNanos);
             }
             releaseReservation(conn);
             if (budget != null) {
@@ -565,7 +589,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
         if (budget.waiting() == 0) {
             return;
         }
-        long now = System.nanoTime();
+        long now = ticker.nanos();
         ArrayList<ConnectionPipeline> holders = p.holders;
         // backwards: a revoked connection leaves the list and the last one takes its index
         for (int i = holders.size() - 1; i >= 0; i--) {
@@ -580,7 +604,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
                 continue;
             }
             if (!c.muted && c.state() == ConnectionState.PIPELINED
-                && now - c.reservedAtNanos >= idleReservationNanos && p.rounds - c.reservedAtRound >= 2) {
+                && now - c.reservedAtNanos >= IDLE_RESERVATION_NANOS && p.rounds - c.reservedAtRound >= 2) {
                 p.processor.mute(c.id);
                 c.muted = true;
                 long bytes = c.reserved;
@@ -661,18 +685,18 @@ public final class PipelineCoordinator implements NetworkEventListener {
             releaseReservation(conn);
             conn.transition(ConnectionEvent.DISABLED);
             state = ConnectionState.DRAINING_DISABLED;
-            conn.drainStartNanos = System.nanoTime();
+            conn.drainStartNanos = ticker.nanos();
             stats.drains.increment();
         }
         if (state.draining()) {
             if (conn.slots.isEmpty() && !conn.throttle.throttled() && conn.awaitingDispatch == null) {
-                long quietFor = System.nanoTime() - conn.lastWrittenNanos;
-                if (state == ConnectionState.DRAINING_REAUTHENTICATION && quietFor < reauthenticationQuietNanos) {
+                long quietFor = ticker.nanos() - conn.lastWrittenNanos;
+                if (state == ConnectionState.DRAINING_REAUTHENTICATION && quietFor < REAUTHENTICATION_QUIET_NANOS) {
                     // see REAUTHENTICATION_QUIET_NANOS: evaluated again at the round after the wake-up
                     conn.processor.awaitingQuiet.add(conn);
                     if (!conn.quietWakeupScheduled) {
                         conn.quietWakeupScheduled = true;
-                        wakeupTimer.wakeup(processor, reauthenticationQuietNanos - quietFor);
+                        wakeupTimer.wakeup(processor, REAUTHENTICATION_QUIET_NANOS - quietFor);
                     }
                     return;
                 }
@@ -740,9 +764,9 @@ public final class PipelineCoordinator implements NetworkEventListener {
         return false;
     }
 
-    private static void holds(ConnectionPipeline conn, long bytes) {
+    private void holds(ConnectionPipeline conn, long bytes) {
         conn.reserved = bytes;
-        conn.reservedAtNanos = System.nanoTime();
+        conn.reservedAtNanos = ticker.nanos();
         conn.reservedAtRound = conn.processor.rounds;
         conn.processor.addHolder(conn);
     }
@@ -756,7 +780,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
         ConnectionState drained = conn.state();
         Object held = conn.held;
         conn.held = null;
-        stats.drainTimeNanos.add(System.nanoTime() - conn.drainStartNanos);
+        stats.drainTimeNanos.add(ticker.nanos() - conn.drainStartNanos);
         release(conn, ConnectionEvent.HAND_BACK);
         stats.downgrades.increment();
         switch (drained) {
@@ -872,7 +896,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
             budget.release(head.bytes);
         }
         conn.sendOutstanding = false;
-        conn.lastWrittenNanos = System.nanoTime();
+        conn.lastWrittenNanos = ticker.nanos();
         stats.inflightRequests.decrementAndGet();
         Slot next = conn.slots.peekFirst();
         if (next != null && next.response != null) {
@@ -901,7 +925,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
             case THROTTLE_STARTED:
                 if (!conn.throttle.throttled()) {
                     stats.throttledConnections.incrementAndGet();
-                    conn.throttleStartNanos = System.nanoTime();
+                    conn.throttleStartNanos = ticker.nanos();
                 }
                 conn.throttle.start();
                 stats.throttleWindows.increment();
@@ -910,7 +934,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
             case THROTTLE_ENDED:
                 if (conn.throttle.end() && !conn.throttle.throttled()) {
                     stats.throttledConnections.decrementAndGet();
-                    stats.throttleTimeNanos.add(System.nanoTime() - conn.throttleStartNanos);
+                    stats.throttleTimeNanos.add(ticker.nanos() - conn.throttleStartNanos);
                 }
                 schedule(conn);
                 break;
@@ -971,7 +995,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
         // The response of the request whose upgrade was deferred is written, and Kafka's channel is
         // MUTED (no throttle: THROTTLE_STARTED cancels the take-over), as after any read. kpipe takes the
         // connection over with nothing in flight, keeps it muted and unmutes it once it holds budget.
-        ConnectionPipeline conn = new ConnectionPipeline(connectionId, p, stats);
+        ConnectionPipeline conn = new ConnectionPipeline(connectionId, p, stats, ticker.nanos());
         conn.largestRequest = deferred;
         conn.muted = true;
         connections.put(connectionId, conn);

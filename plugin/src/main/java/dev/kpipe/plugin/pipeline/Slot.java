@@ -4,7 +4,7 @@ package dev.kpipe.plugin.pipeline;
 final class Slot {
     final Object request;
     final int bytes;
-    /** When the request was read ({@link System#nanoTime}): the age the connection dump shows. */
+    /** When the request was read (the coordinator's clock, ns): the age the connection dump shows. */
     final long readNanos;
     /** The response, once the processor dequeued it; {@code null} before. */
     Object response;

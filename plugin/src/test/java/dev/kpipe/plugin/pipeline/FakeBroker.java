@@ -541,6 +541,27 @@ final class FakeBroker {
     /** Inside onResponseDequeued. */
     private boolean dequeueing;
 
+    // ------------------------------------------------ simulated time
+
+    /** The simulated clock, ns; starts well past 0 (a connection that never wrote counts as quiet). */
+    private long nowNanos = 1_000_000_000_000L;
+    /** How far a processor's selector poll that times out (TIMEOUT) moves the clock: Kafka's 300 ms. */
+    long pollNanos = 300_000_000L;
+    /** How far each processor round moves the clock; 0 unless a test of time-based behaviour sets it. */
+    long nanosPerRound;
+    /** The wake-ups kpipe asked for (ns from then), in order. */
+    final List<Long> wakeups = new ArrayList<>();
+
+    /** @return the simulated clock, ns (the coordinator's and the budget's {@code Ticker}) */
+    long nanos() {
+        return nowNanos;
+    }
+
+    /** Moves the simulated clock. */
+    void advance(long nanos) {
+        nowNanos += nanos;
+    }
+
     // ------------------------------------------------ kpipe.enable flipped at runtime
 
     /** CONFIG steps left. */
@@ -553,15 +574,13 @@ final class FakeBroker {
         this.scenario = scenario;
         this.limits = new InflightLimits(scenario.maxInflight, scenario.maxInflightBytes);
         Scenario.BackPressure bp = scenario.backPressure;
-        this.budget = bp.budget() > 0 ? new ByteBudget(bp.budget(), bp.budget() * 9 / 10) : null;
-        this.coordinator = budget == null
-            ? new PipelineCoordinator(new RequestClassifier(KafkaRequests.policy()), limits, stats)
-            : new PipelineCoordinator(new RequestClassifier(KafkaRequests.policy()), limits, budget, stats);
-        // Revoking idle reservations depends on the wall clock (20 ms): steps must replay identically (the explorer
-        // replays paths), so the fake never revokes; tests of revocation set 0 (always revoke) explicitly.
-        coordinator.idleReservationNanos = Long.MAX_VALUE;
-        coordinator.reauthenticationQuietNanos = 0; // deterministic: no wall-clock wait (tests of it set it)
-        coordinator.wakeupTimer = (processor, delayNanos) -> { }; // tests drive rounds with TIMEOUT steps
+        this.budget = bp.budget() > 0 ? new ByteBudget(bp.budget(), bp.budget() * 9 / 10, this::nanos) : null;
+        // Simulated time (steps replay identically: the explorer replays paths): the clock moves only when a
+        // processor's poll times out (TIMEOUT) and, if a test says so, by nanosPerRound per processor round. The
+        // 20 ms idle-reservation threshold and the 100 ms re-authentication quiet period keep their real values.
+        // Wake-ups are recorded; tests drive rounds with TIMEOUT steps.
+        this.coordinator = new PipelineCoordinator(new RequestClassifier(KafkaRequests.policy()), limits, budget,
+            stats, this::nanos, (processor, delayNanos) -> wakeups.add(delayNanos));
         Scenario.Faults faults = scenario.faults;
         coordinator.onTopicNames(id -> {
             if (faults.topicNamesEvery() > 0 && ++topicNamesCalls % faults.topicNamesEvery() == 0) {
@@ -792,7 +811,10 @@ final class FakeBroker {
                     delivering = false;
                 }
             }
-            case TIMEOUT -> procs.get(step.arg()).dirty = true;
+            case TIMEOUT -> {
+                advance(pollNanos);
+                procs.get(step.arg()).dirty = true;
+            }
             case REAUTH_DONE -> {
                 Conn c = conns.get(step.arg());
                 c.authenticating = false;
@@ -1009,6 +1031,7 @@ final class FakeBroker {
             case ROUND_ENTER -> {
                 p.dirty = false;
                 p.effect = false;
+                advance(nanosPerRound);
                 listen("onProcessorRound", () -> {
                     coordinator.onProcessorRound(p);
                     return null;
@@ -1263,7 +1286,7 @@ final class FakeBroker {
      */
     private void receiveReauthentication(Proc p, Conn c, ConnectionPipeline cp, Request r) {
         boolean recentlyWritten = cp != null
-            && System.nanoTime() - cp.lastWrittenNanos < coordinator.reauthenticationQuietNanos;
+            && nanos() - cp.lastWrittenNanos < PipelineCoordinator.REAUTHENTICATION_QUIET_NANOS;
         boolean deferred = listen("onReauthentication", () -> coordinator.onReauthentication(p, c.id, r));
         boolean outstanding = cp != null && (!cp.slots.isEmpty() || cp.awaitingDispatch != null || cp.throttle.throttled()
             || recentlyWritten);
@@ -1924,7 +1947,12 @@ final class FakeBroker {
             .append('g').append(cp.grants.get() - cp.grantsConsumed).append('L').append(cp.largestRequest)
             .append('t').append(cp.throttle.open())
             .append('b').append(cp.inflightBytes).append('a').append(req(cp.awaitingDispatch)).append('h')
-            .append(req(cp.held)).append('[');
+            .append(req(cp.held))
+            // what the clock decides: quiet (re-authentication), idle reservation (revocable)
+            .append(nanos() - cp.lastWrittenNanos >= PipelineCoordinator.REAUTHENTICATION_QUIET_NANOS ? 'q' : '-')
+            .append(cp.reserved > 0 && nanos() - cp.reservedAtNanos >= PipelineCoordinator.IDLE_RESERVATION_NANOS
+                && cp.processor.rounds - cp.reservedAtRound >= 2 ? 'i' : '-')
+            .append('[');
         for (Slot s : cp.slots) {
             sb.append(req(s.request)).append(':').append(s.response == null ? "" : ((Response) s.response).id()).append(',');
         }
