@@ -88,6 +88,20 @@ public final class ByteBudget {
     }
 
     /**
+     * A budget that never refuses ({@code kpipe.max.inflight.bytes} not configured): every reservation and read is
+     * admitted at once and nobody ever waits, but the accounting ({@link #used()}, {@link #peak()}) still runs, so
+     * that a caller never needs to ask whether a budget is present.
+     *
+     * @param ticker the clock of the wait times (there are none)
+     * @return a new unbounded budget: capacity {@link Long#MAX_VALUE} / 2 (room for any sum of sizes without
+     *     overflow)
+     */
+    public static ByteBudget unbounded(Ticker ticker) {
+        long capacity = Long.MAX_VALUE / 2;
+        return new ByteBudget(capacity, capacity - 1, ticker);
+    }
+
+    /**
      * Reserves bytes for a connection's next request. On refusal the waiter is queued (once) and
      * later {@linkplain Waiter#admitted() admitted} with the reservation granted.
      *
@@ -104,7 +118,7 @@ public final class ByteBudget {
             return 0;
         }
         if (head == null && admits(want)) {
-            admit(want);
+            take(want);
             return want;
         }
         for (Entry e : waiters) {
@@ -212,7 +226,7 @@ public final class ByteBudget {
         Entry head;
         while ((head = waiters.peekFirst()) != null && admits(head.bytes)) {
             waiters.pollFirst();
-            admit(head.bytes);
+            take(head.bytes);
             waitNanosTotal += ticker.nanos() - head.sinceNanos;
             if (out == null) {
                 out = new Waiter[Math.min(waiters.size() + 1, 16)];
@@ -231,11 +245,6 @@ public final class ByteBudget {
             return false;
         }
         return used == 0 || used + want <= capacity;
-    }
-
-    /** Takes a reservation being admitted. */
-    private void admit(long bytes) {
-        take(bytes);
     }
 
     /** Takes bytes: an admitted reservation, or what a request read exceeds its reservation by (settle). */

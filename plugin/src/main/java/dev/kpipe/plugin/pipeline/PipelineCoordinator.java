@@ -145,7 +145,10 @@ public final class PipelineCoordinator implements NetworkEventListener {
             }, delayNanos, TimeUnit.NANOSECONDS);
         }
     }
-    /** The broker-wide in-flight byte budget, or {@code null} for none. */
+    /**
+     * The broker-wide in-flight byte budget; always present ({@link ByteBudget#unbounded} when none is configured).
+     * Each request's slot holds its permit ({@link Slot#releasePermit}).
+     */
     private final ByteBudget budget;
     private volatile StoragePressure pressure = StoragePressure.NONE;
     private volatile Function<BrokerLoad, StoragePressure> pressureFactory;
@@ -157,27 +160,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
     /**
      * @param classifier the classification policy
      * @param limits the per-connection in-flight limits
-     * @param stats where to count
-     */
-    public PipelineCoordinator(RequestClassifier classifier, InflightLimits limits, PipelineStats stats) {
-        this(classifier, limits, null, stats);
-    }
-
-    /**
-     * @param classifier the classification policy
-     * @param limits the per-connection in-flight limits
-     * @param budget the broker-wide in-flight byte budget, or {@code null} for none
-     * @param stats where to count
-     */
-    public PipelineCoordinator(RequestClassifier classifier, InflightLimits limits, ByteBudget budget,
-                               PipelineStats stats) {
-        this(classifier, limits, budget, stats, Ticker.SYSTEM, WakeupTimer.daemon());
-    }
-
-    /**
-     * @param classifier the classification policy
-     * @param limits the per-connection in-flight limits
-     * @param budget the broker-wide in-flight byte budget, or {@code null} for none
+     * @param budget the broker-wide in-flight byte budget ({@link ByteBudget#unbounded} when none is configured)
      * @param stats where to count
      * @param ticker the clock: request ages, drain and throttle times, idle reservations, the re-authentication quiet
      *     period; the same clock as the budget's
@@ -189,7 +172,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
         this.wakeupTimer = wakeupTimer;
         this.classifier = classifier;
         this.limits = limits;
-        this.budget = budget;
+        this.budget = java.util.Objects.requireNonNull(budget, "budget");
         this.stats = stats;
         stats.connectionTable(connections);
     }
@@ -223,7 +206,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
         }
     }
 
-    /** @return the broker-wide byte budget, or {@code null} */
+    /** @return the broker-wide byte budget (never {@code null}) */
     public ByteBudget budget() {
         return budget;
     }
@@ -350,7 +333,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
                 if (cls != RequestClass.PIPELINED) {
                     return Admission.CLASSIC;
                 }
-                if (budget != null && !budget.tryAdmitRead(sizeInBytes)) {
+                if (!budget.tryAdmitRead(sizeInBytes)) {
                     // No room in the budget for the request already read: it stays classic (Kafka's
                     // own one-at-a-time bound applies). When its response is written, kpipe takes the
                     // connection over, muted, and it waits for budget in line with the others.
@@ -379,7 +362,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
                 stats.drains.increment();
                 return hold(conn, request);
             }
-            if (budget != null && !upgrade) {
+            if (!upgrade) {
                 budget.settle(conn.reserved, sizeInBytes);
             }
             conn.reserved = 0;
@@ -497,8 +480,9 @@ public final class PipelineCoordinator implements NetworkEventListener {
                 stats.throttleTimeNanos.add(ticker.nanos() - conn.throttleStartNanos);
             }
             releaseReservation(conn);
-            if (budget != null) {
-                budget.release(conn.inflightBytes);
+            // each slot's permit, once (empty when handed back: a hand-back waits for every response)
+            for (Slot s : conn.slots) {
+                s.releasePermit(budget);
             }
             conn.inflightBytes = 0;
         }
@@ -506,9 +490,6 @@ public final class PipelineCoordinator implements NetworkEventListener {
 
     /** Returns the connection's reservation for its next read, granted or still awaited. */
     private void releaseReservation(ConnectionPipeline conn) {
-        if (budget == null) {
-            return;
-        }
         if (conn.waitingForBudget) {
             conn.waitingForBudget = false;
             if (!budget.cancel(conn)) {
@@ -545,7 +526,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
         while ((conn = p.dispatched.poll()) != null) {
             schedule(conn);
         }
-        if (budget != null && !p.holders.isEmpty()) {
+        if (!p.holders.isEmpty()) {
             revokeIdleReservations(p);
         }
         if (!p.awaitingQuiet.isEmpty()) {
@@ -722,7 +703,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
                 reasons = MuteReasons.with(reasons, MuteReason.BACK_PRESSURE);
             }
         }
-        if (reasons == MuteReasons.NONE && budget != null && !reserve(conn)) {
+        if (reasons == MuteReasons.NONE && !reserve(conn)) {
             reasons = MuteReasons.with(reasons, MuteReason.BACK_PRESSURE);
         }
         if (reasons == MuteReasons.NONE) {
@@ -892,9 +873,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
         }
         conn.slots.pollFirst();
         conn.inflightBytes -= head.bytes;
-        if (budget != null) {
-            budget.release(head.bytes);
-        }
+        head.releasePermit(budget);
         conn.sendOutstanding = false;
         conn.lastWrittenNanos = ticker.nanos();
         stats.inflightRequests.decrementAndGet();

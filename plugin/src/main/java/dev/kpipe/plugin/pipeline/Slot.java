@@ -1,6 +1,12 @@
 package dev.kpipe.plugin.pipeline;
 
-/** One request read on a pipelined connection, in arrival order, and its response once ready. */
+import dev.kpipe.backpressure.ByteBudget;
+
+/**
+ * One request read on a pipelined connection, in arrival order, and its response once ready. The slot owns the
+ * request's permit of the byte budget ({@link #bytes}, charged when the request was read) and gives it back exactly
+ * once ({@link #releasePermit}): when its response is written, or when its connection closes. Network thread only.
+ */
 final class Slot {
     final Object request;
     final int bytes;
@@ -9,9 +15,24 @@ final class Slot {
     /** The response, once the processor dequeued it; {@code null} before. */
     Object response;
 
+    /** The permit was given back ({@link #releasePermit}). */
+    private boolean permitReleased;
+
     Slot(Object request, int bytes, long readNanos) {
         this.request = request;
         this.bytes = bytes;
         this.readNanos = readNanos;
+    }
+
+    /**
+     * Gives the request's bytes back to the budget, the first time only.
+     *
+     * @param budget the budget that charged them
+     */
+    void releasePermit(ByteBudget budget) {
+        if (!permitReleased) {
+            permitReleased = true;
+            budget.release(bytes);
+        }
     }
 }

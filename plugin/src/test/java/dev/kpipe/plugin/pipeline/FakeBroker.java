@@ -579,8 +579,10 @@ final class FakeBroker {
         // processor's poll times out (TIMEOUT) and, if a test says so, by nanosPerRound per processor round. The
         // 20 ms idle-reservation threshold and the 100 ms re-authentication quiet period keep their real values.
         // Wake-ups are recorded; tests drive rounds with TIMEOUT steps.
-        this.coordinator = new PipelineCoordinator(new RequestClassifier(KafkaRequests.policy()), limits, budget,
-            stats, this::nanos, (processor, delayNanos) -> wakeups.add(delayNanos));
+        // No budget configured: the coordinator gets an unbounded one (the fake's checks of the budget then skip).
+        this.coordinator = new PipelineCoordinator(new RequestClassifier(KafkaRequests.policy()), limits,
+            budget != null ? budget : ByteBudget.unbounded(this::nanos), stats, this::nanos,
+            (processor, delayNanos) -> wakeups.add(delayNanos));
         Scenario.Faults faults = scenario.faults;
         coordinator.onTopicNames(id -> {
             if (faults.topicNamesEvery() > 0 && ++topicNamesCalls % faults.topicNamesEvery() == 0) {
