@@ -303,6 +303,14 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
         return false;
     }
 
+    /** Queues the connection for evaluation at its processor's next safe point (once). Network thread. */
+    void schedule() {
+        if (!scheduled) {
+            scheduled = true;
+            processor.pending.add(this);
+        }
+    }
+
     /** @return the slot of the request, or {@code null} (scans from the oldest; the list is short) */
     Slot slotOf(Object request) {
         for (Slot s : slots) {

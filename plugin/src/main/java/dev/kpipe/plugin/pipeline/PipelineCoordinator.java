@@ -12,14 +12,10 @@ import dev.kpipe.spi.BrokerLoad;
 import dev.kpipe.spi.MuteEvent;
 import dev.kpipe.spi.NetworkEventListener;
 import dev.kpipe.spi.NetworkProcessor;
-import dev.kpipe.spi.ResponseKind;
 import dev.kpipe.spi.StoragePressure;
 import dev.kpipe.spi.TopicNames;
 import java.util.ArrayList;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.RequestContext;
@@ -88,21 +84,10 @@ public final class PipelineCoordinator implements NetworkEventListener {
     private final RequestClassifier classifier;
     private volatile InflightLimits limits;
     private final PipelineStats stats;
-    /** How long a reservation may stay unused while others wait for the budget: 20 ms. */
-    static final long IDLE_RESERVATION_NANOS = 20_000_000L;
-    /**
-     * How long a connection must have written nothing before a SASL re-authentication kpipe holds begins: 100 ms. The
-     * Java client (kafka-clients {@code Selector}) reads one message per poll while it re-authenticates, and over TLS,
-     * once its socket is empty, it does not poll again at once for messages left decrypted in its buffers
-     * ({@code madeReadProgressLastPoll} is set only by {@code attemptRead}): if the handshake response arrives in one
-     * read together with an earlier response, the client stalls until its poll times out (measured: about 200 ms
-     * under load; up to {@code request.timeout.ms} on an idle producer, which then drops the connection). Written
-     * apart from the earlier responses, the handshake response arrives in a read of its own and wakes the client. A
-     * heuristic: a client paused for longer (GC) can still read both at once, as it can with stock Kafka, which writes
-     * the handshake response right after the last earlier response. Costs the client up to this long once per session
-     * ({@code connections.max.reauth.ms}); the processor is woken when it ends.
-     */
-    static final long REAUTHENTICATION_QUIET_NANOS = 100_000_000L;
+    /** How long a reservation may stay unused while others wait for the budget: 20 ms ({@link Reservations}). */
+    static final long IDLE_RESERVATION_NANOS = Reservations.IDLE_NANOS;
+    /** The re-authentication quiet period: 100 ms ({@link QuietPeriod}). */
+    static final long REAUTHENTICATION_QUIET_NANOS = QuietPeriod.NANOS;
 
     /** Wakes a processor after a delay, so that it runs a round then (the end of a quiet period). */
     @FunctionalInterface
@@ -118,33 +103,20 @@ public final class PipelineCoordinator implements NetworkEventListener {
          *     for; a wake-up that throws is logged at DEBUG
          */
         static WakeupTimer daemon() {
-            return DaemonTimer::wakeup;
+            return QuietPeriod::daemonWakeup;
         }
     }
 
     /** The clock (the broker binding passes {@link Ticker#SYSTEM}; the fake broker simulates time). */
     private final Ticker ticker;
-    /** The timer of quiet periods; the fake broker, whose rounds a test drives, records the wake-ups instead. */
-    private final WakeupTimer wakeupTimer;
-
-    /** One daemon thread, {@code kpipe-timer}, started the first time a quiet period needs a wake-up. */
-    private static final class DaemonTimer {
-        private static final ScheduledExecutorService EXECUTOR = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "kpipe-timer");
-            t.setDaemon(true);
-            return t;
-        });
-
-        static void wakeup(NetworkProcessor processor, long delayNanos) {
-            EXECUTOR.schedule(() -> {
-                try {
-                    processor.wakeup();
-                } catch (Throwable e) {
-                    LOG.debug("kpipe: cannot wake processor {}", processor.id(), e);
-                }
-            }, delayNanos, TimeUnit.NANOSECONDS);
-        }
-    }
+    /** Reservations of the budget for the next read of each connection. */
+    private final Reservations reservations;
+    /** Arrival order of responses, one send per connection. */
+    private final ResponseSequencer sequencer;
+    /** The re-authentication quiet period (its timer is passed in). */
+    private final QuietPeriod quiet;
+    /** Drain and hand-back. */
+    private final Drains drains;
     /**
      * The broker-wide in-flight byte budget; always present ({@link ByteBudget#unbounded} when none is configured).
      * Each request's slot holds its permit ({@link Slot#releasePermit}).
@@ -169,11 +141,14 @@ public final class PipelineCoordinator implements NetworkEventListener {
     public PipelineCoordinator(RequestClassifier classifier, InflightLimits limits, ByteBudget budget,
                                PipelineStats stats, Ticker ticker, WakeupTimer wakeupTimer) {
         this.ticker = ticker;
-        this.wakeupTimer = wakeupTimer;
         this.classifier = classifier;
         this.limits = limits;
         this.budget = java.util.Objects.requireNonNull(budget, "budget");
         this.stats = stats;
+        this.reservations = new Reservations(budget, stats, ticker);
+        this.sequencer = new ResponseSequencer(connections, stats, budget, ticker);
+        this.quiet = new QuietPeriod(ticker, wakeupTimer);
+        this.drains = new Drains(stats, ticker, reservations, quiet, this::release);
         stats.connectionTable(connections);
     }
 
@@ -294,16 +269,6 @@ public final class PipelineCoordinator implements NetworkEventListener {
         classifier.topicNames(topicNames);
     }
 
-    private static ProcessorPipelines pipelines(NetworkProcessor processor) {
-        Object a = processor.attachment();
-        if (a == null) {
-            ProcessorPipelines p = new ProcessorPipelines(processor);
-            processor.attach(p);
-            return p;
-        }
-        return (ProcessorPipelines) a;
-    }
-
     // ---------------------------------------------------------------- requests
 
     @Override
@@ -333,15 +298,15 @@ public final class PipelineCoordinator implements NetworkEventListener {
                 if (cls != RequestClass.PIPELINED) {
                     return Admission.CLASSIC;
                 }
-                if (!budget.tryAdmitRead(sizeInBytes)) {
+                if (!reservations.tryAdmitRead(sizeInBytes)) {
                     // No room in the budget for the request already read: it stays classic (Kafka's
                     // own one-at-a-time bound applies). When its response is written, kpipe takes the
                     // connection over, muted, and it waits for budget in line with the others.
                     stats.upgradesDeferred.increment();
-                    pipelines(processor).upgradesDeferred.put(id, sizeInBytes);
+                    ProcessorPipelines.of(processor).upgradesDeferred.put(id, sizeInBytes);
                     return Admission.CLASSIC;
                 }
-                conn = new ConnectionPipeline(id, pipelines(processor), stats, ticker.nanos());
+                conn = new ConnectionPipeline(id, ProcessorPipelines.of(processor), stats, ticker.nanos());
                 conn.context = context;
                 connections.put(id, conn);
                 stats.pipelinedConnections.incrementAndGet();
@@ -362,11 +327,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
                 stats.drains.increment();
                 return hold(conn, request);
             }
-            if (!upgrade) {
-                budget.settle(conn.reserved, sizeInBytes);
-            }
-            conn.reserved = 0;
-            conn.processor.removeHolder(conn);
+            reservations.settle(conn, sizeInBytes, upgrade);
             if (sizeInBytes > conn.largestRequest) {
                 conn.largestRequest = sizeInBytes;
             }
@@ -416,7 +377,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
                 stats.heldRequests.decrementAndGet();
             }
         }
-        releaseReservation(conn);
+        reservations.release(conn);
         conn.held = request;
         stats.heldRequests.incrementAndGet();
         return Admission.HELD;
@@ -432,7 +393,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
             ConnectionState from = conn.state();
             if (from == ConnectionState.PIPELINED && conn.slots.isEmpty() && conn.awaitingDispatch == null
                 && !conn.throttle.throttled()
-                && ticker.nanos() - conn.lastWrittenNanos >= REAUTHENTICATION_QUIET_NANOS) {
+                && quiet.over(conn)) {
                 // Nothing outstanding, nothing written lately: Kafka takes the connection back and re-authenticates
                 // it now.
                 release(conn, ConnectionEvent.HAND_BACK);
@@ -455,7 +416,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
             conn.held = reauthentication;
             stats.heldRequests.incrementAndGet();
             stats.reauthenticationDrains.increment();
-            releaseReservation(conn);
+            reservations.release(conn);
             muteAndSchedule(conn);
             return true;
         } catch (Throwable e) {
@@ -479,29 +440,13 @@ public final class PipelineCoordinator implements NetworkEventListener {
                 stats.throttledConnections.decrementAndGet();
                 stats.throttleTimeNanos.add(ticker.nanos() - conn.throttleStartNanos);
             }
-            releaseReservation(conn);
+            reservations.release(conn);
             // each slot's permit, once (empty when handed back: a hand-back waits for every response)
             for (Slot s : conn.slots) {
                 s.releasePermit(budget);
             }
             conn.inflightBytes = 0;
         }
-    }
-
-    /** Returns the connection's reservation for its next read, granted or still awaited. */
-    private void releaseReservation(ConnectionPipeline conn) {
-        if (conn.waitingForBudget) {
-            conn.waitingForBudget = false;
-            if (!budget.cancel(conn)) {
-                // Admitted meanwhile: the reservation is held. Its grant is consumed here, even if
-                // admitted() has not counted it yet.
-                conn.grantsConsumed++;
-                budget.release(conn.reservationWanted);
-            }
-        }
-        budget.release(conn.reserved);
-        conn.reserved = 0;
-        conn.processor.removeHolder(conn);
     }
 
     @Override
@@ -520,25 +465,25 @@ public final class PipelineCoordinator implements NetworkEventListener {
 
     @Override
     public void onProcessorRound(NetworkProcessor processor) {
-        ProcessorPipelines p = pipelines(processor);
+        ProcessorPipelines p = ProcessorPipelines.of(processor);
         p.rounds++;
         ConnectionPipeline conn;
         while ((conn = p.dispatched.poll()) != null) {
-            schedule(conn);
+            conn.schedule();
         }
         if (!p.holders.isEmpty()) {
-            revokeIdleReservations(p);
+            reservations.revokeIdle(p);
         }
         if (!p.awaitingQuiet.isEmpty()) {
             for (ConnectionPipeline c : p.awaitingQuiet) {
-                schedule(c);
+                c.schedule();
             }
             p.awaitingQuiet.clear();
         }
         if (!p.pressureBlocked.isEmpty() && storageSignal() != SATURATED) {
             for (ConnectionPipeline c : p.pressureBlocked) {
                 c.pressureBlocked = false;
-                schedule(c);
+                c.schedule();
             }
             p.pressureBlocked.clear();
         }
@@ -556,46 +501,6 @@ public final class PipelineCoordinator implements NetworkEventListener {
             }
         }
         pending.clear();
-    }
-
-    /**
-     * While connections wait for the byte budget, a connection that reserved bytes for its next
-     * request {@link #IDLE_RESERVATION_NANOS} or more ago, with at least one poll of its processor
-     * since (so a slow round cannot revoke a grant before its request could be read), and has read
-     * nothing since gives them
-     * back and waits in line again (muted): an idle connection must not hold budget that others
-     * wait for, nor keep an oversize reservation from ever seeing the budget empty.
-     */
-    private void revokeIdleReservations(ProcessorPipelines p) {
-        if (budget.waiting() == 0) {
-            return;
-        }
-        long now = ticker.nanos();
-        ArrayList<ConnectionPipeline> holders = p.holders;
-        // backwards: a revoked connection leaves the list and the last one takes its index
-        for (int i = holders.size() - 1; i >= 0; i--) {
-            ConnectionPipeline c = holders.get(i);
-            if (!c.state().owned()) {
-                // Cannot happen: closing or handing back a connection releases its reservation. Never mute a
-                // connection kpipe does not own; give its reservation back.
-                budget.release(c.reserved);
-                c.reserved = 0;
-                p.removeHolder(c);
-                stats.pluginFaults.increment();
-                continue;
-            }
-            if (!c.muted && c.state() == ConnectionState.PIPELINED
-                && now - c.reservedAtNanos >= IDLE_RESERVATION_NANOS && p.rounds - c.reservedAtRound >= 2) {
-                p.processor.mute(c.id);
-                c.muted = true;
-                long bytes = c.reserved;
-                c.reserved = 0;
-                p.removeHolder(c);
-                stats.reservationsRevoked.increment();
-                budget.release(bytes);
-                schedule(c);
-            }
-        }
     }
 
     /** {@link #storageSignal()}: the storage side can take more work. */
@@ -636,13 +541,6 @@ public final class PipelineCoordinator implements NetworkEventListener {
         }
     }
 
-    private static void schedule(ConnectionPipeline conn) {
-        if (!conn.scheduled) {
-            conn.scheduled = true;
-            conn.processor.pending.add(conn);
-        }
-    }
-
     /** Applies the connection's mute reasons, or completes its drain. Network thread, safe point. */
     private void evaluate(ConnectionPipeline conn) {
         ConnectionState state = conn.state();
@@ -662,30 +560,11 @@ public final class PipelineCoordinator implements NetworkEventListener {
             return;
         }
         if (!enabled && state == ConnectionState.PIPELINED) {
-            // kpipe was disabled: drain with no request held; nothing more is read until Kafka has it back
-            releaseReservation(conn);
-            conn.transition(ConnectionEvent.DISABLED);
+            drains.startDisabledDrain(conn);
             state = ConnectionState.DRAINING_DISABLED;
-            conn.drainStartNanos = ticker.nanos();
-            stats.drains.increment();
         }
         if (state.draining()) {
-            if (conn.slots.isEmpty() && !conn.throttle.throttled() && conn.awaitingDispatch == null) {
-                long quietFor = ticker.nanos() - conn.lastWrittenNanos;
-                if (state == ConnectionState.DRAINING_REAUTHENTICATION && quietFor < REAUTHENTICATION_QUIET_NANOS) {
-                    // see REAUTHENTICATION_QUIET_NANOS: evaluated again at the round after the wake-up
-                    conn.processor.awaitingQuiet.add(conn);
-                    if (!conn.quietWakeupScheduled) {
-                        conn.quietWakeupScheduled = true;
-                        wakeupTimer.wakeup(processor, REAUTHENTICATION_QUIET_NANOS - quietFor);
-                    }
-                    return;
-                }
-                handBack(conn, processor);
-            } else if (!conn.muted) {
-                conn.muted = true;
-                processor.mute(conn.id);
-            }
+            drains.evaluate(conn, processor);
             return;
         }
         int reasons = conn.muteReasons(limits);
@@ -703,7 +582,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
                 reasons = MuteReasons.with(reasons, MuteReason.BACK_PRESSURE);
             }
         }
-        if (reasons == MuteReasons.NONE && !reserve(conn)) {
+        if (reasons == MuteReasons.NONE && !reservations.reserve(conn)) {
             reasons = MuteReasons.with(reasons, MuteReason.BACK_PRESSURE);
         }
         if (reasons == MuteReasons.NONE) {
@@ -717,176 +596,21 @@ public final class PipelineCoordinator implements NetworkEventListener {
         }
     }
 
-    /**
-     * Makes sure the connection holds a reservation of the global budget for its next read.
-     *
-     * @return true if it holds one; false if it waits (it is admitted later, in FIFO order)
-     */
-    private boolean reserve(ConnectionPipeline conn) {
-        if (conn.reserved > 0) {
-            return true;
-        }
-        if (conn.waitingForBudget) {
-            if (!conn.takeGrant()) {
-                return false;
-            }
-            conn.waitingForBudget = false;
-            holds(conn, conn.reservationWanted);
-            return true;
-        }
-        long want = Math.max(1, conn.largestRequest);
-        long got = budget.tryReserve(conn, want);
-        if (got > 0) {
-            holds(conn, got);
-            return true;
-        }
-        conn.waitingForBudget = true;
-        conn.reservationWanted = budget.clamp(want);
-        return false;
-    }
-
-    private void holds(ConnectionPipeline conn, long bytes) {
-        conn.reserved = bytes;
-        conn.reservedAtNanos = ticker.nanos();
-        conn.reservedAtRound = conn.processor.rounds;
-        conn.processor.addHolder(conn);
-    }
-
-    /**
-     * Downgrade: Kafka takes the connection back, as if it had just read the held request; or, with no held request
-     * (kpipe was disabled), idle and readable; or, for a held re-authentication, as Kafka leaves a connection after
-     * writing its last response (unmuted), and the re-authentication begins.
-     */
-    private void handBack(ConnectionPipeline conn, NetworkProcessor processor) {
-        ConnectionState drained = conn.state();
-        Object held = conn.held;
-        conn.held = null;
-        stats.drainTimeNanos.add(ticker.nanos() - conn.drainStartNanos);
-        release(conn, ConnectionEvent.HAND_BACK);
-        stats.downgrades.increment();
-        switch (drained) {
-            case DRAINING_REAUTHENTICATION:
-                stats.heldRequests.decrementAndGet();
-                // The channel is MUTED (kpipe muted it when the handshake was read); Kafka read the handshake unmuted.
-                try {
-                    processor.unmute(conn.id);
-                } finally {
-                    processor.beginReauthentication(conn.id, held);
-                }
-                return;
-            case DRAINING_EXCLUSIVE:
-                stats.heldRequests.decrementAndGet();
-                // The channel is MUTED (muted when the held request was read, never unmuted since).
-                try {
-                    processor.deliverMuteEvent(conn.id, MuteEvent.REQUEST_RECEIVED);
-                } finally {
-                    processor.forward(held);
-                }
-                return;
-            default:
-                // DRAINING_DISABLED. The channel is MUTED (kpipe muted it) or NOT_MUTED, with no response pending:
-                // Kafka's state for an idle connection once it is readable again.
-                if (conn.muted) {
-                    conn.muted = false;
-                    processor.unmute(conn.id);
-                }
-        }
-    }
-
-    // ---------------------------------------------------------------- responses
+    // ---------------------------------------------------------------- responses (see ResponseSequencer)
 
     @Override
     public Object onResponseDequeued(NetworkProcessor processor, Object response) {
-        ProcessorPipelines p = pipelines(processor);
-        if (connections.isEmpty() && p.ready.isEmpty()) {
-            return response;
-        }
-        Object r = response;
-        while (true) {
-            if (r == null) {
-                r = p.ready.pollFirst();
-                if (r == null) {
-                    r = processor.pollResponse();
-                    if (r == null) {
-                        return null;
-                    }
-                }
-            }
-            boolean now;
-            try {
-                now = deliverNow(processor, r);
-            } catch (Throwable e) {
-                // kpipe cannot place this response: the broker processes it itself, as without kpipe. Responses kpipe
-                // already holds stay held and go out in their turn (returning the dequeued one instead would hand a
-                // held response over twice and lose this one).
-                stats.pluginFaults.increment();
-                LOG.warn("kpipe: failed to order a response; the broker processes it as it comes", e);
-                return r;
-            }
-            if (now) {
-                return r;
-            }
-            r = null;
-        }
-    }
-
-    /** @return true if the broker may process the response now; false if it is held for ordering */
-    private boolean deliverNow(NetworkProcessor processor, Object response) {
-        Object request = processor.requestOf(response);
-        ConnectionPipeline conn = connections.get(processor.contextOf(request).connectionId);
-        if (conn == null) {
-            return true;
-        }
-        ResponseKind kind = processor.kindOf(response);
-        if (kind.isControl()) {
-            return true;
-        }
-        Slot slot = conn.slotOf(request);
-        if (slot == null) {
-            return true;
-        }
-        if (slot.response == response) {
-            // released from the ready queue: it is the head and its turn
-            return true;
-        }
-        slot.response = response;
-        if (!conn.sendOutstanding && conn.slots.peekFirst() == slot) {
-            conn.sendOutstanding = true;
-            return true;
-        }
-        stats.heldResponses.incrementAndGet();
-        conn.heldResponses++;
-        conn.publish();
-        return false;
+        return sequencer.dequeued(processor, response);
     }
 
     @Override
     public void onResponseCompleted(NetworkProcessor processor, Object response) {
-        Object request = processor.requestOf(response);
-        ConnectionPipeline conn = connections.get(processor.contextOf(request).connectionId);
-        if (conn == null) {
-            return;
+        ConnectionPipeline conn = sequencer.completed(processor, response);
+        if (conn != null) {
+            conn.schedule();
         }
-        Slot head = conn.slots.peekFirst();
-        if (head == null || head.response != response) {
-            return;
-        }
-        conn.slots.pollFirst();
-        conn.inflightBytes -= head.bytes;
-        head.releasePermit(budget);
-        conn.sendOutstanding = false;
-        conn.lastWrittenNanos = ticker.nanos();
-        stats.inflightRequests.decrementAndGet();
-        Slot next = conn.slots.peekFirst();
-        if (next != null && next.response != null) {
-            conn.sendOutstanding = true;
-            stats.heldResponses.decrementAndGet();
-            conn.heldResponses--;
-            conn.processor.ready.addLast(next.response);
-        }
-        conn.publish();
-        schedule(conn);
     }
+
 
     // ---------------------------------------------------------------- mute events, close
 
@@ -908,14 +632,14 @@ public final class PipelineCoordinator implements NetworkEventListener {
                 }
                 conn.throttle.start();
                 stats.throttleWindows.increment();
-                schedule(conn);
+                conn.schedule();
                 break;
             case THROTTLE_ENDED:
                 if (conn.throttle.end() && !conn.throttle.throttled()) {
                     stats.throttledConnections.decrementAndGet();
                     stats.throttleTimeNanos.add(ticker.nanos() - conn.throttleStartNanos);
                 }
-                schedule(conn);
+                conn.schedule();
                 break;
             default:
                 // REQUEST_RECEIVED / RESPONSE_SENT of requests kpipe owns: not Kafka's to see.
@@ -936,7 +660,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
             conn.processor.processor.mute(conn.id);
             conn.muted = true;
         }
-        schedule(conn);
+        conn.schedule();
     }
 
     /**
@@ -980,7 +704,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
         connections.put(connectionId, conn);
         stats.pipelinedConnections.incrementAndGet();
         stats.upgrades.increment();
-        schedule(conn);
+        conn.schedule();
         processor.wakeup();
         return true;
     }
@@ -999,19 +723,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
         Object held = conn.held;
         conn.held = null;
         release(conn, ConnectionEvent.CLOSE);
-        Slot head = conn.slots.peekFirst();
-        for (Slot s : conn.slots) {
-            if (s.response == null) {
-                continue;
-            }
-            if (conn.processor.ready.removeFirstOccurrence(s.response)) {
-                processor.discard(s.response);
-            } else if (!(s == head && conn.sendOutstanding)) {
-                stats.heldResponses.decrementAndGet();
-                processor.discard(s.response);
-            }
-            // else: the broker holds it in flight and completes it itself on close
-        }
+        sequencer.discard(conn, processor);
         conn.slots.clear();
         if (held == null) {
             return;
