@@ -65,8 +65,6 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
     /** The request in the dispatch phase, or {@code null}; cleared by the handler thread. */
     volatile Object awaitingDispatch;
     final ThrottleWindows throttle = new ThrottleWindows();
-    /** When the first of the currently open throttle windows opened (the coordinator's clock). */
-    long throttleStartNanos;
     /**
      * What the connection holds for its drain: the exclusive request ({@link ConnectionState#DRAINING_EXCLUSIVE}, and
      * {@link ConnectionState#CLOSING_AFTER_DRAIN} if one was held when the close was decided), or the SASL

@@ -436,9 +436,10 @@ public final class PipelineCoordinator implements NetworkEventListener {
         if (connections.remove(conn.id, conn)) {
             stats.pipelinedConnections.decrementAndGet();
             stats.inflightRequests.addAndGet(-conn.slots.size());
-            if (conn.throttle.throttled()) {
+            long throttledFor = conn.throttle.throttledFor(ticker.nanos());
+            if (throttledFor >= 0) {
                 stats.throttledConnections.decrementAndGet();
-                stats.throttleTimeNanos.add(ticker.nanos() - conn.throttleStartNanos);
+                stats.throttleTimeNanos.add(throttledFor);
             }
             reservations.release(conn);
             // each slot's permit, once (empty when handed back: a hand-back waits for every response)
@@ -626,18 +627,17 @@ public final class PipelineCoordinator implements NetworkEventListener {
         }
         switch (event) {
             case THROTTLE_STARTED:
-                if (!conn.throttle.throttled()) {
+                if (conn.throttle.started(ticker.nanos())) {
                     stats.throttledConnections.incrementAndGet();
-                    conn.throttleStartNanos = ticker.nanos();
                 }
-                conn.throttle.start();
                 stats.throttleWindows.increment();
                 conn.schedule();
                 break;
             case THROTTLE_ENDED:
-                if (conn.throttle.end() && !conn.throttle.throttled()) {
+                long throttledFor = conn.throttle.ended(ticker.nanos());
+                if (throttledFor >= 0) {
                     stats.throttledConnections.decrementAndGet();
-                    stats.throttleTimeNanos.add(ticker.nanos() - conn.throttleStartNanos);
+                    stats.throttleTimeNanos.add(throttledFor);
                 }
                 conn.schedule();
                 break;
