@@ -9,14 +9,16 @@ import dev.kpipe.backpressure.ByteBudget;
  */
 final class Slot {
     final Object request;
-    final int bytes;
+    /**
+     * The request's size, bytes, which is also its permit of the byte budget: set to 0 when the permit is given back
+     * ({@link #releasePermit}), so that a slot costs no field more than before and cannot give it back twice. Read it
+     * only while the slot is in its connection's list.
+     */
+    int bytes;
     /** When the request was read (the coordinator's clock, ns): the age the connection dump shows. */
     final long readNanos;
     /** The response, once the processor dequeued it; {@code null} before. */
     Object response;
-
-    /** The permit was given back ({@link #releasePermit}). */
-    private boolean permitReleased;
 
     Slot(Object request, int bytes, long readNanos) {
         this.request = request;
@@ -30,9 +32,10 @@ final class Slot {
      * @param budget the budget that charged them
      */
     void releasePermit(ByteBudget budget) {
-        if (!permitReleased) {
-            permitReleased = true;
-            budget.release(bytes);
+        int permit = bytes;
+        if (permit > 0) {
+            bytes = 0;
+            budget.release(permit);
         }
     }
 }
