@@ -58,6 +58,8 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
     private int publishedHeldResponses;
     /** Requests read and not yet answered, in arrival order. */
     final ArrayDeque<Slot> slots = new ArrayDeque<>();
+    /** Slots whose response was written, kept for the next requests (at most the connection's peak in flight). */
+    private final ArrayDeque<Slot> freeSlots = new ArrayDeque<>();
     /** Sum of the slots' bytes. */
     long inflightBytes;
     /** The head slot's response was handed to the broker and has not completed. */
@@ -299,6 +301,29 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
             return true;
         }
         return false;
+    }
+
+    /**
+     * @param request a request just read
+     * @param bytes its size, bytes (its budget permit)
+     * @param readNanos when it was read
+     * @return a slot for it: a free one of this connection if there is one, else a new one. Network thread.
+     */
+    Slot newSlot(Object request, int bytes, long readNanos) {
+        Slot s = freeSlots.pollFirst();
+        return (s == null ? new Slot() : s).fill(request, bytes, readNanos);
+    }
+
+    /**
+     * Keeps a slot that left {@link #slots} (its response written, its permit given back) for a later request.
+     * Network thread.
+     *
+     * @param s the slot; nothing may refer to it any more
+     */
+    void recycle(Slot s) {
+        s.request = null;
+        s.response = null;
+        freeSlots.addFirst(s);
     }
 
     /** Queues the connection for evaluation at its processor's next safe point (once). Network thread. */

@@ -334,7 +334,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
             if (conn.context == null) {
                 conn.context = context; // taken over after a deferred upgrade
             }
-            conn.slots.addLast(new Slot(request, sizeInBytes, ticker.nanos()));
+            conn.slots.addLast(conn.newSlot(request, sizeInBytes, ticker.nanos()));
             conn.inflightBytes += sizeInBytes;
             conn.publish();
             conn.awaitingDispatch = request;

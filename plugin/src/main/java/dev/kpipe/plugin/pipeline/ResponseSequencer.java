@@ -149,6 +149,7 @@ final class ResponseSequencer {
             conn.processor.ready.addLast(next.response);
         }
         conn.publish();
+        conn.recycle(head);
         return conn;
     }
 
