@@ -326,6 +326,21 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
         freeSlots.addFirst(s);
     }
 
+    /**
+     * Mutes the connection and evaluates it at the next safe point: after a move to CLOSING_AFTER_DRAIN, it is closed
+     * once every earlier response is written ({@code PipelineCoordinator.evaluate}). Network thread.
+     */
+    void muteAndSchedule() {
+        if (!state.owned()) {
+            return;
+        }
+        if (!muted) {
+            processor.processor.mute(id);
+            muted = true;
+        }
+        schedule();
+    }
+
     /** Queues the connection for evaluation at its processor's next safe point (once). Network thread. */
     void schedule() {
         if (!scheduled) {

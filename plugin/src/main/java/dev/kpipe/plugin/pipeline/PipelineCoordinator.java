@@ -76,10 +76,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
 
     private static final Logger LOG = LoggerFactory.getLogger(PipelineCoordinator.class);
     /** Faults that could repeat per request: WARN once each, then DEBUG (see {@link FaultLog}). */
-    private final FaultLog readWhileMuted = new FaultLog(LOG);
-    private final FaultLog admitFailed = new FaultLog(LOG);
     private final FaultLog evaluateFailed = new FaultLog(LOG);
-    private final FaultLog reauthenticationWhileMuted = new FaultLog(LOG);
 
     private final RequestClassifier classifier;
     private volatile InflightLimits limits;
@@ -117,6 +114,8 @@ public final class PipelineCoordinator implements NetworkEventListener {
     private final QuietPeriod quiet;
     /** Drain and hand-back. */
     private final Drains drains;
+    /** Classification, upgrade, holds: what a request read or a re-authentication does. */
+    private final Admissions admissions;
     /**
      * The broker-wide in-flight byte budget; always present ({@link ByteBudget#unbounded} when none is configured).
      * Each request's slot holds its permit ({@link Slot#releasePermit}).
@@ -149,6 +148,8 @@ public final class PipelineCoordinator implements NetworkEventListener {
         this.sequencer = new ResponseSequencer(connections, stats, budget, ticker);
         this.quiet = new QuietPeriod(ticker, wakeupTimer);
         this.drains = new Drains(stats, ticker, reservations, quiet, this::release);
+        this.admissions = new Admissions(classifier, connections, stats, ticker, reservations, quiet, this::release,
+            () -> this.enabled);
         stats.connectionTable(connections);
     }
 
@@ -274,157 +275,12 @@ public final class PipelineCoordinator implements NetworkEventListener {
     @Override
     public Admission onRequestReceived(NetworkProcessor processor, Object request, RequestContext context,
                                        AbstractRequest body, int sizeInBytes) {
-        String id = context.connectionId;
-        ConnectionPipeline conn = connections.get(id);
-        RequestClass cls;
-        if (!enabled) {
-            if (conn == null) {
-                return Admission.CLASSIC;
-            }
-            // Read before its connection's drain started: handled like an exclusive request (drain, downgrade).
-            cls = RequestClass.EXCLUSIVE;
-        } else {
-            try {
-                cls = classifier.classify(context.header.apiKey(), body);
-            } catch (Throwable e) {
-                stats.classificationFallbacks.increment();
-                LOG.debug("kpipe: classification failed for {} on {}; handled as exclusive", context.header, id, e);
-                cls = RequestClass.EXCLUSIVE;
-            }
-        }
-        boolean upgrade = conn == null;
-        try {
-            if (conn == null) {
-                if (cls != RequestClass.PIPELINED) {
-                    return Admission.CLASSIC;
-                }
-                if (!reservations.tryAdmitRead(sizeInBytes)) {
-                    // No room in the budget for the request already read: it stays classic (Kafka's
-                    // own one-at-a-time bound applies). When its response is written, kpipe takes the
-                    // connection over, muted, and it waits for budget in line with the others.
-                    stats.upgradesDeferred.increment();
-                    ProcessorPipelines.of(processor).upgradesDeferred.put(id, sizeInBytes);
-                    return Admission.CLASSIC;
-                }
-                conn = new ConnectionPipeline(id, ProcessorPipelines.of(processor), stats, ticker.nanos());
-                conn.context = context;
-                connections.put(id, conn);
-                stats.pipelinedConnections.incrementAndGet();
-                stats.upgrades.increment();
-            } else if (conn.awaitingDispatch != null || conn.state() != ConnectionState.PIPELINED) {
-                // Cannot happen while the invariants hold: the connection stays muted until dispatch, and in every
-                // other state. Keep order safe: hold it like an exclusive request (an illegal move unless PIPELINED).
-                stats.pluginFaults.increment();
-                readWhileMuted.fault("kpipe: request read on {} while it should be muted: {}", id, conn);
-                return hold(conn, request);
-            } else if (cls == RequestClass.EXCLUSIVE) {
-                if (conn.slots.isEmpty() && !conn.throttle.throttled()) {
-                    // Nothing to drain: Kafka takes the connection back as it reads this request.
-                    release(conn, ConnectionEvent.HAND_BACK);
-                    stats.downgrades.increment();
-                    return Admission.CLASSIC;
-                }
-                stats.drains.increment();
-                return hold(conn, request);
-            }
-            reservations.settle(conn, sizeInBytes, upgrade);
-            if (sizeInBytes > conn.largestRequest) {
-                conn.largestRequest = sizeInBytes;
-            }
-            if (conn.context == null) {
-                conn.context = context; // taken over after a deferred upgrade
-            }
-            conn.slots.addLast(conn.newSlot(request, sizeInBytes, ticker.nanos()));
-            conn.inflightBytes += sizeInBytes;
-            conn.publish();
-            conn.awaitingDispatch = request;
-            conn.muted = true;
-            stats.inflightRequests.incrementAndGet();
-            stats.pipelinedRequests.increment();
-            stats.recordInflight(conn.slots.size());
-            return Admission.PIPELINED;
-        } catch (Throwable e) {
-            stats.pluginFaults.increment();
-            admitFailed.fault("kpipe: failed to admit a request on {}; it is handled as exclusive", id, e);
-            ConnectionPipeline tracked = connections.get(id);
-            if (tracked == null) {
-                return Admission.CLASSIC;
-            }
-            ConnectionState s = tracked.state();
-            if ((s == ConnectionState.PIPELINED || s == ConnectionState.DRAINING_DISABLED) && tracked.slots.isEmpty()
-                && !tracked.throttle.throttled()) {
-                release(tracked, ConnectionEvent.HAND_BACK);
-                stats.downgrades.increment();
-                return Admission.CLASSIC;
-            }
-            return hold(tracked, request);
-        }
-    }
-
-    /**
-     * Holds an exclusive request for a drain (PIPELINED to DRAINING_EXCLUSIVE). In any other state the move is illegal
-     * (counted; the connection closes once its earlier responses are written): a request held before is queued first,
-     * to keep arrival order, and this one is held until the close.
-     */
-    private Admission hold(ConnectionPipeline conn, Object request) {
-        conn.muted = true; // reading a request mutes Kafka's channel
-        if (conn.transition(ConnectionEvent.EXCLUSIVE_HELD)) {
-            conn.drainStartNanos = ticker.nanos();
-        } else {
-            muteAndSchedule(conn);
-            if (conn.held != null) {
-                conn.processor.processor.forward(conn.held);
-                stats.heldRequests.decrementAndGet();
-            }
-        }
-        reservations.release(conn);
-        conn.held = request;
-        stats.heldRequests.incrementAndGet();
-        return Admission.HELD;
+        return admissions.received(processor, request, context, body, sizeInBytes);
     }
 
     @Override
     public boolean onReauthentication(NetworkProcessor processor, String connectionId, Object reauthentication) {
-        ConnectionPipeline conn = connections.get(connectionId);
-        if (conn == null) {
-            return false; // classic: Kafka re-authenticates now, as always
-        }
-        try {
-            ConnectionState from = conn.state();
-            if (from == ConnectionState.PIPELINED && conn.slots.isEmpty() && conn.awaitingDispatch == null
-                && !conn.throttle.throttled()
-                && quiet.over(conn)) {
-                // Nothing outstanding, nothing written lately: Kafka takes the connection back and re-authenticates
-                // it now.
-                release(conn, ConnectionEvent.HAND_BACK);
-                stats.downgrades.increment();
-                return false;
-            }
-            if (!conn.transition(ConnectionEvent.REAUTHENTICATION_HELD)) {
-                // Illegal (counted): such a connection stays muted. Beginning the re-authentication now could write
-                // its handshake response inside an earlier response; closing the connection once the earlier
-                // responses are written cannot (the client reconnects).
-                reauthenticationWhileMuted.fault("kpipe: re-authentication on {} while it should be muted: {};"
-                    + " closing it once its earlier responses are written", connectionId, conn);
-                muteAndSchedule(conn);
-                return true;
-            }
-            if (from == ConnectionState.PIPELINED) {
-                conn.drainStartNanos = ticker.nanos();
-                stats.drains.increment();
-            } // else draining with nothing held (kpipe was disabled): the re-authentication waits for that drain
-            conn.held = reauthentication;
-            stats.heldRequests.incrementAndGet();
-            stats.reauthenticationDrains.increment();
-            reservations.release(conn);
-            muteAndSchedule(conn);
-            return true;
-        } catch (Throwable e) {
-            stats.pluginFaults.increment();
-            LOG.warn("kpipe: failed to defer the re-authentication of {}", connectionId, e);
-            // Once held, the drain begins it; else Kafka begins it now.
-            return conn.held == reauthentication;
-        }
+        return admissions.reauthentication(processor, connectionId, reauthentication);
     }
 
     /**
@@ -649,21 +505,6 @@ public final class PipelineCoordinator implements NetworkEventListener {
     }
 
     /**
-     * Mutes the connection and evaluates it at the next safe point: after a move to CLOSING_AFTER_DRAIN, it is closed
-     * once every earlier response is written ({@link #evaluate}).
-     */
-    private static void muteAndSchedule(ConnectionPipeline conn) {
-        if (!conn.state().owned()) {
-            return;
-        }
-        if (!conn.muted) {
-            conn.processor.processor.mute(conn.id);
-            conn.muted = true;
-        }
-        conn.schedule();
-    }
-
-    /**
      * A request kpipe read ahead on a pipelined connection was refused by the broker (it does not parse, its API or
      * version is not supported). Stock Kafka would have met it only after answering every earlier request, then closed
      * the connection; so does kpipe: the connection stays muted, its earlier responses are written in order, then it
@@ -676,7 +517,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
             return false;
         }
         conn.transition(ConnectionEvent.REQUEST_REJECTED);
-        muteAndSchedule(conn);
+        conn.muteAndSchedule();
         stats.deferredCloses.increment();
         return true;
     }
