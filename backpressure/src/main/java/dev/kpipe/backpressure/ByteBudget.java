@@ -43,6 +43,8 @@ public final class ByteBudget {
     private long waitNanosTotal;
     private long oversizeAdmitted;
     private final ArrayDeque<Entry> waiters = new ArrayDeque<>();
+    /** The clock of the wait times ({@link #waitNanosTotal()}). */
+    private final Ticker ticker;
 
     private static final class Entry {
         final Waiter waiter;
@@ -63,6 +65,18 @@ public final class ByteBudget {
      * @throws IllegalArgumentException if out of range
      */
     public ByteBudget(long capacity, long lowWatermark) {
+        this(capacity, lowWatermark, Ticker.SYSTEM);
+    }
+
+    /**
+     * @param capacity the budget, in bytes, at least 1
+     * @param lowWatermark once saturated, admit again only when the admitted bytes fall to this, in
+     *     bytes, in {@code [0, capacity)}
+     * @param ticker the clock of the wait times
+     * @throws IllegalArgumentException if out of range
+     */
+    public ByteBudget(long capacity, long lowWatermark, Ticker ticker) {
+        this.ticker = Objects.requireNonNull(ticker);
         if (capacity < 1) {
             throw new IllegalArgumentException("capacity must be at least 1: " + capacity);
         }
@@ -71,6 +85,20 @@ public final class ByteBudget {
         }
         this.capacity = capacity;
         this.lowWatermark = lowWatermark;
+    }
+
+    /**
+     * A budget that never refuses ({@code kpipe.max.inflight.bytes} not configured): every reservation and read is
+     * admitted at once and nobody ever waits, but the accounting ({@link #used()}, {@link #peak()}) still runs, so
+     * that a caller never needs to ask whether a budget is present.
+     *
+     * @param ticker the clock of the wait times (there are none)
+     * @return a new unbounded budget: capacity {@link Long#MAX_VALUE} / 2 (room for any sum of sizes without
+     *     overflow)
+     */
+    public static ByteBudget unbounded(Ticker ticker) {
+        long capacity = Long.MAX_VALUE / 2;
+        return new ByteBudget(capacity, capacity - 1, ticker);
     }
 
     /**
@@ -90,7 +118,7 @@ public final class ByteBudget {
             return 0;
         }
         if (head == null && admits(want)) {
-            admit(want);
+            take(want);
             return want;
         }
         for (Entry e : waiters) {
@@ -98,7 +126,7 @@ public final class ByteBudget {
                 return 0;
             }
         }
-        waiters.addLast(new Entry(waiter, want, System.nanoTime()));
+        waiters.addLast(new Entry(waiter, want, ticker.nanos()));
         waitsStarted++;
         return 0;
     }
@@ -198,8 +226,8 @@ public final class ByteBudget {
         Entry head;
         while ((head = waiters.peekFirst()) != null && admits(head.bytes)) {
             waiters.pollFirst();
-            admit(head.bytes);
-            waitNanosTotal += System.nanoTime() - head.sinceNanos;
+            take(head.bytes);
+            waitNanosTotal += ticker.nanos() - head.sinceNanos;
             if (out == null) {
                 out = new Waiter[Math.min(waiters.size() + 1, 16)];
             } else if (n == out.length) {
@@ -217,11 +245,6 @@ public final class ByteBudget {
             return false;
         }
         return used == 0 || used + want <= capacity;
-    }
-
-    /** Takes a reservation being admitted. */
-    private void admit(long bytes) {
-        take(bytes);
     }
 
     /** Takes bytes: an admitted reservation, or what a request read exceeds its reservation by (settle). */

@@ -2,6 +2,7 @@ package dev.kpipe.benchmarks;
 
 import dev.kpipe.backpressure.ByteBudget;
 import dev.kpipe.backpressure.InflightLimits;
+import dev.kpipe.backpressure.Ticker;
 import dev.kpipe.plugin.classify.RequestClassifier;
 import dev.kpipe.plugin.classify.TopicPolicy;
 import dev.kpipe.plugin.pipeline.PipelineCoordinator;
@@ -100,7 +101,8 @@ public class RequestPathBenchmark {
     public void setup() throws Exception {
         classifier = new RequestClassifier(new TopicPolicy(Pattern.compile(".*"), null));
         coordinator = new PipelineCoordinator(classifier, new InflightLimits(16, 64L << 20),
-            new ByteBudget(100L << 20, 90L << 20), new PipelineStats());
+            new ByteBudget(100L << 20, 90L << 20, Ticker.SYSTEM), new PipelineStats(), Ticker.SYSTEM,
+            PipelineCoordinator.WakeupTimer.daemon());
         processor = new BenchProcessor();
         ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
         topics.add(new ProduceRequestData.TopicProduceData().setName("bench").setPartitionData(java.util.List.of(

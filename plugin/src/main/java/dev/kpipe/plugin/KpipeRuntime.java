@@ -2,6 +2,7 @@ package dev.kpipe.plugin;
 
 import dev.kpipe.backpressure.ByteBudget;
 import dev.kpipe.backpressure.InflightLimits;
+import dev.kpipe.backpressure.Ticker;
 import dev.kpipe.interceptor.UnsupportedBrokerException;
 import dev.kpipe.plugin.classify.RequestClassifier;
 import dev.kpipe.plugin.classify.TopicPolicy;
@@ -170,7 +171,7 @@ final class KpipeRuntime {
 
     /** Thread: {@link #runtimeInstalls}. Installs without the lock; then publishes and catches up with later changes. */
     private void installAtRuntime(KpipeConfig config) {
-        long startNanos = System.nanoTime();
+        long startNanos = Ticker.SYSTEM.nanos();
         Installed installed = null;
         String failure = null;
         try {
@@ -189,7 +190,7 @@ final class KpipeRuntime {
             }
             publish(installed);
             LOG.info("kpipe {} started at runtime ({}=true altered) in {} ms: Kafka {}, {}, settings {}",
-                KpipePlugin.version(), KpipeConfig.ENABLE, (System.nanoTime() - startNanos) / 1_000_000, kafkaVersion,
+                KpipePlugin.version(), KpipeConfig.ENABLE, (Ticker.SYSTEM.nanos() - startNanos) / 1_000_000, kafkaVersion,
                 installed.how, config.effectiveSettings());
             if (settings != config) {
                 apply(installed.coordinator, config, settings);
@@ -206,12 +207,12 @@ final class KpipeRuntime {
     private Installed install(KpipeConfig config) throws UnsupportedBrokerException {
         PipelineStats stats = new PipelineStats();
         long budgetBytes = config.maxInflightBytes();
-        ByteBudget byteBudget = new ByteBudget(budgetBytes, lowWatermark(budgetBytes));
+        ByteBudget byteBudget = new ByteBudget(budgetBytes, lowWatermark(budgetBytes), Ticker.SYSTEM);
         AtomicInteger maxDelayed = new AtomicInteger(config.maxDelayedProduceRequests());
         PipelineCoordinator pipeline = new PipelineCoordinator(
             new RequestClassifier(new TopicPolicy(config.topicsInclude(), config.topicsExclude())),
             new InflightLimits(config.maxInflightRequestsPerConnection(), config.maxInflightBytesPerConnection()),
-            byteBudget, stats);
+            byteBudget, stats, Ticker.SYSTEM, PipelineCoordinator.WakeupTimer.daemon());
         StoragePressure pluginPressure = config.storagePressure();
         if (pluginPressure != null) {
             pipeline.pressure(pluginPressure);

@@ -93,7 +93,8 @@ class ConnectionDumpTest {
     void theMBeanDeclaresOneStringAttributeComputedOnRead() throws Exception {
         PipelineCoordinator coordinator = new PipelineCoordinator(
             new RequestClassifier(new TopicPolicy(java.util.regex.Pattern.compile(".*"), null)), new InflightLimits(5, 1 << 20),
-            new PipelineStats());
+            dev.kpipe.backpressure.ByteBudget.unbounded(dev.kpipe.backpressure.Ticker.SYSTEM), new PipelineStats(),
+            dev.kpipe.backpressure.Ticker.SYSTEM, PipelineCoordinator.WakeupTimer.daemon());
         KpipeConnections mbean = new KpipeConnections(coordinator, 100);
         assertTrue(mbean.register());
         try {

@@ -10,42 +10,42 @@ import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.requests.RequestContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The state of one connection that kpipe owns (pipelined, or draining back to classic). A connection
- * Kafka owns (classic) has no such object.
+ * One connection that kpipe owns: its {@link ConnectionState} (changed by {@link #transition} only), its requests in
+ * flight, and the sub-conditions that hold beside the state (a request in the dispatch phase, throttle windows, the
+ * byte-budget reservation or wait, storage-side saturation). A connection Kafka owns (classic) has no such object.
  *
  * <p>Owned by the connection's network thread, except {@link #awaitingDispatch}, which a handler
- * thread clears. The connection dump ({@link ConnectionSnapshot}, a JMX thread) reads {@link #mode}, {@link #context}
+ * thread clears. The connection dump ({@link ConnectionSnapshot}, a JMX thread) reads {@link #state}, {@link #context}
  * and the {@code published*} fields, which are volatile or written with opaque stores (no fence, no allocation; see
  * {@link #publish()}), and a few plain boolean, int and reference fields, which the JLS (17.7) makes atomic: a moment
  * stale at worst, never torn.
  */
 final class ConnectionPipeline implements ByteBudget.Waiter {
 
-    /** Modes of a connection kpipe owns. */
-    enum Mode {
-        /** Requests are read as soon as the previous one is dispatched. */
-        PIPELINED,
-        /**
-         * Muted until every earlier response is written, then handed back to Kafka: with the exclusive request that
-         * started the drain held meanwhile, or the SASL re-authentication (KIP-368) that started it, or, when kpipe was
-         * disabled at runtime, with nothing held.
-         */
-        DRAINING
-    }
+    private static final Logger LOG = LoggerFactory.getLogger(ConnectionPipeline.class);
+    /** Illegal moves: WARN once, then DEBUG (see {@link FaultLog}). */
+    private static final FaultLog ILLEGAL_MOVE = new FaultLog(LOG);
 
     final String id;
     final ProcessorPipelines processor;
-    /** Volatile for the connection dump; written on the network thread when a drain starts. */
-    volatile Mode mode = Mode.PIPELINED;
+    /** Where the counts of illegal moves go ({@code plugin-fault-total}, {@code held-requests}). */
+    private final PipelineStats stats;
+    /**
+     * The connection's state; changed by {@link #transition} only. Volatile for the connection dump; written on the
+     * network thread.
+     */
+    private volatile ConnectionState state = ConnectionState.PIPELINED;
     /**
      * The context of the request that upgraded the connection (listener, principal, client id and software), or of the
      * first request read after a deferred upgrade; {@code null} until then. Read by the connection dump only.
      */
     volatile RequestContext context;
-    /** When kpipe took the connection over ({@link System#nanoTime}). */
-    final long upgradedNanos = System.nanoTime();
+    /** When kpipe took the connection over (the coordinator's clock, ns). */
+    final long upgradedNanos;
     /** Responses of this connection held for ordering now (its share of {@code held-responses}). */
     int heldResponses;
     /** {@link #slots}' size as of the last {@link #publish()}; opaque access. */
@@ -58,6 +58,8 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
     private int publishedHeldResponses;
     /** Requests read and not yet answered, in arrival order. */
     final ArrayDeque<Slot> slots = new ArrayDeque<>();
+    /** Slots whose response was written, kept for the next requests (at most the connection's peak in flight). */
+    private final ArrayDeque<Slot> freeSlots = new ArrayDeque<>();
     /** Sum of the slots' bytes. */
     long inflightBytes;
     /** The head slot's response was handed to the broker and has not completed. */
@@ -65,28 +67,25 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
     /** The request in the dispatch phase, or {@code null}; cleared by the handler thread. */
     volatile Object awaitingDispatch;
     final ThrottleWindows throttle = new ThrottleWindows();
-    /** When the first of the currently open throttle windows opened ({@link System#nanoTime}). */
-    long throttleStartNanos;
-    /** The exclusive request held for a drain, or {@code null} (also while draining because kpipe was disabled). */
-    Object held;
     /**
-     * The re-authentication (the broker's opaque handle) held for a drain, or {@code null}; at most one of this and
-     * {@link #held} is set.
+     * What the connection holds for its drain: the exclusive request ({@link ConnectionState#DRAINING_EXCLUSIVE}, and
+     * {@link ConnectionState#CLOSING_AFTER_DRAIN} if one was held when the close was decided), or the SASL
+     * re-authentication, the broker's opaque handle ({@link ConnectionState#DRAINING_REAUTHENTICATION}); {@code null}
+     * in every other state (see {@link #invariantViolation()}).
      */
-    Object heldReauthentication;
-    /** When the connection last finished writing a response ({@link System#nanoTime}), or 0. */
+    Object held;
+    /** When the connection last finished writing a response (the coordinator's clock), or 0. */
     long lastWrittenNanos;
-    /** A wake-up is scheduled for the end of the quiet period of {@link #heldReauthentication}. */
+    /** A wake-up is scheduled for the end of the quiet period of the held re-authentication. */
     boolean quietWakeupScheduled;
     long drainStartNanos;
     /** What kpipe last made of the selector's mute state: reading a request mutes. */
     boolean muted = true;
-    boolean closed;
     /** Queued for evaluation in {@link ProcessorPipelines#pending}. */
     boolean scheduled;
     /** Bytes of the global budget reserved for the next request read, or 0. */
     long reserved;
-    /** When {@link #reserved} was granted ({@link System#nanoTime}). */
+    /** When {@link #reserved} was granted (the coordinator's clock). */
     long reservedAtNanos;
     /** The processor round in which {@link #reserved} was granted ({@link ProcessorPipelines#rounds}). */
     long reservedAtRound;
@@ -105,15 +104,123 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
     /** Kept muted only because the storage side is saturated; re-evaluated every round. */
     boolean pressureBlocked;
     /**
-     * The broker refused a request read on this connection (see
-     * {@link dev.kpipe.spi.NetworkEventListener#onRequestRejected}): it stays muted and is closed once every earlier
-     * response is written.
+     * @param id Kafka's connection id
+     * @param processor its processor's state
+     * @param stats where illegal moves are counted
+     * @param nowNanos when kpipe takes it over (the coordinator's clock)
      */
-    boolean closeAfterDrain;
-
-    ConnectionPipeline(String id, ProcessorPipelines processor) {
+    ConnectionPipeline(String id, ProcessorPipelines processor, PipelineStats stats, long nowNanos) {
+        this.upgradedNanos = nowNanos;
         this.id = id;
         this.processor = processor;
+        this.stats = stats;
+    }
+
+    /** @return the connection's state; thread: any (volatile) */
+    ConnectionState state() {
+        return state;
+    }
+
+    /**
+     * Moves the connection to its next state, the one place its state changes (Kafka's
+     * {@code KafkaChannel.handleChannelMuteEvent} is the model). Network thread. The legal moves:
+     *
+     * <table>
+     *   <caption>Legal moves</caption>
+     *   <tr><th>from</th><th>event</th><th>to</th></tr>
+     *   <tr><td>PIPELINED</td><td>EXCLUSIVE_HELD</td><td>DRAINING_EXCLUSIVE</td></tr>
+     *   <tr><td>PIPELINED, DRAINING_DISABLED</td><td>REAUTHENTICATION_HELD</td><td>DRAINING_REAUTHENTICATION</td></tr>
+     *   <tr><td>PIPELINED</td><td>DISABLED</td><td>DRAINING_DISABLED</td></tr>
+     *   <tr><td>PIPELINED, DRAINING_*, CLOSING_AFTER_DRAIN</td><td>REQUEST_REJECTED</td>
+     *       <td>CLOSING_AFTER_DRAIN</td></tr>
+     *   <tr><td>PIPELINED, DRAINING_*</td><td>HAND_BACK</td><td>HANDED_BACK</td></tr>
+     *   <tr><td>PIPELINED, DRAINING_*, CLOSING_AFTER_DRAIN</td><td>CLOSE</td><td>CLOSED</td></tr>
+     * </table>
+     *
+     * Every other move is illegal: a kpipe bug or a broker event kpipe did not expect (a request read, or a
+     * re-authentication reported, on a connection kpipe keeps muted). It is counted in {@code plugin-fault-total},
+     * logged (WARN once, then DEBUG) and takes the safe outcome: a connection kpipe still owns goes to
+     * {@link ConnectionState#CLOSING_AFTER_DRAIN} (its earlier responses are written in order, then it is closed and
+     * the client reconnects), a terminal one stays where it is. Entering {@code CLOSING_AFTER_DRAIN} from
+     * {@code DRAINING_REAUTHENTICATION} drops the held re-authentication (it could only begin after the close).
+     *
+     * @param event what happened
+     * @return true if the move was legal; false if it was illegal (counted; the caller mutes the connection and
+     *     schedules its evaluation, see {@code PipelineCoordinator})
+     */
+    boolean transition(ConnectionEvent event) {
+        ConnectionState from = state;
+        ConnectionState to = from.next(event);
+        boolean legal = to != null;
+        if (!legal) {
+            stats.pluginFaults.increment();
+            ILLEGAL_MOVE.fault("kpipe: illegal move {} in state {} of {}", event, from, this);
+            to = from.owned() ? ConnectionState.CLOSING_AFTER_DRAIN : from;
+        }
+        if (from == ConnectionState.DRAINING_REAUTHENTICATION && to == ConnectionState.CLOSING_AFTER_DRAIN) {
+            held = null;
+            stats.heldRequests.decrementAndGet();
+        }
+        state = to;
+        return legal;
+    }
+
+    /** @return true if {@link #invariantViolation()} finds nothing; network thread (or a test that drives it) */
+    boolean invariantsHold() {
+        return invariantViolation() == null;
+    }
+
+    /**
+     * The invariants of one connection's bookkeeping, checked by the fake broker after every step. Network thread.
+     * <ul>
+     *   <li>{@link #held} is set exactly in {@code DRAINING_EXCLUSIVE} and {@code DRAINING_REAUTHENTICATION}, and may
+     *       be set in {@code CLOSING_AFTER_DRAIN};</li>
+     *   <li>a send is outstanding only for a head slot with a response; {@link #heldResponses} counts the other slots
+     *       with a response;</li>
+     *   <li>{@link #inflightBytes} is the sum of the slots' bytes; reservations are never negative, never held while
+     *       waiting for the budget, and held exactly when the processor lists the connection as a holder;</li>
+     *   <li>a terminal connection ({@code HANDED_BACK}, {@code CLOSED}) holds nothing: no slot, no request, no
+     *       reservation, no wait.</li>
+     * </ul>
+     *
+     * @return a description of the first violation, or {@code null} if every invariant holds
+     */
+    String invariantViolation() {
+        ConnectionState s = state;
+        boolean heldAllowed = s == ConnectionState.CLOSING_AFTER_DRAIN;
+        boolean heldRequired = s == ConnectionState.DRAINING_EXCLUSIVE || s == ConnectionState.DRAINING_REAUTHENTICATION;
+        if (heldRequired ? held == null : held != null && !heldAllowed) {
+            return s + " with held=" + held;
+        }
+        Slot head = slots.peekFirst();
+        if (sendOutstanding && (head == null || head.response == null)) {
+            return "a send outstanding without a head response";
+        }
+        long bytes = 0;
+        int withResponse = 0;
+        for (Slot sl : slots) {
+            bytes += sl.bytes;
+            withResponse += sl.response != null && !(sl == head && sendOutstanding) ? 1 : 0;
+        }
+        if (bytes != inflightBytes) {
+            return "inflightBytes=" + inflightBytes + " but its slots hold " + bytes;
+        }
+        if (reserved < 0 || (reserved > 0 && waitingForBudget)) {
+            return "reserved=" + reserved + " waitingForBudget=" + waitingForBudget;
+        }
+        boolean listed = holderIndex >= 0 && holderIndex < processor.holders.size()
+            && processor.holders.get(holderIndex) == this;
+        if (listed != (reserved > 0) || (!listed && holderIndex != -1)) {
+            return "reserved=" + reserved + " holderIndex=" + holderIndex + " listed=" + listed;
+        }
+        if (!s.owned()) {
+            if (!slots.isEmpty() || held != null || reserved != 0 || waitingForBudget) {
+                return s + " but still holds state";
+            }
+        } else if (withResponse != heldResponses) {
+            return "heldResponses=" + heldResponses + " but " + withResponse + " slots hold a response";
+        }
+        return null;
     }
 
     private static final VarHandle INFLIGHT;
@@ -156,7 +263,7 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
         return (long) INFLIGHT_BYTES.getOpaque(this);
     }
 
-    /** @return the oldest in-flight request's read time ({@link System#nanoTime}), 0 for none; thread: any */
+    /** @return the oldest in-flight request's read time (the coordinator's clock), 0 for none; thread: any */
     long publishedOldestReadNanos() {
         return (long) OLDEST_READ_NANOS.getOpaque(this);
     }
@@ -173,7 +280,7 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
     int muteReasons(InflightLimits limits) {
         int r = MuteReasons.NONE;
         r = MuteReasons.withIf(r, MuteReason.AWAITING_DISPATCH, awaitingDispatch != null);
-        r = MuteReasons.withIf(r, MuteReason.DRAINING, mode == Mode.DRAINING);
+        r = MuteReasons.withIf(r, MuteReason.DRAINING, state.draining());
         r = MuteReasons.withIf(r, MuteReason.THROTTLED, throttle.throttled());
         r = MuteReasons.withIf(r, MuteReason.BACK_PRESSURE, !limits.admitsAnother(slots.size(), inflightBytes));
         return r;
@@ -196,6 +303,52 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
         return false;
     }
 
+    /**
+     * @param request a request just read
+     * @param bytes its size, bytes (its budget permit)
+     * @param readNanos when it was read
+     * @return a slot for it: a free one of this connection if there is one, else a new one. Network thread.
+     */
+    Slot newSlot(Object request, int bytes, long readNanos) {
+        Slot s = freeSlots.pollFirst();
+        return (s == null ? new Slot() : s).fill(request, bytes, readNanos);
+    }
+
+    /**
+     * Keeps a slot that left {@link #slots} (its response written, its permit given back) for a later request.
+     * Network thread.
+     *
+     * @param s the slot; nothing may refer to it any more
+     */
+    void recycle(Slot s) {
+        s.request = null;
+        s.response = null;
+        freeSlots.addFirst(s);
+    }
+
+    /**
+     * Mutes the connection and evaluates it at the next safe point: after a move to CLOSING_AFTER_DRAIN, it is closed
+     * once every earlier response is written ({@code PipelineCoordinator.evaluate}). Network thread.
+     */
+    void muteAndSchedule() {
+        if (!state.owned()) {
+            return;
+        }
+        if (!muted) {
+            processor.processor.mute(id);
+            muted = true;
+        }
+        schedule();
+    }
+
+    /** Queues the connection for evaluation at its processor's next safe point (once). Network thread. */
+    void schedule() {
+        if (!scheduled) {
+            scheduled = true;
+            processor.pending.add(this);
+        }
+    }
+
     /** @return the slot of the request, or {@code null} (scans from the oldest; the list is short) */
     Slot slotOf(Object request) {
         for (Slot s : slots) {
@@ -208,11 +361,9 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
 
     @Override
     public String toString() {
-        return "connection " + id + " " + mode + " inflight=" + slots.size() + " bytes=" + inflightBytes
+        return "connection " + id + " " + state + " inflight=" + slots.size() + " bytes=" + inflightBytes
             + " sendOutstanding=" + sendOutstanding + " throttles=" + throttle.open()
-            + " awaitingDispatch=" + (awaitingDispatch != null) + " held=" + (held != null)
-            + " heldReauthentication=" + (heldReauthentication != null) + " muted=" + muted
-            + " reserved=" + reserved + " waitingForBudget=" + waitingForBudget
-            + (closeAfterDrain ? " closeAfterDrain" : "");
+            + " awaitingDispatch=" + (awaitingDispatch != null) + " held=" + (held != null) + " muted=" + muted
+            + " reserved=" + reserved + " waitingForBudget=" + waitingForBudget;
     }
 }

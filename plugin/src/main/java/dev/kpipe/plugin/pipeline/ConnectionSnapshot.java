@@ -21,7 +21,7 @@ import org.apache.kafka.common.requests.RequestContext;
  * @param clientId the client id, or {@code null}
  * @param softwareName the client software name (KIP-511, {@code unknown} if the client sent none), or {@code null}
  * @param softwareVersion the client software version, or {@code null}
- * @param state {@code PIPELINED} or {@code DRAINING}
+ * @param state {@code PIPELINED} or {@code DRAINING} ({@link ConnectionState#dumpName()})
  * @param inflightRequests requests read and not yet answered
  * @param inflightBytes their size, bytes
  * @param heldResponses responses ready but held behind an earlier one of this connection
@@ -45,13 +45,12 @@ public record ConnectionSnapshot(String connectionId, String listener, String pr
      *
      * @param c the connection
      * @param limits the per-connection limits in force
-     * @param enabled whether kpipe is enabled ({@code kpipe.enable})
-     * @param nowNanos {@link System#nanoTime} of the read
+     * @param nowNanos the coordinator's clock at the read, ns
      * @return the snapshot
      */
-    static ConnectionSnapshot of(ConnectionPipeline c, InflightLimits limits, boolean enabled, long nowNanos) {
+    static ConnectionSnapshot of(ConnectionPipeline c, InflightLimits limits, long nowNanos) {
         RequestContext ctx = c.context;
-        ConnectionPipeline.Mode mode = c.mode;
+        ConnectionState state = c.state();
         int inflight = c.publishedInflight();
         long bytes = c.publishedInflightBytes();
         long oldest = c.publishedOldestReadNanos();
@@ -62,7 +61,7 @@ public record ConnectionSnapshot(String connectionId, String listener, String pr
         if (c.waitingForBudget) {
             reasons.add(WaitReason.BUDGET);
         }
-        if (mode == ConnectionPipeline.Mode.PIPELINED && !limits.admitsAnother(inflight, bytes)) {
+        if (!state.draining() && !limits.admitsAnother(inflight, bytes)) {
             reasons.add(WaitReason.INFLIGHT_LIMIT);
         }
         if (c.pressureBlocked) {
@@ -71,17 +70,12 @@ public record ConnectionSnapshot(String connectionId, String listener, String pr
         if (c.throttle.throttled()) {
             reasons.add(WaitReason.THROTTLED);
         }
-        if (mode == ConnectionPipeline.Mode.DRAINING) {
-            if (c.held != null) {
-                reasons.add(WaitReason.DRAIN_EXCLUSIVE);
-            } else if (c.heldReauthentication != null) {
-                reasons.add(WaitReason.DRAIN_REAUTHENTICATION);
-            } else if (!enabled) {
-                reasons.add(WaitReason.DRAIN_DISABLED);
-            }
-        }
-        if (c.closeAfterDrain) {
-            reasons.add(WaitReason.CLOSE_AFTER_DRAIN);
+        switch (state) {
+            case DRAINING_EXCLUSIVE -> reasons.add(WaitReason.DRAIN_EXCLUSIVE);
+            case DRAINING_REAUTHENTICATION -> reasons.add(WaitReason.DRAIN_REAUTHENTICATION);
+            case DRAINING_DISABLED -> reasons.add(WaitReason.DRAIN_DISABLED);
+            case CLOSING_AFTER_DRAIN -> reasons.add(WaitReason.CLOSE_AFTER_DRAIN);
+            default -> { }
         }
         return new ConnectionSnapshot(c.id,
             ctx == null || ctx.listenerName == null ? null : ctx.listenerName.value(),
@@ -89,7 +83,7 @@ public record ConnectionSnapshot(String connectionId, String listener, String pr
             ctx == null ? null : ctx.clientId(),
             ctx == null || ctx.clientInformation == null ? null : ctx.clientInformation.softwareName(),
             ctx == null || ctx.clientInformation == null ? null : ctx.clientInformation.softwareVersion(),
-            mode.name(), inflight, bytes, c.publishedHeldResponses(),
+            state.dumpName(), inflight, bytes, c.publishedHeldResponses(),
             oldest == 0 || inflight == 0 ? -1 : Math.max(0, nowNanos - oldest),
             Math.max(0, nowNanos - c.upgradedNanos), reasons);
     }

@@ -2,6 +2,7 @@ package dev.kpipe.plugin.pipeline;
 
 import dev.kpipe.backpressure.ByteBudget;
 import dev.kpipe.backpressure.InflightLimits;
+import dev.kpipe.backpressure.Ticker;
 import dev.kpipe.plugin.classify.RequestClass;
 import dev.kpipe.plugin.classify.RequestClassifier;
 import dev.kpipe.quotas.MuteReason;
@@ -11,14 +12,10 @@ import dev.kpipe.spi.BrokerLoad;
 import dev.kpipe.spi.MuteEvent;
 import dev.kpipe.spi.NetworkEventListener;
 import dev.kpipe.spi.NetworkProcessor;
-import dev.kpipe.spi.ResponseKind;
 import dev.kpipe.spi.StoragePressure;
 import dev.kpipe.spi.TopicNames;
 import java.util.ArrayList;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.RequestContext;
@@ -79,65 +76,50 @@ public final class PipelineCoordinator implements NetworkEventListener {
 
     private static final Logger LOG = LoggerFactory.getLogger(PipelineCoordinator.class);
     /** Faults that could repeat per request: WARN once each, then DEBUG (see {@link FaultLog}). */
-    private final FaultLog readWhileMuted = new FaultLog(LOG);
-    private final FaultLog admitFailed = new FaultLog(LOG);
     private final FaultLog evaluateFailed = new FaultLog(LOG);
-    private final FaultLog reauthenticationWhileMuted = new FaultLog(LOG);
 
     private final RequestClassifier classifier;
     private volatile InflightLimits limits;
     private final PipelineStats stats;
-    /** How long a reservation may stay unused while others wait for the budget: 20 ms. */
-    static final long IDLE_RESERVATION_NANOS = 20_000_000L;
-    /** {@link #IDLE_RESERVATION_NANOS}; tests that cannot wait set 0. Network threads read it. */
-    volatile long idleReservationNanos = IDLE_RESERVATION_NANOS;
-    /**
-     * How long a connection must have written nothing before a SASL re-authentication kpipe holds begins: 100 ms. The
-     * Java client (kafka-clients {@code Selector}) reads one message per poll while it re-authenticates, and over TLS,
-     * once its socket is empty, it does not poll again at once for messages left decrypted in its buffers
-     * ({@code madeReadProgressLastPoll} is set only by {@code attemptRead}): if the handshake response arrives in one
-     * read together with an earlier response, the client stalls until its poll times out (measured: about 200 ms
-     * under load; up to {@code request.timeout.ms} on an idle producer, which then drops the connection). Written
-     * apart from the earlier responses, the handshake response arrives in a read of its own and wakes the client. A
-     * heuristic: a client paused for longer (GC) can still read both at once, as it can with stock Kafka, which writes
-     * the handshake response right after the last earlier response. Costs the client up to this long once per session
-     * ({@code connections.max.reauth.ms}); the processor is woken when it ends.
-     */
-    static final long REAUTHENTICATION_QUIET_NANOS = 100_000_000L;
-    /** {@link #REAUTHENTICATION_QUIET_NANOS}; the deterministic fake broker sets 0. Network threads read it. */
-    volatile long reauthenticationQuietNanos = REAUTHENTICATION_QUIET_NANOS;
+    /** How long a reservation may stay unused while others wait for the budget: 20 ms ({@link Reservations}). */
+    static final long IDLE_RESERVATION_NANOS = Reservations.IDLE_NANOS;
+    /** The re-authentication quiet period: 100 ms ({@link QuietPeriod}). */
+    static final long REAUTHENTICATION_QUIET_NANOS = QuietPeriod.NANOS;
 
-    /** Wakes a processor after a delay, so that it runs a round then. */
-    interface WakeupTimer {
+    /** Wakes a processor after a delay, so that it runs a round then (the end of a quiet period). */
+    @FunctionalInterface
+    public interface WakeupTimer {
         /**
          * @param processor the processor to wake ({@link NetworkProcessor#wakeup()}, any thread)
          * @param delayNanos how long from now, in ns
          */
         void wakeup(NetworkProcessor processor, long delayNanos);
-    }
 
-    /** The timer of quiet periods; the fake broker, whose rounds a test drives, replaces it. */
-    volatile WakeupTimer wakeupTimer = DaemonTimer::wakeup;
-
-    /** One daemon thread, {@code kpipe-timer}, started the first time a quiet period needs a wake-up. */
-    private static final class DaemonTimer {
-        private static final ScheduledExecutorService EXECUTOR = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "kpipe-timer");
-            t.setDaemon(true);
-            return t;
-        });
-
-        static void wakeup(NetworkProcessor processor, long delayNanos) {
-            EXECUTOR.schedule(() -> {
-                try {
-                    processor.wakeup();
-                } catch (Throwable e) {
-                    LOG.debug("kpipe: cannot wake processor {}", processor.id(), e);
-                }
-            }, delayNanos, TimeUnit.NANOSECONDS);
+        /**
+         * @return the real timer: one daemon thread, {@code kpipe-timer}, started the first time a wake-up is asked
+         *     for; a wake-up that throws is logged at DEBUG
+         */
+        static WakeupTimer daemon() {
+            return QuietPeriod::daemonWakeup;
         }
     }
-    /** The broker-wide in-flight byte budget, or {@code null} for none. */
+
+    /** The clock (the broker binding passes {@link Ticker#SYSTEM}; the fake broker simulates time). */
+    private final Ticker ticker;
+    /** Reservations of the budget for the next read of each connection. */
+    private final Reservations reservations;
+    /** Arrival order of responses, one send per connection. */
+    private final ResponseSequencer sequencer;
+    /** The re-authentication quiet period (its timer is passed in). */
+    private final QuietPeriod quiet;
+    /** Drain and hand-back. */
+    private final Drains drains;
+    /** Classification, upgrade, holds: what a request read or a re-authentication does. */
+    private final Admissions admissions;
+    /**
+     * The broker-wide in-flight byte budget; always present ({@link ByteBudget#unbounded} when none is configured).
+     * Each request's slot holds its permit ({@link Slot#releasePermit}).
+     */
     private final ByteBudget budget;
     private volatile StoragePressure pressure = StoragePressure.NONE;
     private volatile Function<BrokerLoad, StoragePressure> pressureFactory;
@@ -149,24 +131,25 @@ public final class PipelineCoordinator implements NetworkEventListener {
     /**
      * @param classifier the classification policy
      * @param limits the per-connection in-flight limits
+     * @param budget the broker-wide in-flight byte budget ({@link ByteBudget#unbounded} when none is configured)
      * @param stats where to count
-     */
-    public PipelineCoordinator(RequestClassifier classifier, InflightLimits limits, PipelineStats stats) {
-        this(classifier, limits, null, stats);
-    }
-
-    /**
-     * @param classifier the classification policy
-     * @param limits the per-connection in-flight limits
-     * @param budget the broker-wide in-flight byte budget, or {@code null} for none
-     * @param stats where to count
+     * @param ticker the clock: request ages, drain and throttle times, idle reservations, the re-authentication quiet
+     *     period; the same clock as the budget's
+     * @param wakeupTimer wakes a processor at the end of a re-authentication quiet period
      */
     public PipelineCoordinator(RequestClassifier classifier, InflightLimits limits, ByteBudget budget,
-                               PipelineStats stats) {
+                               PipelineStats stats, Ticker ticker, WakeupTimer wakeupTimer) {
+        this.ticker = ticker;
         this.classifier = classifier;
         this.limits = limits;
-        this.budget = budget;
+        this.budget = java.util.Objects.requireNonNull(budget, "budget");
         this.stats = stats;
+        this.reservations = new Reservations(budget, stats, ticker);
+        this.sequencer = new ResponseSequencer(connections, stats, budget, ticker);
+        this.quiet = new QuietPeriod(ticker, wakeupTimer);
+        this.drains = new Drains(stats, ticker, reservations, quiet, this::release);
+        this.admissions = new Admissions(classifier, connections, stats, ticker, reservations, quiet, this::release,
+            () -> this.enabled);
         stats.connectionTable(connections);
     }
 
@@ -199,7 +182,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
         }
     }
 
-    /** @return the broker-wide byte budget, or {@code null} */
+    /** @return the broker-wide byte budget (never {@code null}) */
     public ByteBudget budget() {
         return budget;
     }
@@ -217,12 +200,11 @@ public final class PipelineCoordinator implements NetworkEventListener {
      * @return one snapshot per pipelined or draining connection, in no particular order
      */
     public java.util.List<ConnectionSnapshot> connectionSnapshots() {
-        long now = System.nanoTime();
+        long now = ticker.nanos();
         InflightLimits l = limits;
-        boolean on = enabled;
         java.util.List<ConnectionSnapshot> out = new ArrayList<>(connections.size());
         for (ConnectionPipeline c : connections.values()) {
-            out.add(ConnectionSnapshot.of(c, l, on, now));
+            out.add(ConnectionSnapshot.of(c, l, now));
         }
         return out;
     }
@@ -288,216 +270,40 @@ public final class PipelineCoordinator implements NetworkEventListener {
         classifier.topicNames(topicNames);
     }
 
-    private static ProcessorPipelines pipelines(NetworkProcessor processor) {
-        Object a = processor.attachment();
-        if (a == null) {
-            ProcessorPipelines p = new ProcessorPipelines(processor);
-            processor.attach(p);
-            return p;
-        }
-        return (ProcessorPipelines) a;
-    }
-
     // ---------------------------------------------------------------- requests
 
     @Override
     public Admission onRequestReceived(NetworkProcessor processor, Object request, RequestContext context,
                                        AbstractRequest body, int sizeInBytes) {
-        String id = context.connectionId;
-        ConnectionPipeline conn = connections.get(id);
-        RequestClass cls;
-        if (!enabled) {
-            if (conn == null) {
-                return Admission.CLASSIC;
-            }
-            // Read before its connection's drain started: handled like an exclusive request (drain, downgrade).
-            cls = RequestClass.EXCLUSIVE;
-        } else {
-            try {
-                cls = classifier.classify(context.header.apiKey(), body);
-            } catch (Throwable e) {
-                stats.classificationFallbacks.increment();
-                LOG.debug("kpipe: classification failed for {} on {}; handled as exclusive", context.header, id, e);
-                cls = RequestClass.EXCLUSIVE;
-            }
-        }
-        boolean upgrade = conn == null;
-        try {
-            if (conn == null) {
-                if (cls != RequestClass.PIPELINED) {
-                    return Admission.CLASSIC;
-                }
-                if (budget != null && !budget.tryAdmitRead(sizeInBytes)) {
-                    // No room in the budget for the request already read: it stays classic (Kafka's
-                    // own one-at-a-time bound applies). When its response is written, kpipe takes the
-                    // connection over, muted, and it waits for budget in line with the others.
-                    stats.upgradesDeferred.increment();
-                    pipelines(processor).upgradesDeferred.put(id, sizeInBytes);
-                    return Admission.CLASSIC;
-                }
-                conn = new ConnectionPipeline(id, pipelines(processor));
-                conn.context = context;
-                connections.put(id, conn);
-                stats.pipelinedConnections.incrementAndGet();
-                stats.upgrades.increment();
-            } else if (conn.awaitingDispatch != null || conn.mode != ConnectionPipeline.Mode.PIPELINED) {
-                // Cannot happen while the invariants hold: the connection stays muted until dispatch,
-                // and while draining. Keep order safe: hold it like an exclusive request would be.
-                stats.pluginFaults.increment();
-                readWhileMuted.fault("kpipe: request read on {} while it should be muted: {}", id, conn);
-                return hold(conn, request);
-            } else if (cls == RequestClass.EXCLUSIVE) {
-                if (conn.slots.isEmpty() && !conn.throttle.throttled()) {
-                    // Nothing to drain: Kafka takes the connection back as it reads this request.
-                    release(conn);
-                    stats.downgrades.increment();
-                    return Admission.CLASSIC;
-                }
-                stats.drains.increment();
-                return hold(conn, request);
-            }
-            if (budget != null && !upgrade) {
-                budget.settle(conn.reserved, sizeInBytes);
-            }
-            conn.reserved = 0;
-            conn.processor.removeHolder(conn);
-            if (sizeInBytes > conn.largestRequest) {
-                conn.largestRequest = sizeInBytes;
-            }
-            if (conn.context == null) {
-                conn.context = context; // taken over after a deferred upgrade
-            }
-            conn.slots.addLast(new Slot(request, sizeInBytes, System.nanoTime()));
-            conn.inflightBytes += sizeInBytes;
-            conn.publish();
-            conn.awaitingDispatch = request;
-            conn.muted = true;
-            stats.inflightRequests.incrementAndGet();
-            stats.pipelinedRequests.increment();
-            stats.recordInflight(conn.slots.size());
-            return Admission.PIPELINED;
-        } catch (Throwable e) {
-            stats.pluginFaults.increment();
-            admitFailed.fault("kpipe: failed to admit a request on {}; it is handled as exclusive", id, e);
-            ConnectionPipeline tracked = connections.get(id);
-            if (tracked == null) {
-                return Admission.CLASSIC;
-            }
-            if (tracked.slots.isEmpty() && tracked.held == null && !tracked.throttle.throttled()) {
-                release(tracked);
-                stats.downgrades.increment();
-                return Admission.CLASSIC;
-            }
-            return hold(tracked, request);
-        }
-    }
-
-    private Admission hold(ConnectionPipeline conn, Object request) {
-        if (conn.held != null) {
-            // A second held request would break the order; cannot happen since a draining
-            // connection stays muted. Forward the earlier one first to keep arrival order.
-            stats.pluginFaults.increment();
-            conn.processor.processor.forward(conn.held);
-            stats.heldRequests.decrementAndGet();
-        }
-        if (conn.heldReauthentication != null) {
-            // Cannot happen either (a connection whose re-authentication waits stays muted): this request would have
-            // to follow the re-authentication. Close the connection once the earlier responses are written.
-            stats.pluginFaults.increment();
-            closeAfterDrain(conn, conn.processor.processor);
-        }
-        releaseReservation(conn);
-        conn.mode = ConnectionPipeline.Mode.DRAINING;
-        conn.held = request;
-        conn.drainStartNanos = System.nanoTime();
-        conn.muted = true;
-        stats.heldRequests.incrementAndGet();
-        return Admission.HELD;
+        return admissions.received(processor, request, context, body, sizeInBytes);
     }
 
     @Override
     public boolean onReauthentication(NetworkProcessor processor, String connectionId, Object reauthentication) {
-        ConnectionPipeline conn = connections.get(connectionId);
-        if (conn == null) {
-            return false; // classic: Kafka re-authenticates now, as always
-        }
-        try {
-            if (conn.closed || conn.closeAfterDrain || conn.held != null || conn.heldReauthentication != null) {
-                // Cannot happen while the invariants hold: such a connection stays muted. Beginning the
-                // re-authentication now could write its handshake response inside an earlier response; closing the
-                // connection once the earlier responses are written cannot (the client reconnects).
-                stats.pluginFaults.increment();
-                reauthenticationWhileMuted.fault("kpipe: re-authentication on {} while it should be muted: {};"
-                    + " closing it once its earlier responses are written", connectionId, conn);
-                closeAfterDrain(conn, processor);
-                return true;
-            }
-            if (conn.mode == ConnectionPipeline.Mode.PIPELINED && conn.slots.isEmpty() && conn.awaitingDispatch == null
-                && !conn.throttle.throttled()
-                && System.nanoTime() - conn.lastWrittenNanos >= reauthenticationQuietNanos) {
-                // Nothing outstanding, nothing written lately: Kafka takes the connection back and re-authenticates
-                // it now.
-                release(conn);
-                stats.downgrades.increment();
-                return false;
-            }
-            if (conn.mode == ConnectionPipeline.Mode.PIPELINED) {
-                conn.mode = ConnectionPipeline.Mode.DRAINING;
-                conn.drainStartNanos = System.nanoTime();
-                stats.drains.increment();
-            } // else draining with nothing held (kpipe was disabled): the re-authentication waits for that drain
-            conn.heldReauthentication = reauthentication;
-            stats.heldRequests.incrementAndGet();
-            stats.reauthenticationDrains.increment();
-            releaseReservation(conn);
-            if (!conn.muted) {
-                conn.muted = true;
-                processor.mute(connectionId);
-            }
-            schedule(conn);
-            return true;
-        } catch (Throwable e) {
-            stats.pluginFaults.increment();
-            LOG.warn("kpipe: failed to defer the re-authentication of {}", connectionId, e);
-            // Once held, the drain begins it; else Kafka begins it now.
-            return conn.heldReauthentication == reauthentication;
-        }
+        return admissions.reauthentication(processor, connectionId, reauthentication);
     }
 
-    /** Forgets a connection: Kafka owns it again (downgrade) or it is closed. */
-    private void release(ConnectionPipeline conn) {
+    /**
+     * Forgets a connection: Kafka owns it again (downgrade, {@link ConnectionEvent#HAND_BACK}, legal from PIPELINED
+     * and the draining states, which every caller checks) or it is closed ({@link ConnectionEvent#CLOSE}).
+     */
+    private void release(ConnectionPipeline conn, ConnectionEvent event) {
+        conn.transition(event);
         if (connections.remove(conn.id, conn)) {
             stats.pipelinedConnections.decrementAndGet();
             stats.inflightRequests.addAndGet(-conn.slots.size());
-            if (conn.throttle.throttled()) {
+            long throttledFor = conn.throttle.throttledFor(ticker.nanos());
+            if (throttledFor >= 0) {
                 stats.throttledConnections.decrementAndGet();
-                stats.throttleTimeNanos.add(System.nanoTime() - conn.throttleStartNanos);
+                stats.throttleTimeNanos.add(throttledFor);
             }
-            releaseReservation(conn);
-            if (budget != null) {
-                budget.release(conn.inflightBytes);
+            reservations.release(conn);
+            // each slot's permit, once (empty when handed back: a hand-back waits for every response)
+            for (Slot s : conn.slots) {
+                s.releasePermit(budget);
             }
             conn.inflightBytes = 0;
         }
-    }
-
-    /** Returns the connection's reservation for its next read, granted or still awaited. */
-    private void releaseReservation(ConnectionPipeline conn) {
-        if (budget == null) {
-            return;
-        }
-        if (conn.waitingForBudget) {
-            conn.waitingForBudget = false;
-            if (!budget.cancel(conn)) {
-                // Admitted meanwhile: the reservation is held. Its grant is consumed here, even if
-                // admitted() has not counted it yet.
-                conn.grantsConsumed++;
-                budget.release(conn.reservationWanted);
-            }
-        }
-        budget.release(conn.reserved);
-        conn.reserved = 0;
-        conn.processor.removeHolder(conn);
     }
 
     @Override
@@ -516,25 +322,25 @@ public final class PipelineCoordinator implements NetworkEventListener {
 
     @Override
     public void onProcessorRound(NetworkProcessor processor) {
-        ProcessorPipelines p = pipelines(processor);
+        ProcessorPipelines p = ProcessorPipelines.of(processor);
         p.rounds++;
         ConnectionPipeline conn;
         while ((conn = p.dispatched.poll()) != null) {
-            schedule(conn);
+            conn.schedule();
         }
-        if (budget != null && !p.holders.isEmpty()) {
-            revokeIdleReservations(p);
+        if (!p.holders.isEmpty()) {
+            reservations.revokeIdle(p);
         }
         if (!p.awaitingQuiet.isEmpty()) {
             for (ConnectionPipeline c : p.awaitingQuiet) {
-                schedule(c);
+                c.schedule();
             }
             p.awaitingQuiet.clear();
         }
         if (!p.pressureBlocked.isEmpty() && storageSignal() != SATURATED) {
             for (ConnectionPipeline c : p.pressureBlocked) {
                 c.pressureBlocked = false;
-                schedule(c);
+                c.schedule();
             }
             p.pressureBlocked.clear();
         }
@@ -552,46 +358,6 @@ public final class PipelineCoordinator implements NetworkEventListener {
             }
         }
         pending.clear();
-    }
-
-    /**
-     * While connections wait for the byte budget, a connection that reserved bytes for its next
-     * request {@link #IDLE_RESERVATION_NANOS} or more ago, with at least one poll of its processor
-     * since (so a slow round cannot revoke a grant before its request could be read), and has read
-     * nothing since gives them
-     * back and waits in line again (muted): an idle connection must not hold budget that others
-     * wait for, nor keep an oversize reservation from ever seeing the budget empty.
-     */
-    private void revokeIdleReservations(ProcessorPipelines p) {
-        if (budget.waiting() == 0) {
-            return;
-        }
-        long now = System.nanoTime();
-        ArrayList<ConnectionPipeline> holders = p.holders;
-        // backwards: a revoked connection leaves the list and the last one takes its index
-        for (int i = holders.size() - 1; i >= 0; i--) {
-            ConnectionPipeline c = holders.get(i);
-            if (c.closed || connections.get(c.id) != c) {
-                // Cannot happen: closing or handing back a connection releases its reservation. Never mute a
-                // connection kpipe does not own; give its reservation back.
-                budget.release(c.reserved);
-                c.reserved = 0;
-                p.removeHolder(c);
-                stats.pluginFaults.increment();
-                continue;
-            }
-            if (!c.muted && c.mode == ConnectionPipeline.Mode.PIPELINED
-                && now - c.reservedAtNanos >= idleReservationNanos && p.rounds - c.reservedAtRound >= 2) {
-                p.processor.mute(c.id);
-                c.muted = true;
-                long bytes = c.reserved;
-                c.reserved = 0;
-                p.removeHolder(c);
-                stats.reservationsRevoked.increment();
-                budget.release(bytes);
-                schedule(c);
-            }
-        }
     }
 
     /** {@link #storageSignal()}: the storage side can take more work. */
@@ -619,10 +385,9 @@ public final class PipelineCoordinator implements NetworkEventListener {
      */
     private void recover(ConnectionPipeline c) {
         try {
-            if (!c.closed && connections.get(c.id) == c && c.muted && !c.closeAfterDrain
-                && c.mode == ConnectionPipeline.Mode.PIPELINED && c.slots.isEmpty() && c.awaitingDispatch == null
+            if (c.state() == ConnectionState.PIPELINED && c.muted && c.slots.isEmpty() && c.awaitingDispatch == null
                 && !c.throttle.throttled()) {
-                release(c);
+                release(c, ConnectionEvent.HAND_BACK);
                 stats.downgrades.increment();
                 // Kafka's channel is MUTED (kpipe muted it); unmuting leaves it NOT_MUTED, as after a response.
                 c.processor.processor.unmute(c.id);
@@ -633,22 +398,16 @@ public final class PipelineCoordinator implements NetworkEventListener {
         }
     }
 
-    private static void schedule(ConnectionPipeline conn) {
-        if (!conn.scheduled) {
-            conn.scheduled = true;
-            conn.processor.pending.add(conn);
-        }
-    }
-
     /** Applies the connection's mute reasons, or completes its drain. Network thread, safe point. */
     private void evaluate(ConnectionPipeline conn) {
-        if (conn.closed || connections.get(conn.id) != conn) {
+        ConnectionState state = conn.state();
+        if (!state.owned()) {
             // Closed, or no longer kpipe's: a handler thread may queue a connection in dispatched
             // after it was handed back to Kafka (its awaitingDispatch was already cleared).
             return;
         }
         NetworkProcessor processor = conn.processor.processor;
-        if (conn.closeAfterDrain) {
+        if (state == ConnectionState.CLOSING_AFTER_DRAIN) {
             if (conn.slots.isEmpty() && conn.awaitingDispatch == null) {
                 processor.close(conn.id); // onConnectionClosed follows
             } else if (!conn.muted) {
@@ -657,30 +416,12 @@ public final class PipelineCoordinator implements NetworkEventListener {
             }
             return;
         }
-        if (!enabled && conn.mode == ConnectionPipeline.Mode.PIPELINED) {
-            // kpipe was disabled: drain with no request held; nothing more is read until Kafka has it back
-            releaseReservation(conn);
-            conn.mode = ConnectionPipeline.Mode.DRAINING;
-            conn.drainStartNanos = System.nanoTime();
-            stats.drains.increment();
+        if (!enabled && state == ConnectionState.PIPELINED) {
+            drains.startDisabledDrain(conn);
+            state = ConnectionState.DRAINING_DISABLED;
         }
-        if (conn.mode == ConnectionPipeline.Mode.DRAINING) {
-            if (conn.slots.isEmpty() && !conn.throttle.throttled() && conn.awaitingDispatch == null) {
-                long quietFor = System.nanoTime() - conn.lastWrittenNanos;
-                if (conn.heldReauthentication != null && quietFor < reauthenticationQuietNanos) {
-                    // see REAUTHENTICATION_QUIET_NANOS: evaluated again at the round after the wake-up
-                    conn.processor.awaitingQuiet.add(conn);
-                    if (!conn.quietWakeupScheduled) {
-                        conn.quietWakeupScheduled = true;
-                        wakeupTimer.wakeup(processor, reauthenticationQuietNanos - quietFor);
-                    }
-                    return;
-                }
-                handBack(conn, processor);
-            } else if (!conn.muted) {
-                conn.muted = true;
-                processor.mute(conn.id);
-            }
+        if (state.draining()) {
+            drains.evaluate(conn, processor);
             return;
         }
         int reasons = conn.muteReasons(limits);
@@ -698,7 +439,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
                 reasons = MuteReasons.with(reasons, MuteReason.BACK_PRESSURE);
             }
         }
-        if (reasons == MuteReasons.NONE && budget != null && !reserve(conn)) {
+        if (reasons == MuteReasons.NONE && !reservations.reserve(conn)) {
             reasons = MuteReasons.with(reasons, MuteReason.BACK_PRESSURE);
         }
         if (reasons == MuteReasons.NONE) {
@@ -712,181 +453,21 @@ public final class PipelineCoordinator implements NetworkEventListener {
         }
     }
 
-    /**
-     * Makes sure the connection holds a reservation of the global budget for its next read.
-     *
-     * @return true if it holds one; false if it waits (it is admitted later, in FIFO order)
-     */
-    private boolean reserve(ConnectionPipeline conn) {
-        if (conn.reserved > 0) {
-            return true;
-        }
-        if (conn.waitingForBudget) {
-            if (!conn.takeGrant()) {
-                return false;
-            }
-            conn.waitingForBudget = false;
-            holds(conn, conn.reservationWanted);
-            return true;
-        }
-        long want = Math.max(1, conn.largestRequest);
-        long got = budget.tryReserve(conn, want);
-        if (got > 0) {
-            holds(conn, got);
-            return true;
-        }
-        conn.waitingForBudget = true;
-        conn.reservationWanted = budget.clamp(want);
-        return false;
-    }
-
-    private static void holds(ConnectionPipeline conn, long bytes) {
-        conn.reserved = bytes;
-        conn.reservedAtNanos = System.nanoTime();
-        conn.reservedAtRound = conn.processor.rounds;
-        conn.processor.addHolder(conn);
-    }
-
-    /**
-     * Downgrade: Kafka takes the connection back, as if it had just read the held request; or, with no held request
-     * (kpipe was disabled), idle and readable; or, for a held re-authentication, as Kafka leaves a connection after
-     * writing its last response (unmuted), and the re-authentication begins.
-     */
-    private void handBack(ConnectionPipeline conn, NetworkProcessor processor) {
-        Object reauthentication = conn.heldReauthentication;
-        if (reauthentication != null) {
-            conn.heldReauthentication = null;
-            stats.heldRequests.decrementAndGet();
-            stats.drainTimeNanos.add(System.nanoTime() - conn.drainStartNanos);
-            release(conn);
-            stats.downgrades.increment();
-            // The channel is MUTED (kpipe muted it when the handshake was read); Kafka read the handshake unmuted.
-            try {
-                processor.unmute(conn.id);
-            } finally {
-                processor.beginReauthentication(conn.id, reauthentication);
-            }
-            return;
-        }
-        Object held = conn.held;
-        conn.held = null;
-        stats.drainTimeNanos.add(System.nanoTime() - conn.drainStartNanos);
-        release(conn);
-        stats.downgrades.increment();
-        if (held == null) {
-            // The channel is MUTED (kpipe muted it) or NOT_MUTED, with no response pending: Kafka's state for an idle
-            // connection once it is readable again.
-            if (conn.muted) {
-                conn.muted = false;
-                processor.unmute(conn.id);
-            }
-            return;
-        }
-        stats.heldRequests.decrementAndGet();
-        // The channel is MUTED (muted when the held request was read, never unmuted since).
-        try {
-            processor.deliverMuteEvent(conn.id, MuteEvent.REQUEST_RECEIVED);
-        } finally {
-            processor.forward(held);
-        }
-    }
-
-    // ---------------------------------------------------------------- responses
+    // ---------------------------------------------------------------- responses (see ResponseSequencer)
 
     @Override
     public Object onResponseDequeued(NetworkProcessor processor, Object response) {
-        ProcessorPipelines p = pipelines(processor);
-        if (connections.isEmpty() && p.ready.isEmpty()) {
-            return response;
-        }
-        Object r = response;
-        while (true) {
-            if (r == null) {
-                r = p.ready.pollFirst();
-                if (r == null) {
-                    r = processor.pollResponse();
-                    if (r == null) {
-                        return null;
-                    }
-                }
-            }
-            boolean now;
-            try {
-                now = deliverNow(processor, r);
-            } catch (Throwable e) {
-                // kpipe cannot place this response: the broker processes it itself, as without kpipe. Responses kpipe
-                // already holds stay held and go out in their turn (returning the dequeued one instead would hand a
-                // held response over twice and lose this one).
-                stats.pluginFaults.increment();
-                LOG.warn("kpipe: failed to order a response; the broker processes it as it comes", e);
-                return r;
-            }
-            if (now) {
-                return r;
-            }
-            r = null;
-        }
-    }
-
-    /** @return true if the broker may process the response now; false if it is held for ordering */
-    private boolean deliverNow(NetworkProcessor processor, Object response) {
-        Object request = processor.requestOf(response);
-        ConnectionPipeline conn = connections.get(processor.contextOf(request).connectionId);
-        if (conn == null || conn.closed) {
-            return true;
-        }
-        ResponseKind kind = processor.kindOf(response);
-        if (kind.isControl()) {
-            return true;
-        }
-        Slot slot = conn.slotOf(request);
-        if (slot == null) {
-            return true;
-        }
-        if (slot.response == response) {
-            // released from the ready queue: it is the head and its turn
-            return true;
-        }
-        slot.response = response;
-        if (!conn.sendOutstanding && conn.slots.peekFirst() == slot) {
-            conn.sendOutstanding = true;
-            return true;
-        }
-        stats.heldResponses.incrementAndGet();
-        conn.heldResponses++;
-        conn.publish();
-        return false;
+        return sequencer.dequeued(processor, response);
     }
 
     @Override
     public void onResponseCompleted(NetworkProcessor processor, Object response) {
-        Object request = processor.requestOf(response);
-        ConnectionPipeline conn = connections.get(processor.contextOf(request).connectionId);
-        if (conn == null) {
-            return;
+        ConnectionPipeline conn = sequencer.completed(processor, response);
+        if (conn != null) {
+            conn.schedule();
         }
-        Slot head = conn.slots.peekFirst();
-        if (head == null || head.response != response) {
-            return;
-        }
-        conn.slots.pollFirst();
-        conn.inflightBytes -= head.bytes;
-        if (budget != null) {
-            budget.release(head.bytes);
-        }
-        conn.sendOutstanding = false;
-        conn.lastWrittenNanos = System.nanoTime();
-        stats.inflightRequests.decrementAndGet();
-        Slot next = conn.slots.peekFirst();
-        if (next != null && next.response != null) {
-            conn.sendOutstanding = true;
-            stats.heldResponses.decrementAndGet();
-            conn.heldResponses--;
-            conn.processor.ready.addLast(next.response);
-        }
-        conn.publish();
-        schedule(conn);
     }
+
 
     // ---------------------------------------------------------------- mute events, close
 
@@ -902,38 +483,25 @@ public final class PipelineCoordinator implements NetworkEventListener {
         }
         switch (event) {
             case THROTTLE_STARTED:
-                if (!conn.throttle.throttled()) {
+                if (conn.throttle.started(ticker.nanos())) {
                     stats.throttledConnections.incrementAndGet();
-                    conn.throttleStartNanos = System.nanoTime();
                 }
-                conn.throttle.start();
                 stats.throttleWindows.increment();
-                schedule(conn);
+                conn.schedule();
                 break;
             case THROTTLE_ENDED:
-                if (conn.throttle.end() && !conn.throttle.throttled()) {
+                long throttledFor = conn.throttle.ended(ticker.nanos());
+                if (throttledFor >= 0) {
                     stats.throttledConnections.decrementAndGet();
-                    stats.throttleTimeNanos.add(System.nanoTime() - conn.throttleStartNanos);
+                    stats.throttleTimeNanos.add(throttledFor);
                 }
-                schedule(conn);
+                conn.schedule();
                 break;
             default:
                 // REQUEST_RECEIVED / RESPONSE_SENT of requests kpipe owns: not Kafka's to see.
                 break;
         }
         return true;
-    }
-
-    /** Mutes the connection and closes it once every earlier response is written ({@link #evaluate}). */
-    private void closeAfterDrain(ConnectionPipeline conn, NetworkProcessor processor) {
-        if (!conn.closed) {
-            if (!conn.muted) {
-                processor.mute(conn.id);
-                conn.muted = true;
-            }
-            conn.closeAfterDrain = true;
-            schedule(conn);
-        }
     }
 
     /**
@@ -945,10 +513,11 @@ public final class PipelineCoordinator implements NetworkEventListener {
     @Override
     public boolean onRequestRejected(NetworkProcessor processor, String connectionId) {
         ConnectionPipeline conn = connections.get(connectionId);
-        if (conn == null || conn.closed || conn.slots.isEmpty()) {
+        if (conn == null || conn.slots.isEmpty()) {
             return false;
         }
-        closeAfterDrain(conn, processor);
+        conn.transition(ConnectionEvent.REQUEST_REJECTED);
+        conn.muteAndSchedule();
         stats.deferredCloses.increment();
         return true;
     }
@@ -970,13 +539,13 @@ public final class PipelineCoordinator implements NetworkEventListener {
         // The response of the request whose upgrade was deferred is written, and Kafka's channel is
         // MUTED (no throttle: THROTTLE_STARTED cancels the take-over), as after any read. kpipe takes the
         // connection over with nothing in flight, keeps it muted and unmutes it once it holds budget.
-        ConnectionPipeline conn = new ConnectionPipeline(connectionId, p);
+        ConnectionPipeline conn = new ConnectionPipeline(connectionId, p, stats, ticker.nanos());
         conn.largestRequest = deferred;
         conn.muted = true;
         connections.put(connectionId, conn);
         stats.pipelinedConnections.incrementAndGet();
         stats.upgrades.increment();
-        schedule(conn);
+        conn.schedule();
         processor.wakeup();
         return true;
     }
@@ -991,32 +560,19 @@ public final class PipelineCoordinator implements NetworkEventListener {
             }
             return;
         }
-        conn.closed = true;
-        release(conn);
-        Slot head = conn.slots.peekFirst();
-        for (Slot s : conn.slots) {
-            if (s.response == null) {
-                continue;
-            }
-            if (conn.processor.ready.removeFirstOccurrence(s.response)) {
-                processor.discard(s.response);
-            } else if (!(s == head && conn.sendOutstanding)) {
-                stats.heldResponses.decrementAndGet();
-                processor.discard(s.response);
-            }
-            // else: the broker holds it in flight and completes it itself on close
-        }
+        ConnectionState was = conn.state();
+        Object held = conn.held;
+        conn.held = null;
+        release(conn, ConnectionEvent.CLOSE);
+        sequencer.discard(conn, processor);
         conn.slots.clear();
-        if (conn.heldReauthentication != null) {
-            // The connection is gone: nothing to re-authenticate.
-            conn.heldReauthentication = null;
-            stats.heldRequests.decrementAndGet();
+        if (held == null) {
+            return;
         }
-        if (conn.held != null) {
-            // Stock Kafka would have queued it as soon as it was read; so does kpipe, now.
-            Object held = conn.held;
-            conn.held = null;
-            stats.heldRequests.decrementAndGet();
+        stats.heldRequests.decrementAndGet();
+        if (was != ConnectionState.DRAINING_REAUTHENTICATION) {
+            // Stock Kafka would have queued it as soon as it was read; so does kpipe, now. (A held re-authentication
+            // is dropped: the connection is gone, nothing to re-authenticate.)
             processor.forward(held);
         }
     }

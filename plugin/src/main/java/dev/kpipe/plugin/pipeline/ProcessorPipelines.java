@@ -35,8 +35,8 @@ final class ProcessorPipelines {
      */
     final java.util.HashMap<String, Integer> upgradesDeferred = new java.util.HashMap<>();
     /**
-     * Drained connections whose held re-authentication waits for their quiet period ({@link
-     * PipelineCoordinator#REAUTHENTICATION_QUIET_NANOS}); evaluated again at the next round.
+     * Drained connections whose held re-authentication waits for their quiet period ({@link QuietPeriod});
+     * evaluated again at the next round.
      */
     final ArrayList<ConnectionPipeline> awaitingQuiet = new ArrayList<>();
     /** Processor rounds (network thread loops) seen so far; network thread only. */
@@ -46,6 +46,20 @@ final class ProcessorPipelines {
 
     ProcessorPipelines(NetworkProcessor processor) {
         this.processor = processor;
+    }
+
+    /**
+     * @param processor a processor of a pipelined listener
+     * @return its kpipe state, attached on first use; network thread
+     */
+    static ProcessorPipelines of(NetworkProcessor processor) {
+        Object a = processor.attachment();
+        if (a == null) {
+            ProcessorPipelines p = new ProcessorPipelines(processor);
+            processor.attach(p);
+            return p;
+        }
+        return (ProcessorPipelines) a;
     }
 
     /** Lists a connection that now holds a reservation; no-op if listed. Network thread only. */

@@ -541,6 +541,27 @@ final class FakeBroker {
     /** Inside onResponseDequeued. */
     private boolean dequeueing;
 
+    // ------------------------------------------------ simulated time
+
+    /** The simulated clock, ns; starts well past 0 (a connection that never wrote counts as quiet). */
+    private long nowNanos = 1_000_000_000_000L;
+    /** How far a processor's selector poll that times out (TIMEOUT) moves the clock: Kafka's 300 ms. */
+    long pollNanos = 300_000_000L;
+    /** How far each processor round moves the clock; 0 unless a test of time-based behaviour sets it. */
+    long nanosPerRound;
+    /** The wake-ups kpipe asked for (ns from then), in order. */
+    final List<Long> wakeups = new ArrayList<>();
+
+    /** @return the simulated clock, ns (the coordinator's and the budget's {@code Ticker}) */
+    long nanos() {
+        return nowNanos;
+    }
+
+    /** Moves the simulated clock. */
+    void advance(long nanos) {
+        nowNanos += nanos;
+    }
+
     // ------------------------------------------------ kpipe.enable flipped at runtime
 
     /** CONFIG steps left. */
@@ -553,15 +574,15 @@ final class FakeBroker {
         this.scenario = scenario;
         this.limits = new InflightLimits(scenario.maxInflight, scenario.maxInflightBytes);
         Scenario.BackPressure bp = scenario.backPressure;
-        this.budget = bp.budget() > 0 ? new ByteBudget(bp.budget(), bp.budget() * 9 / 10) : null;
-        this.coordinator = budget == null
-            ? new PipelineCoordinator(new RequestClassifier(KafkaRequests.policy()), limits, stats)
-            : new PipelineCoordinator(new RequestClassifier(KafkaRequests.policy()), limits, budget, stats);
-        // Revoking idle reservations depends on the wall clock (20 ms): steps must replay identically (the explorer
-        // replays paths), so the fake never revokes; tests of revocation set 0 (always revoke) explicitly.
-        coordinator.idleReservationNanos = Long.MAX_VALUE;
-        coordinator.reauthenticationQuietNanos = 0; // deterministic: no wall-clock wait (tests of it set it)
-        coordinator.wakeupTimer = (processor, delayNanos) -> { }; // tests drive rounds with TIMEOUT steps
+        this.budget = bp.budget() > 0 ? new ByteBudget(bp.budget(), bp.budget() * 9 / 10, this::nanos) : null;
+        // Simulated time (steps replay identically: the explorer replays paths): the clock moves only when a
+        // processor's poll times out (TIMEOUT) and, if a test says so, by nanosPerRound per processor round. The
+        // 20 ms idle-reservation threshold and the 100 ms re-authentication quiet period keep their real values.
+        // Wake-ups are recorded; tests drive rounds with TIMEOUT steps.
+        // No budget configured: the coordinator gets an unbounded one (the fake's checks of the budget then skip).
+        this.coordinator = new PipelineCoordinator(new RequestClassifier(KafkaRequests.policy()), limits,
+            budget != null ? budget : ByteBudget.unbounded(this::nanos), stats, this::nanos,
+            (processor, delayNanos) -> wakeups.add(delayNanos));
         Scenario.Faults faults = scenario.faults;
         coordinator.onTopicNames(id -> {
             if (faults.topicNamesEvery() > 0 && ++topicNamesCalls % faults.topicNamesEvery() == 0) {
@@ -792,7 +813,10 @@ final class FakeBroker {
                     delivering = false;
                 }
             }
-            case TIMEOUT -> procs.get(step.arg()).dirty = true;
+            case TIMEOUT -> {
+                advance(pollNanos);
+                procs.get(step.arg()).dirty = true;
+            }
             case REAUTH_DONE -> {
                 Conn c = conns.get(step.arg());
                 c.authenticating = false;
@@ -1009,6 +1033,7 @@ final class FakeBroker {
             case ROUND_ENTER -> {
                 p.dirty = false;
                 p.effect = false;
+                advance(nanosPerRound);
                 listen("onProcessorRound", () -> {
                     coordinator.onProcessorRound(p);
                     return null;
@@ -1169,7 +1194,7 @@ final class FakeBroker {
             if (cp.awaitingDispatch != null) {
                 fail("connection " + c.index + " read while a request awaits dispatch: " + r);
             }
-            if (cp.mode == ConnectionPipeline.Mode.DRAINING) {
+            if (cp.state().draining()) {
                 fail("connection " + c.index + " read while draining: " + r);
             }
             if (cp.throttle.throttled()) {
@@ -1263,7 +1288,7 @@ final class FakeBroker {
      */
     private void receiveReauthentication(Proc p, Conn c, ConnectionPipeline cp, Request r) {
         boolean recentlyWritten = cp != null
-            && System.nanoTime() - cp.lastWrittenNanos < coordinator.reauthenticationQuietNanos;
+            && nanos() - cp.lastWrittenNanos < PipelineCoordinator.REAUTHENTICATION_QUIET_NANOS;
         boolean deferred = listen("onReauthentication", () -> coordinator.onReauthentication(p, c.id, r));
         boolean outstanding = cp != null && (!cp.slots.isEmpty() || cp.awaitingDispatch != null || cp.throttle.throttled()
             || recentlyWritten);
@@ -1369,10 +1394,8 @@ final class FakeBroker {
         }
         note("close of a pipelined connection");
         if (cp.held != null) {
-            note("close with a held request");
-        }
-        if (cp.heldReauthentication != null) {
-            note("close with a held re-authentication");
+            note(cp.state() == ConnectionState.DRAINING_REAUTHENTICATION ? "close with a held re-authentication"
+                : "close with a held request");
         }
         boolean head = true;
         for (Slot s : cp.slots) {
@@ -1428,7 +1451,7 @@ final class FakeBroker {
     private void muteEvent(Proc p, Conn c, MuteEvent event) {
         ConnectionPipeline cp = owned.get(c.id);
         if (cp != null && event == MuteEvent.THROTTLE_STARTED) {
-            note(cp.mode == ConnectionPipeline.Mode.DRAINING ? "throttle starts while draining" : "throttle starts");
+            note(cp.state().draining() ? "throttle starts while draining" : "throttle starts");
         }
         boolean consumed = listen("onMuteEvent", () -> coordinator.onMuteEvent(p, c.id, event));
         if (!consumed && c.open) {
@@ -1466,7 +1489,8 @@ final class FakeBroker {
     // ------------------------------------------------------------------ invariants
 
     /**
-     * After every step: kpipe's bookkeeping matches the broker (a connection kpipe owns is only ever
+     * After every step: each connection's own invariants hold ({@link ConnectionPipeline#invariantViolation()}, on
+     * the production class); kpipe's bookkeeping matches the broker (a connection kpipe owns is only ever
      * NOT_MUTED or MUTED in Kafka's state machine, and muted exactly when kpipe thinks so); at most
      * {@code maxInflight} requests in flight per connection; the gauges equal what they count; no
      * plugin fault or classification fallback. The other invariants are checked where they can break:
@@ -1481,7 +1505,11 @@ final class FakeBroker {
         int throttled = 0;
         for (ConnectionPipeline cp : owned.values()) {
             Conn c = conn(cp.id);
-            if (c.open && !cp.closed) {
+            String violation = cp.invariantViolation();
+            if (violation != null) {
+                fail("connection " + c.index + ": " + violation + ": " + cp);
+            }
+            if (c.open && cp.state() != ConnectionState.CLOSED) {
                 if (c.channel.state != FakeKafkaChannel.State.NOT_MUTED && c.channel.state != FakeKafkaChannel.State.MUTED) {
                     fail("connection " + c.index + " owned by kpipe is in Kafka state " + c.channel.state);
                 }
@@ -1496,18 +1524,12 @@ final class FakeBroker {
             if (!coordinator.limits().admitsAnother(cp.slots.size(), cp.inflightBytes)) {
                 note("in-flight limit reached");
             }
-            if (cp.mode == ConnectionPipeline.Mode.DRAINING && cp.slots.isEmpty() && cp.throttle.throttled()) {
+            if (cp.state().draining() && cp.slots.isEmpty() && cp.throttle.throttled()) {
                 note("drained but throttled");
             }
-            if (cp.sendOutstanding && (cp.slots.isEmpty() || cp.slots.peekFirst().response == null)) {
-                fail("connection " + c.index + " has a send outstanding without a head response");
-            }
-            boolean drainingWithNothingHeld = cp.mode == ConnectionPipeline.Mode.DRAINING && cp.held == null
-                && cp.heldReauthentication == null;
-            if (cp.mode == ConnectionPipeline.Mode.PIPELINED ? cp.held != null || cp.heldReauthentication != null
-                : (cp.held != null && cp.heldReauthentication != null) || (drainingWithNothingHeld && !everDisabled)) {
-                fail("connection " + c.index + " is " + cp.mode + " with held=" + cp.held + " heldReauthentication="
-                    + cp.heldReauthentication);
+            boolean drainingWithNothingHeld = cp.state() == ConnectionState.DRAINING_DISABLED;
+            if (drainingWithNothingHeld && !everDisabled) {
+                fail("connection " + c.index + " is " + cp.state() + " but kpipe was never disabled");
             }
             if (c.authenticating && c.open) {
                 fail("kpipe owns connection " + c.index + " while it re-authenticates");
@@ -1516,7 +1538,7 @@ final class FakeBroker {
                 note("drain after disable");
             }
             inflight += cp.slots.size();
-            heldRequests += cp.held != null || cp.heldReauthentication != null ? 1 : 0;
+            heldRequests += cp.held != null ? 1 : 0;
             throttled += cp.throttle.throttled() ? 1 : 0;
             boolean head = true;
             for (Slot s : cp.slots) {
@@ -1584,15 +1606,8 @@ final class FakeBroker {
                 fail("connection " + cp.id + " reserved=" + cp.reserved + " inflightBytes=" + cp.inflightBytes
                     + " waitingForBudget=" + cp.waitingForBudget);
             }
-            long slotBytes = 0;
-            for (Slot sl : cp.slots) {
-                slotBytes += sl.bytes;
-            }
-            if (slotBytes != cp.inflightBytes) {
-                fail("connection " + cp.id + " inflightBytes=" + cp.inflightBytes + " but its slots hold " + slotBytes);
-            }
             Conn c = conn(cp.id);
-            if (c.open && !cp.closed && !cp.muted && cp.reserved == 0) {
+            if (c.open && cp.state() != ConnectionState.CLOSED && !cp.muted && cp.reserved == 0) {
                 fail("connection " + c.index + " is unmuted by kpipe without a budget reservation");
             }
             expected += cp.inflightBytes + cp.reserved;
@@ -1707,9 +1722,8 @@ final class FakeBroker {
                 if (cp != null && !coordinator.enabled()) {
                     fail("kpipe is disabled but still owns connection " + c.index + ": " + cp);
                 }
-                if (cp != null && (!cp.slots.isEmpty() || cp.held != null || cp.heldReauthentication != null
-                    || cp.awaitingDispatch != null
-                    || cp.throttle.throttled() || cp.mode != ConnectionPipeline.Mode.PIPELINED)) {
+                if (cp != null && (!cp.slots.isEmpty() || cp.held != null || cp.awaitingDispatch != null
+                    || cp.throttle.throttled() || cp.state() != ConnectionState.PIPELINED)) {
                     fail("kpipe still holds state for connection " + c.index + ": " + cp);
                 }
             }
@@ -1929,13 +1943,18 @@ final class FakeBroker {
         }
         gens.put(cp, gens.size());
         sb.append('{').append(cp.id.substring(cp.id.lastIndexOf('-') + 1)).append(owned.get(cp.id) == cp ? 'o' : 's')
-            .append(cp.mode.ordinal()).append(cp.sendOutstanding ? 'S' : '-').append(cp.muted ? 'M' : '-')
-            .append(cp.closed ? 'C' : '-').append(cp.scheduled ? 'P' : '-').append(cp.pressureBlocked ? 'B' : '-')
+            .append(cp.state().ordinal()).append(cp.sendOutstanding ? 'S' : '-').append(cp.muted ? 'M' : '-')
+            .append(cp.scheduled ? 'P' : '-').append(cp.pressureBlocked ? 'B' : '-')
             .append('r').append(cp.reserved).append(cp.waitingForBudget ? "w" + cp.reservationWanted : "")
             .append('g').append(cp.grants.get() - cp.grantsConsumed).append('L').append(cp.largestRequest)
             .append('t').append(cp.throttle.open())
             .append('b').append(cp.inflightBytes).append('a').append(req(cp.awaitingDispatch)).append('h')
-            .append(req(cp.held)).append('R').append(req(cp.heldReauthentication)).append('[');
+            .append(req(cp.held))
+            // what the clock decides: quiet (re-authentication), idle reservation (revocable)
+            .append(nanos() - cp.lastWrittenNanos >= PipelineCoordinator.REAUTHENTICATION_QUIET_NANOS ? 'q' : '-')
+            .append(cp.reserved > 0 && nanos() - cp.reservedAtNanos >= PipelineCoordinator.IDLE_RESERVATION_NANOS
+                && cp.processor.rounds - cp.reservedAtRound >= 2 ? 'i' : '-')
+            .append('[');
         for (Slot s : cp.slots) {
             sb.append(req(s.request)).append(':').append(s.response == null ? "" : ((Response) s.response).id()).append(',');
         }

@@ -115,9 +115,9 @@ class PipelineBudgetScenariosTest {
         assertEquals(60, run.kpipe(1).largestRequest, "its estimate is the request that could not upgrade");
         assertEquals(2, run.stats().upgrades());
 
-        // Idle reservations are revoked for waiters (at once here: the fake does not wait 20 ms), so the two take
-        // turns until both are answered.
-        run.broker.coordinator.idleReservationNanos = 0;
+        // Idle reservations are revoked for waiters (each processor round takes the idle threshold, 20 ms, of
+        // simulated time here), so the two take turns until both are answered.
+        run.broker.nanosPerRound = PipelineCoordinator.IDLE_RESERVATION_NANOS;
         run.progressUntilAnswered(1).progressUntilAnswered(0);
         run.assertReceivedInOrder(0);
         run.assertReceivedInOrder(1);
@@ -205,7 +205,7 @@ class PipelineBudgetScenariosTest {
 
         run.step(ADMIT, 0).only(NET);
         assertEquals(granted.grantsConsumed, granted.grants.get(), "the late callback balances the grant");
-        assertTrue(granted.closed);
+        assertEquals(ConnectionState.CLOSED, granted.state());
         run.settle();
         run.finish();
     }
@@ -270,13 +270,13 @@ class PipelineBudgetScenariosTest {
      * A connection kpipe unmuted holds the reservation for its next request while it is idle. While another
      * connection waits for the budget, an idle reservation is given back (the idle connection is muted and waits in
      * line again) so the waiter is not starved. Client 0 is idle holding 6 of 10; client 1 (upgraded by a 1-byte
-     * request) wants 6 for its third request: 6 + 6 &gt; 10. (The coordinator's idle threshold, 20 ms, is set to 0:
-     * the fake does not wait.)
+     * request) wants 6 for its third request: 6 + 6 &gt; 10. (Each processor round takes the coordinator's idle
+     * threshold, 20 ms, of simulated time.)
      */
     @Test
     void idleConnectionsReservationIsRevokedForAWaiter() {
         Run run = new Run(budgeted(BackPressure.budget(10), client(p1(6)), client(p1(1), p1(6), p1(6))));
-        run.broker.coordinator.idleReservationNanos = 0;
+        run.broker.nanosPerRound = PipelineCoordinator.IDLE_RESERVATION_NANOS;
         run.step(WRITE, 0).except(WRITE);
         assertEquals(6, run.kpipe(0).reserved, "client 0 is idle, unmuted, holding its estimate");
         run.step(WRITE, 1).step(WRITE, 1).step(WRITE, 1).progressUntilAnswered(1);
@@ -292,7 +292,7 @@ class PipelineBudgetScenariosTest {
     @Test
     void oversizeRequestIsAdmittedOnceAnIdleConnectionsReservationIsRevoked() {
         Run run = new Run(budgeted(BackPressure.budget(10), client(p1(3)), client(p1(1), p1(12), p1(12))));
-        run.broker.coordinator.idleReservationNanos = 0;
+        run.broker.nanosPerRound = PipelineCoordinator.IDLE_RESERVATION_NANOS;
         run.step(WRITE, 0).except(WRITE);
         run.step(WRITE, 1).step(WRITE, 1).step(WRITE, 1).progressUntilAnswered(1);
         run.assertReceivedInOrder(1);

@@ -150,7 +150,7 @@ class PipelinePropertiesTest {
             if (s.type() == StepType.DISCONNECT) {
                 disconnects.add(s);
                 ConnectionPipeline cp = broker.owned(s.arg());
-                if (cp != null && (cp.held != null || cp.heldReauthentication != null || cp.slots.size() > 1
+                if (cp != null && (cp.held != null || cp.slots.size() > 1
                     || cp.waitingForBudget)) {
                     interesting.add(s);
                 }

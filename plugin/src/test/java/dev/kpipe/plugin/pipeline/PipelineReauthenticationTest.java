@@ -51,8 +51,8 @@ class PipelineReauthenticationTest {
         assertTrue(handshake.read, "the handshake is read while both produces complete (pipelined)");
         assertTrue(handshake.reauthDeferred, "kpipe took the re-authentication over");
         assertFalse(handshake.reauthBegun, "it does not begin while responses are outstanding");
-        assertEquals(ConnectionPipeline.Mode.DRAINING, cp.mode);
-        assertSame(handshake, cp.heldReauthentication);
+        assertTrue(cp.state().draining());
+        assertSame(handshake, cp.held);
         assertTrue(run.conn(0).channel.isMuted(), "kpipe muted the connection (Kafka does not on this path)");
         assertEquals(1, run.stats().heldRequests());
         assertEquals(1, run.stats().reauthenticationDrains());
@@ -97,6 +97,7 @@ class PipelineReauthenticationTest {
         run.step(WRITE, 0).except(WRITE);
         ConnectionPipeline cp = run.kpipe(0);
         assertTrue(cp != null && cp.slots.isEmpty() && !cp.muted, "pipelined, idle, readable");
+        run.broker.advance(PipelineCoordinator.REAUTHENTICATION_QUIET_NANOS); // and quiet: nothing written lately
         run.step(WRITE, 0).except(REAUTH_DONE, WRITE);
         FakeBroker.Request handshake = run.request(0, 1);
         assertFalse(handshake.reauthDeferred, "nothing to wait for: Kafka begins it at once");
@@ -144,7 +145,7 @@ class PipelineReauthenticationTest {
      */
     @Test
     void theReauthenticationBeginsOnlyAfterTheConnectionWroteNothingForItsQuietPeriod() {
-        long quiet = 1_000_000_000L;
+        long quiet = PipelineCoordinator.REAUTHENTICATION_QUIET_NANOS;
         Run run = new Run(one(pAll(), Req.of(PRODUCE_ACKS_1), Req.of(SASL_REAUTH)));
         List<Long> wakeups = quietPeriod(run, quiet);
         run.except(COMPLETE);
@@ -165,7 +166,7 @@ class PipelineReauthenticationTest {
      */
     @Test
     void aHandshakeRightAfterAWrittenResponseWaitsForTheQuietPeriodToo() {
-        long quiet = 1_000_000_000L;
+        long quiet = PipelineCoordinator.REAUTHENTICATION_QUIET_NANOS;
         Run run = new Run(one(Req.of(PRODUCE_ACKS_1), Req.of(SASL_REAUTH), pAll()));
         List<Long> wakeups = quietPeriod(run, quiet);
         run.step(WRITE, 0).except(WRITE, TIMEOUT);
@@ -182,12 +183,14 @@ class PipelineReauthenticationTest {
         run.finish();
     }
 
-    /** Sets the quiet period and records the wake-ups kpipe asks for (ns from then). */
+    /**
+     * Lets a processor's poll time out a tenth of the quiet period after its last round, so that rounds run inside the
+     * quiet period (simulated time), and returns the wake-ups kpipe asks for from now on (ns from then).
+     */
     private static List<Long> quietPeriod(Run run, long quietNanos) {
-        List<Long> wakeups = new java.util.ArrayList<>();
-        run.broker.coordinator.reauthenticationQuietNanos = quietNanos;
-        run.broker.coordinator.wakeupTimer = (processor, delayNanos) -> wakeups.add(delayNanos);
-        return wakeups;
+        run.broker.pollNanos = quietNanos / 10;
+        run.broker.wakeups.clear();
+        return run.broker.wakeups;
     }
 
     /**
@@ -200,18 +203,18 @@ class PipelineReauthenticationTest {
         assertEquals(1, wakeups.size(), "one wake-up asked for");
         assertTrue(wakeups.get(0) > 0 && wakeups.get(0) <= quiet, "at the end of the quiet period: " + wakeups);
         int rounds = 0;
-        while (System.nanoTime() - cp.lastWrittenNanos < quiet / 2) {
+        while (run.broker.nanos() - cp.lastWrittenNanos < quiet / 2) {
             run.step(TIMEOUT, 0).only(NET); // the processor's poll times out and it runs a round
             rounds++;
             assertFalse(handshake.reauthBegun, "round " + rounds + " keeps it waiting");
         }
         assertEquals(1, wakeups.size(), "no further wake-up asked for");
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (!handshake.reauthBegun && System.nanoTime() < deadline) {
+        long deadline = run.broker.nanos() + 10_000_000_000L;
+        while (!handshake.reauthBegun && run.broker.nanos() < deadline) {
             run.step(TIMEOUT, 0).only(NET);
         }
         assertTrue(handshake.reauthBegun, "it began once the quiet period passed");
-        assertTrue(System.nanoTime() - cp.lastWrittenNanos >= quiet);
+        assertTrue(run.broker.nanos() - cp.lastWrittenNanos >= quiet);
     }
 
     /**
@@ -234,7 +237,7 @@ class PipelineReauthenticationTest {
         assertTrue(run.broker.coordinator.onReauthentication(c.proc, c.id, new Object()),
             "kpipe keeps Kafka from beginning it now");
         assertEquals(1, run.stats().pluginFaults());
-        assertTrue(cp.closeAfterDrain);
+        assertEquals(ConnectionState.CLOSING_AFTER_DRAIN, cp.state());
         assertFalse(c.closedByBroker, "not before the produce response is written");
         run.broker.runFair(100);
         assertTrue(c.closedByBroker, "closed once the produce response was written");

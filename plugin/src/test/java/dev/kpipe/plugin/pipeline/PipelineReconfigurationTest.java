@@ -58,7 +58,7 @@ class PipelineReconfigurationTest {
 
         run.step(CONFIG, 0).step(WRITE, 0).except(COMPLETE);
         assertSame(cp, run.kpipe(0));
-        assertEquals(ConnectionPipeline.Mode.DRAINING, cp.mode);
+        assertTrue(cp.state().draining());
         assertNull(cp.held, "nothing held: the drain is kpipe's own");
         assertTrue(run.conn(0).channel.isMuted(), "nothing more is read while draining");
         assertEquals(1, run.conn(0).inbound.size(), "the next request waits in the socket");
@@ -137,7 +137,7 @@ class PipelineReconfigurationTest {
         run.step(CONFIG, 0).step(NET, 0).step(NET, 0);
         assertEquals(Admission.HELD, run.request(0, 1).admission);
         ConnectionPipeline cp = run.kpipe(0);
-        assertEquals(ConnectionPipeline.Mode.DRAINING, cp.mode);
+        assertTrue(cp.state().draining());
         assertSame(run.request(0, 1), cp.held);
         assertFalse(run.request(0, 1).queued, "waits for the acks=all response");
 
@@ -159,7 +159,7 @@ class PipelineReconfigurationTest {
         run.step(CONFIG, 0).except(END_THROTTLE, WRITE);
         ConnectionPipeline cp = run.kpipe(0);
         assertNotNull(cp, "still kpipe's: Kafka's channel must not see the end of a window it did not see start");
-        assertEquals(ConnectionPipeline.Mode.DRAINING, cp.mode);
+        assertTrue(cp.state().draining());
         assertTrue(run.conn(0).channel.isMuted());
 
         run.step(END_THROTTLE, 0).except(WRITE);

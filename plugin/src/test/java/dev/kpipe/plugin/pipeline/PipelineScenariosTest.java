@@ -99,7 +99,7 @@ class PipelineScenariosTest {
         Run run = new Run(one(pAll(), Req.of(PRODUCE_ACKS_1), Req.of(FETCH), Req.of(PRODUCE_ACKS_1)));
         run.except(COMPLETE);
         ConnectionPipeline cp = run.kpipe(0);
-        assertEquals(ConnectionPipeline.Mode.DRAINING, cp.mode);
+        assertTrue(cp.state().draining());
         assertSame(run.request(0, 2), cp.held);
         assertEquals(Admission.HELD, run.request(0, 2).admission);
         assertFalse(run.request(0, 2).queued, "the fetch waits until every earlier response is written");
@@ -119,7 +119,7 @@ class PipelineScenariosTest {
     void handBackLeavesKafkaTheChannelStateItExpectsAfterReadingTheHeldRequest() {
         Run run = new Run(one(Req.of(PRODUCE_ACKS_1), Req.of(FETCH).later()));
         run.except(SEND_DONE);
-        assertEquals(ConnectionPipeline.Mode.DRAINING, run.kpipe(0).mode);
+        assertTrue(run.kpipe(0).state().draining());
         run.except(COMPLETE);
         assertNull(run.kpipe(0), "downgraded");
         assertTrue(run.request(0, 1).handled);
@@ -202,7 +202,7 @@ class PipelineScenariosTest {
     void throttleStartingWhileADrainIsPendingDelaysTheDowngradeUntilTheWindowEnds() {
         Run run = new Run(one(pAll().throttle(), Req.of(FETCH)));
         run.except(COMPLETE, END_THROTTLE);
-        assertEquals(ConnectionPipeline.Mode.DRAINING, run.kpipe(0).mode);
+        assertTrue(run.kpipe(0).state().draining());
         run.step(COMPLETE, 0).except(END_THROTTLE);
         ConnectionPipeline cp = run.kpipe(0);
         assertNotNull(cp, "still draining: the throttle window is open");
@@ -224,7 +224,7 @@ class PipelineScenariosTest {
     void overlappingThrottleWindowsKeepTheDrainPendingUntilTheLastEnds() {
         Run run = new Run(one(pAll().throttle(), pAll().throttle(), Req.of(FETCH), Req.of(PRODUCE_ACKS_1)));
         run.except(COMPLETE, END_THROTTLE);
-        assertEquals(ConnectionPipeline.Mode.DRAINING, run.kpipe(0).mode);
+        assertTrue(run.kpipe(0).state().draining());
         run.except(END_THROTTLE);
         ConnectionPipeline cp = run.kpipe(0);
         assertEquals(2, cp.throttle.open());
@@ -232,7 +232,7 @@ class PipelineScenariosTest {
         assertEquals(1, run.stats().throttledConnections(), "one connection, two windows");
         run.step(END_THROTTLE, 0).except(END_THROTTLE);
         assertSame(cp, run.kpipe(0), "a window is still open");
-        assertEquals(ConnectionPipeline.Mode.DRAINING, cp.mode);
+        assertTrue(cp.state().draining());
         assertTrue(run.conn(0).channel.isMuted());
         run.step(END_THROTTLE, 0).settle();
         assertEquals(0, run.stats().throttledConnections());
@@ -377,7 +377,7 @@ class PipelineScenariosTest {
         Run run = new Run(one(pAll(), Req.of(FETCH)));
         run.except(COMPLETE);
         ConnectionPipeline stale = run.kpipe(0);
-        assertEquals(ConnectionPipeline.Mode.DRAINING, stale.mode);
+        assertTrue(stale.state().draining());
         run.settle();
         assertNull(run.kpipe(0));
         assertEquals(1, run.stats().downgrades());

@@ -18,8 +18,7 @@ import org.junit.jupiter.api.Test;
  * {@link PipelineStats#throttleTimeNanos()} (metric {@code throttle-time-ms-total}): per pipelined
  * connection, the time from a throttle window opening while none was open to the last open window
  * closing; overlapping windows count once; a connection closed while throttled counts until its
- * close. Wall-clock based (the coordinator uses {@link System#nanoTime}), so only lower bounds and a
- * generous upper bound are asserted.
+ * close. On the fake broker's simulated clock, which the test moves between steps.
  */
 class ThrottleTimeTest {
 
@@ -33,20 +32,20 @@ class ThrottleTimeTest {
         run.except(COMPLETE, END_THROTTLE);
         assertEquals(3, run.kpipe(0).slots.size(), "all read before any throttled produce completes");
 
-        long t0 = System.nanoTime();
+        long t0 = run.broker.nanos();
         run.step(COMPLETE, 0).except(COMPLETE, END_THROTTLE);
         assertEquals(1, run.kpipe(0).throttle.open());
         assertEquals(0, run.stats().throttleTimeNanos(), "nothing counted while the window is open");
-        TimeUnit.MILLISECONDS.sleep(PAUSE_MS);
+        run.broker.advance(TimeUnit.MILLISECONDS.toNanos(PAUSE_MS));
         run.step(COMPLETE, 0).except(COMPLETE, END_THROTTLE);
         assertEquals(2, run.kpipe(0).throttle.open(), "two windows overlap");
-        TimeUnit.MILLISECONDS.sleep(PAUSE_MS);
+        run.broker.advance(TimeUnit.MILLISECONDS.toNanos(PAUSE_MS));
         run.step(END_THROTTLE, 0).except(END_THROTTLE);
         assertEquals(0, run.stats().throttleTimeNanos(), "a window is still open");
         assertEquals(1, run.stats().throttledConnections());
-        TimeUnit.MILLISECONDS.sleep(PAUSE_MS);
+        run.broker.advance(TimeUnit.MILLISECONDS.toNanos(PAUSE_MS));
         run.step(END_THROTTLE, 0).except(END_THROTTLE); // the network thread processes the EndThrottling
-        long elapsed = System.nanoTime() - t0;
+        long elapsed = run.broker.nanos() - t0;
 
         long counted = run.stats().throttleTimeNanos();
         assertTrue(counted >= TimeUnit.MILLISECONDS.toNanos(3 * PAUSE_MS),
@@ -65,12 +64,12 @@ class ThrottleTimeTest {
     void closeWhileThrottledCountsUntilTheClose() throws Exception {
         Run run = new Run(Scenario.single(new Client(
             List.of(Req.of(PRODUCE_ACKS_1).throttle(), Req.of(PRODUCE_ACKS_1)), Integer.MAX_VALUE, true)));
-        long t0 = System.nanoTime();
+        long t0 = run.broker.nanos();
         run.except(END_THROTTLE, DISCONNECT);
         assertEquals(1, run.stats().throttledConnections());
-        TimeUnit.MILLISECONDS.sleep(PAUSE_MS);
+        run.broker.advance(TimeUnit.MILLISECONDS.toNanos(PAUSE_MS));
         run.step(DISCONNECT, 0).except(END_THROTTLE);
-        long elapsed = System.nanoTime() - t0;
+        long elapsed = run.broker.nanos() - t0;
         long counted = run.stats().throttleTimeNanos();
         assertTrue(counted >= TimeUnit.MILLISECONDS.toNanos(PAUSE_MS) && counted <= elapsed,
             counted + " ns counted, " + elapsed + " ns elapsed");

@@ -1,0 +1,60 @@
+/**
+ * The pipelining core: one {@link dev.kpipe.plugin.pipeline.ConnectionPipeline} per connection kpipe owns, its
+ * {@link dev.kpipe.plugin.pipeline.ConnectionState} (the table of legal moves is on
+ * {@link dev.kpipe.plugin.pipeline.ConnectionPipeline#transition}), and the
+ * {@link dev.kpipe.plugin.pipeline.PipelineCoordinator}, which dispatches the broker's network events to the classes
+ * that own each concern: {@link dev.kpipe.plugin.pipeline.ResponseSequencer} (arrival order, one send per
+ * connection), {@link dev.kpipe.plugin.pipeline.Reservations} (the byte budget for the next read),
+ * {@link dev.kpipe.plugin.pipeline.Drains} (drain and hand-back), {@link dev.kpipe.plugin.pipeline.QuietPeriod} (the
+ * re-authentication quiet period). The clock is passed in ({@link dev.kpipe.backpressure.Ticker}).
+ *
+ * <h2>The life of a produce request</h2>
+ *
+ * One acks=all produce on a connection that is already pipelined, top to bottom. The broker's methods are Kafka
+ * 4.4's ({@code kafka.network.SocketServer}'s {@code Processor}, {@code RequestChannel}, {@code KafkaApis}); the hooks
+ * are the {@code dev.kpipe.interceptor.core.Hooks} Byte Buddy advice calls, which call the
+ * {@link dev.kpipe.spi.NetworkEventListener} methods.
+ *
+ * <table>
+ *   <caption>The life of a produce request</caption>
+ *   <tr><th>Broker method (thread)</th><th>Hook</th><th>kpipe method</th><th>What changes</th></tr>
+ *   <tr><td>{@code Processor.processCompletedReceives}, then {@code RequestChannel.sendRequest} (network)</td>
+ *       <td>{@code Hooks.requestReceived}</td><td>{@code PipelineCoordinator.onRequestReceived}</td>
+ *       <td>classified PIPELINED; the reservation is settled by the request's size ({@code Reservations.settle});
+ *       a {@code Slot} is appended (it holds the request's budget permit); {@code awaitingDispatch} is set; the
+ *       channel stays muted (reading a request mutes it). State: PIPELINED, unchanged.</td></tr>
+ *   <tr><td>{@code KafkaApis.handle} returns (request handler)</td><td>{@code KafkaApisAdvice}</td>
+ *       <td>{@code onRequestDispatched}</td>
+ *       <td>the local append happened in arrival order; {@code awaitingDispatch} cleared; the connection is queued in
+ *       {@code ProcessorPipelines.dispatched} and the processor woken.</td></tr>
+ *   <tr><td>{@code Processor.processNewResponses} (network)</td><td>{@code Hooks.round}</td>
+ *       <td>{@code onProcessorRound}, then {@code evaluate}</td>
+ *       <td>mute reasons checked (dispatch, throttle, per-connection limits, storage pressure); a reservation for the
+ *       next read taken ({@code Reservations.reserve}); the channel unmuted: the next request can be read.</td></tr>
+ *   <tr><td>{@code Processor.dequeueResponse} (network), once the produce is acknowledged</td>
+ *       <td>{@code Hooks} dequeue advice</td><td>{@code onResponseDequeued} ({@code ResponseSequencer.dequeued})</td>
+ *       <td>the response goes into its slot; if its slot is the head and no send is outstanding, the broker sends it
+ *       now ({@code sendOutstanding}); otherwise it is held ({@code held-responses}).</td></tr>
+ *   <tr><td>{@code Processor.processCompletedSends} / {@code updateRequestMetrics} (network)</td>
+ *       <td>{@code Hooks} completed advice</td><td>{@code onResponseCompleted} ({@code ResponseSequencer.completed})
+ *       </td>
+ *       <td>the head slot leaves, its permit goes back to the budget ({@code Slot.releasePermit}); the next held
+ *       response, if any, is released to {@code ProcessorPipelines.ready}; the connection is evaluated again.</td></tr>
+ *   <tr><td>{@code KafkaChannel.handleChannelMuteEvent} (network)</td><td>{@code Hooks} mute-event advice</td>
+ *       <td>{@code onMuteEvent}</td>
+ *       <td>REQUEST_RECEIVED / RESPONSE_SENT of requests kpipe owns are swallowed (Kafka's channel state stays NOT_MUTED
+ *       or MUTED); THROTTLE_STARTED / ENDED open and close a throttle window (a mute reason).</td></tr>
+ *   <tr><td>{@code Processor.tryUnmuteChannel} (network)</td><td>{@code Hooks} try-unmute advice</td>
+ *       <td>{@code onTryUnmute}</td><td>Kafka's unmute is refused: kpipe decides ({@code evaluate}).</td></tr>
+ * </table>
+ *
+ * An exclusive request (a FETCH) read on the same connection instead moves it to DRAINING_EXCLUSIVE (it is held),
+ * and once every earlier response is written {@code Drains} hands it back to Kafka (HANDED_BACK) as if Kafka had just
+ * read it. A close ({@code Processor.close}, {@code processDisconnected}: {@code onConnectionClosed}) moves any state
+ * to CLOSED and releases every slot's permit once.
+ *
+ * <p>Threads: everything runs on the connection's network thread except {@code onRequestDispatched} (a request
+ * handler), the budget's {@code admitted()} callback (the releasing thread) and the connection dump (a JMX thread);
+ * each hands its news to the network thread through {@code ProcessorPipelines.dispatched}.
+ */
+package dev.kpipe.plugin.pipeline;
