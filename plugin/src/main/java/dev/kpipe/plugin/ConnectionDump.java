@@ -40,7 +40,7 @@ final class ConnectionDump {
      * {@value #MAX_VALUE_CHARS} + 5 characters (quotes and {@code ...}) each, the keys, the numbers at their largest
      * and every wait reason ({@code ConnectionDumpTest} checks the worst case).
      */
-    static final int MAX_LINE_CHARS = 1_600;
+    static final int MAX_LINE_CHARS = 1_700;
 
     private static final Comparator<ConnectionSnapshot> OLDEST_FIRST = Comparator
         .comparingLong(ConnectionSnapshot::oldestInflightNanos).reversed()

@@ -14,7 +14,7 @@ import org.apache.kafka.common.requests.RequestContext;
  * int and reference fields that are atomic to read (JLS 17.7). The values are each current within a moment of the
  * read, not one atomic picture of the connection: a reason can show beside a count from just before it changed.
  *
- * @param connectionId Kafka's connection id ({@code localAddr:port-remoteAddr:port-index})
+ * @param connectionId Kafka's connection id ({@code localAddr:port-remoteAddr:port-processor-index})
  * @param listener the listener name, or {@code null} if not known yet (taken over after a deferred upgrade and nothing
  *     read since)
  * @param principal the authenticated principal ({@code User:ANONYMOUS} on PLAINTEXT), or {@code null}
@@ -77,14 +77,32 @@ public record ConnectionSnapshot(String connectionId, String listener, String pr
             case CLOSING_AFTER_DRAIN -> reasons.add(WaitReason.CLOSE_AFTER_DRAIN);
             default -> { }
         }
+        if (reasons.isEmpty() && c.muted) {
+            reasons.add(WaitReason.MUTED);
+        }
         return new ConnectionSnapshot(c.id,
             ctx == null || ctx.listenerName == null ? null : ctx.listenerName.value(),
-            ctx == null || ctx.principal == null ? null : ctx.principal.toString(),
+            principalOf(ctx),
             ctx == null ? null : ctx.clientId(),
             ctx == null || ctx.clientInformation == null ? null : ctx.clientInformation.softwareName(),
             ctx == null || ctx.clientInformation == null ? null : ctx.clientInformation.softwareVersion(),
             state.dumpName(), inflight, bytes, c.publishedHeldResponses(),
             oldest == 0 || inflight == 0 ? -1 : Math.max(0, nowNanos - oldest),
             Math.max(0, nowNanos - c.upgradedNanos), reasons);
+    }
+
+    /**
+     * @return the principal as text; a principal builder's own {@code KafkaPrincipal} subclass whose {@code toString}
+     *     throws shows as {@code error=<exception class>} instead of failing the whole dump
+     */
+    private static String principalOf(RequestContext ctx) {
+        if (ctx == null || ctx.principal == null) {
+            return null;
+        }
+        try {
+            return ctx.principal.toString();
+        } catch (RuntimeException e) {
+            return "error=" + e.getClass().getName();
+        }
     }
 }

@@ -5,7 +5,10 @@ package dev.kpipe.plugin.pipeline;
  * Derived from the connection's state ({@link ConnectionSnapshot}); several can hold at once.
  */
 public enum WaitReason {
-    /** Its last request is in the dispatch phase: a request handler has not returned from {@code KafkaApis.handle}. */
+    /**
+     * Its last request is in the dispatch phase: queued in the broker's request channel, or a request handler has not
+     * returned from {@code KafkaApis.handle} yet.
+     */
     AWAITING_DISPATCH("awaiting-dispatch"),
     /** It waits in line for the broker-wide in-flight byte budget ({@code kpipe.max.inflight.bytes}). */
     BUDGET("budget"),
@@ -14,7 +17,10 @@ public enum WaitReason {
      * {@code kpipe.max.inflight.bytes.per.connection}).
      */
     INFLIGHT_LIMIT("inflight-limit"),
-    /** The storage side is saturated (the produce purgatory or {@code kpipe.storage.pressure.class}). */
+    /**
+     * The storage side is saturated: the produce purgatory above {@code kpipe.max.delayed.produce.requests}, the request
+     * queue 80% full ({@code queued.max.requests}), or {@code kpipe.storage.pressure.class}.
+     */
     STORAGE_PRESSURE("storage-pressure"),
     /** A client quota throttle window is open (KIP-219). */
     THROTTLED("throttled"),
@@ -25,7 +31,13 @@ public enum WaitReason {
     /** Draining because {@code kpipe.enable} was set to false: handed back to classic once every response is written. */
     DRAIN_DISABLED("drain-disabled"),
     /** The broker refused a request kpipe read ahead; closed once every earlier response is written. */
-    CLOSE_AFTER_DRAIN("close-after-drain");
+    CLOSE_AFTER_DRAIN("close-after-drain"),
+    /**
+     * Muted for none of the reasons above at the moment of the read: kpipe re-evaluates it at its next event (a
+     * response written, a grant of the budget, the next processor round), e.g. after a per-connection limit was raised
+     * at runtime.
+     */
+    MUTED("muted");
 
     private final String label;
 

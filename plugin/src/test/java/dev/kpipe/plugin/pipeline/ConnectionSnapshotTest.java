@@ -20,6 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kpipe.plugin.pipeline.Scenario.BackPressure;
 import dev.kpipe.plugin.pipeline.Scenario.Req;
 import java.util.List;
+import org.apache.kafka.common.requests.RequestContext;
+import org.apache.kafka.common.security.auth.KafkaPrincipal;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -182,6 +184,28 @@ class ConnectionSnapshotTest {
         assertEquals(Set.of(WaitReason.CLOSE_AFTER_DRAIN), s.waitReasons());
         run.step(COMPLETE, 0).settle();
         assertEquals(List.of(), run.broker.coordinator.connectionSnapshots(), "closed");
+        run.finish();
+    }
+
+    @Test
+    void aPrincipalWhoseToStringThrowsShowsAsAnErrorNotAFailedDump() {
+        Run run = new Run(Scenario.single(Scenario.client(pAll(), pAll())));
+        run.except(COMPLETE);
+        ConnectionPipeline cp = run.kpipe(0);
+        RequestContext ctx = cp.context;
+        KafkaPrincipal broken = new KafkaPrincipal("User", "broken") {
+            @Override
+            public String toString() {
+                throw new IllegalStateException("a principal builder's bug");
+            }
+        };
+        cp.context = new RequestContext(ctx.header, ctx.connectionId, ctx.clientAddress, broken, ctx.listenerName,
+            ctx.securityProtocol, ctx.clientInformation, ctx.fromPrivilegedListener);
+        ConnectionSnapshot s = only(run);
+        assertEquals("error=java.lang.IllegalStateException", s.principal());
+        assertEquals(cp.id, s.connectionId(), "the rest of the connection is still listed");
+        assertEquals(2, s.inflightRequests());
+        run.settle();
         run.finish();
     }
 }
