@@ -7,7 +7,7 @@ import java.util.concurrent.CountDownLatch;
  *
  * <pre>
  * ClusterMain [--nodes N] [--kpipe true|false] [--no-plugin] [--heap 1g] [--sasl-scram] [--kafka-version V]
- *             [--javaagent] [--kafka-opts "-XX:+DisableAttachMechanism ..."]
+ *             [--zookeeper] [--javaagent] [--kafka-opts "-XX:+DisableAttachMechanism ..."]
  *             [--config key=value | nodeId:key=value]...
  * </pre>
  *
@@ -15,7 +15,8 @@ import java.util.concurrent.CountDownLatch;
  * options (space separated) as {@code KAFKA_OPTS} would.
  *
  * {@code --kafka-version} runs another laid-out Kafka distribution ({@code integration-tests/target/kafka-V}, see
- * {@link HarnessSettings#kafkaHome(String)}) than the build's.
+ * {@link HarnessSettings#kafkaHome(String)}) than the build's; {@code --zookeeper} runs it in ZooKeeper mode (3.8/3.9
+ * only: a ZooKeeper server from the distribution's jars, brokers with {@code zookeeper.connect}).
  *
  * Harness settings ({@link HarnessSettings}) come from the build; override with {@code -Dkpipe.it.*=...}.
  */
@@ -39,6 +40,7 @@ public final class ClusterMain {
         case "--heap" -> b.heap(value(args, ++i, a));
         case "--sasl-scram" -> b.saslScramListener(true);
         case "--kafka-version" -> b.kafkaVersion(value(args, ++i, a));
+        case "--zookeeper" -> b.zookeeper(true);
         case "--javaagent" -> b.javaagent(true);
         case "--kafka-opts" -> b.kafkaOpts(value(args, ++i, a).trim().split("\\s+"));
         case "--config" -> b.config(value(args, ++i, a));
@@ -107,7 +109,7 @@ public final class ClusterMain {
 
   private static void usage() {
     System.err.println("usage: ClusterMain [--nodes N] [--kpipe true|false] [--no-plugin] [--heap 1g] [--sasl-scram]"
-        + " [--kafka-version V] [--javaagent] [--kafka-opts \"OPTS\"]"
+        + " [--kafka-version V] [--zookeeper] [--javaagent] [--kafka-opts \"OPTS\"]"
         + " [--config key=value | --config nodeId:key=value]...");
   }
 }

@@ -178,6 +178,14 @@ public final class HarnessSettings {
     return Duration.ofSeconds(Long.parseLong(get("kpipe.it.start.timeout.seconds", "90")));
   }
 
+  /**
+   * @return whether every cluster runs in ZooKeeper mode ({@code kpipe.it.zookeeper}, default false; see {@link
+   *     ClusterSpec.Builder#zookeeper}), for running a whole suite that way
+   */
+  public boolean zookeeper() {
+    return Boolean.parseBoolean(get("kpipe.it.zookeeper", "false"));
+  }
+
   /** @return extra JVM options for broker JVMs (may be empty) */
   public String[] extraJvmOptions() {
     String v = get("kpipe.it.jvm.opts", "");
