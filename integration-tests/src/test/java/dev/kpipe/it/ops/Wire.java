@@ -1,5 +1,8 @@
 package dev.kpipe.it.ops;
 
+import dev.kpipe.it.wire.BrokerApiVersions;
+import org.apache.kafka.common.protocol.ApiKeys;
+
 import java.util.List;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.compress.Compression;
@@ -14,9 +17,10 @@ import org.apache.kafka.common.requests.RequestHeader;
 /** Hand-made requests for {@link dev.kpipe.it.wire.RawKafkaConnection}, with the versions the tests read back. */
 final class Wire {
   /** PRODUCE version sent (topics by name). */
-  static final short PRODUCE_VERSION = 12;
+  static final short PRODUCE_VERSION = BrokerApiVersions.harnessDefault().upTo(ApiKeys.PRODUCE, (short) 12);
   /** LIST_OFFSETS version sent: an exclusive request (kpipe drains the connection before Kafka handles it). */
-  static final short LIST_OFFSETS_VERSION = 9;
+  static final short LIST_OFFSETS_VERSION =
+      BrokerApiVersions.harnessDefault().upTo(ApiKeys.LIST_OFFSETS, (short) 9);
 
   private Wire() {}
 
