@@ -12,13 +12,14 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * A Kafka version kpipe has no binding for (3.9.1, KRaft, laid out by kafka-dists): with the jar installed and
+ * A Kafka version kpipe has no binding for (3.7.2, the line before the oldest supported one, KRaft, laid out by
+ * kafka-dists): with the jar installed and
  * {@code kpipe.enable=true} the broker logs one ERROR naming the version and the supported ones and runs stock; with
  * {@code kpipe.fail.on.unsupported.broker=true} it refuses to start.
  */
 class UnsupportedBrokerIT {
-  private static final String VERSION = "3.9.1";
-  private static final String PROBLEM = "kpipe does not support Kafka " + VERSION + " (supported: 4.2.x, 4.3.x, 4.4.x)";
+  private static final String VERSION = "3.7.2";
+  private static final String PROBLEM = "kpipe does not support Kafka " + VERSION + " (supported: 3.8.x, 3.9.x, 4.0.x, 4.1.x, 4.2.x, 4.3.x, 4.4.x)";
 
   @Test
   @KafkaCluster(kafkaVersion = VERSION)

@@ -30,15 +30,22 @@ public final class Interceptor {
 
     /**
      * The binding class of each supported Kafka version line ({@code major.minor}). Bindings are loaded by name: each
-     * is compiled against its own Kafka version, some in their own module ({@code interceptor-kafka-4.2}), and all
-     * are shaded into the plugin jar.
+     * is in its own module ({@code interceptor-kafka-<oldest line served>}), compiled against the oldest line it
+     * serves, and all are shaded into the plugin jar. Grouped by what {@code javap} shows differs in the hooked
+     * members: 3.8–3.9 ({@code kafka.server.RequestLocal}, Scala purgatory and metadata cache), 4.0 ({@code
+     * org.apache.kafka.server.common.RequestLocal}, Java purgatory, Scala metadata cache), 4.1–4.3 (Java metadata
+     * cache), 4.4 (Java {@code org.apache.kafka.network.Request}/{@code Response}).
      */
     private static final Map<String, String> BINDINGS;
 
     static {
         Map<String, String> m = new LinkedHashMap<>();
-        m.put("4.2", "dev.kpipe.interceptor.v4_2.Binding42");
-        m.put("4.3", "dev.kpipe.interceptor.v4_2.Binding42");
+        m.put("3.8", "dev.kpipe.interceptor.v3_8.Binding38");
+        m.put("3.9", "dev.kpipe.interceptor.v3_8.Binding38");
+        m.put("4.0", "dev.kpipe.interceptor.v4_0.Binding40");
+        m.put("4.1", "dev.kpipe.interceptor.v4_1.Binding41");
+        m.put("4.2", "dev.kpipe.interceptor.v4_1.Binding41");
+        m.put("4.3", "dev.kpipe.interceptor.v4_1.Binding41");
         m.put("4.4", "dev.kpipe.interceptor.v4_4.Binding44");
         BINDINGS = Collections.unmodifiableMap(m);
     }
@@ -48,7 +55,7 @@ public final class Interceptor {
 
     /** A Kafka version line's binding: its hook points and its advice. */
     public interface Binding {
-        /** @return the Kafka version line(s) it serves, e.g. {@code 4.4} or {@code 4.2-4.3} */
+        /** @return the Kafka version line(s) it serves, e.g. {@code 4.4} or {@code 4.1-4.3} */
         String versionLine();
 
         /** @return every broker member the advice and the processor binding use */
@@ -83,10 +90,10 @@ public final class Interceptor {
     }
 
     /**
-     * Picks the binding for a Kafka version by its version line ({@code major.minor}): 4.2.x and 4.3.x share one
-     * binding ({@code v4_2}: Scala {@code kafka.network.RequestChannel$Request}), 4.4.x has its own ({@code v4_4}:
-     * Java {@code org.apache.kafka.network.Request}). Does not check the hook points (see {@link #install}).
-     * Thread: any.
+     * Picks the binding for a Kafka version by its version line ({@code major.minor}): {@code v3_8} for 3.8.x and
+     * 3.9.x (KRaft or ZooKeeper mode), {@code v4_0} for 4.0.x, {@code v4_1} for 4.1.x to 4.3.x (all with the Scala
+     * {@code kafka.network.RequestChannel$Request}), {@code v4_4} for 4.4.x (Java {@code
+     * org.apache.kafka.network.Request}). Does not check the hook points (see {@link #install}). Thread: any.
      *
      * @param version a Kafka version, e.g. {@code 4.4.0}
      * @return the binding for its version line
@@ -107,7 +114,7 @@ public final class Interceptor {
         }
     }
 
-    /** @return the supported version lines, e.g. {@code 4.2.x, 4.3.x, 4.4.x} */
+    /** @return the supported version lines, e.g. {@code 3.8.x, 3.9.x, 4.0.x, ...} */
     public static String supportedVersions() {
         return String.join(", ", BINDINGS.keySet().stream().map(line -> line + ".x").toList());
     }

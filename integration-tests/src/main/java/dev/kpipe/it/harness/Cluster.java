@@ -59,6 +59,8 @@ public final class Cluster implements AutoCloseable {
   private final Path dir;
   private final String clusterId;
   private final List<KafkaNode> nodes;
+  /** The ZooKeeper server in ZooKeeper mode, else {@code null}. */
+  private final ZooKeeperServer zooKeeper;
   private Admin admin;
   private boolean closed;
   /** The generated TLS material when the spec has TLS listeners, else {@code null}. */
@@ -75,6 +77,15 @@ public final class Cluster implements AutoCloseable {
       list.add(new KafkaNode(this, id, id == 1, dir.resolve("node-" + id)));
     }
     this.nodes = Collections.unmodifiableList(list);
+    this.zooKeeper = spec.zookeeper() || settings.zookeeper() ? new ZooKeeperServer(this, dir.resolve("zookeeper")) : null;
+  }
+
+  /**
+   * @return whether the cluster runs in ZooKeeper mode ({@link ClusterSpec#zookeeper()} or {@link
+   *     HarnessSettings#zookeeper()}): brokers only, with {@code zookeeper.connect}
+   */
+  public boolean zookeeperMode() {
+    return zooKeeper != null;
   }
 
   /**
@@ -170,9 +181,16 @@ public final class Cluster implements AutoCloseable {
   private Map<String, String> configFor(KafkaNode n) {
     KafkaNode ctl = nodes.get(0);
     Map<String, String> c = new LinkedHashMap<>();
-    c.put("process.roles", n.isController() ? "broker,controller" : "broker");
-    c.put("node.id", Integer.toString(n.id()));
-    c.put("controller.quorum.voters", ctl.id() + "@127.0.0.1:" + ctl.controllerPort());
+    boolean kraft = zooKeeper == null;
+    if (kraft) {
+      c.put("process.roles", n.isController() ? "broker,controller" : "broker");
+      c.put("node.id", Integer.toString(n.id()));
+      c.put("controller.quorum.voters", ctl.id() + "@127.0.0.1:" + ctl.controllerPort());
+    } else { // ZooKeeper mode (3.8/3.9): every node a broker, the controller elected through ZooKeeper
+      c.put("broker.id", Integer.toString(n.id()));
+      c.put("zookeeper.connect", zooKeeper.connectString());
+      c.put("zookeeper.connection.timeout.ms", "30000");
+    }
     StringBuilder extra = new StringBuilder();
     StringBuilder protocols = new StringBuilder();
     if (spec.saslScram()) {
@@ -188,12 +206,14 @@ public final class Cluster implements AutoCloseable {
       }
     }
     c.put("listeners", KafkaNode.CLIENT_LISTENER + "://127.0.0.1:" + n.port() + extra
-        + (n.isController() ? "," + KafkaNode.CONTROLLER_LISTENER + "://127.0.0.1:" + n.controllerPort() : ""));
+        + (kraft && n.isController() ? "," + KafkaNode.CONTROLLER_LISTENER + "://127.0.0.1:" + n.controllerPort() : ""));
     c.put("advertised.listeners", KafkaNode.CLIENT_LISTENER + "://127.0.0.1:" + n.port() + extra);
-    c.put("controller.listener.names", KafkaNode.CONTROLLER_LISTENER);
+    if (kraft) {
+      c.put("controller.listener.names", KafkaNode.CONTROLLER_LISTENER);
+    }
     c.put("inter.broker.listener.name", KafkaNode.CLIENT_LISTENER);
-    c.put("listener.security.protocol.map",
-        KafkaNode.CLIENT_LISTENER + ":PLAINTEXT," + KafkaNode.CONTROLLER_LISTENER + ":PLAINTEXT" + protocols);
+    c.put("listener.security.protocol.map", KafkaNode.CLIENT_LISTENER + ":PLAINTEXT"
+        + (kraft ? "," + KafkaNode.CONTROLLER_LISTENER + ":PLAINTEXT" : "") + protocols);
     if (spec.saslScram()) {
       c.put("sasl.enabled.mechanisms", KafkaNode.SASL_MECHANISM);
       List<String> saslListeners = spec.tls() ? List.of(KafkaNode.SASL_LISTENER, KafkaNode.SASL_SSL_LISTENER)
@@ -244,7 +264,11 @@ public final class Cluster implements AutoCloseable {
   public synchronized void start() {
     ensureOpen();
     long t0 = System.nanoTime();
-    List<KafkaNode> toFormat = nodes.stream().filter(n -> !n.isFormatted()).collect(Collectors.toList());
+    if (zooKeeper != null) {
+      zooKeeper.start(settings.startTimeout());
+    }
+    List<KafkaNode> toFormat = zooKeeper != null ? List.of()
+        : nodes.stream().filter(n -> !n.isFormatted()).collect(Collectors.toList());
     if (StorageFormatter.canFormatInProcess(kafkaVersion())) {
       toFormat.forEach(KafkaNode::format);
     } else { // one tool JVM per node, in parallel
@@ -327,6 +351,9 @@ public final class Cluster implements AutoCloseable {
       }
     }
     nodes.get(0).stop(timeout);
+    if (zooKeeper != null) {
+      zooKeeper.stop(timeout);
+    }
   }
 
   /**
@@ -597,6 +624,9 @@ public final class Cluster implements AutoCloseable {
       Reaper.unregister(this);
       deleteTree(libsDir());
       nodes.forEach(n -> deleteTree(n.dataDir()));
+      if (zooKeeper != null) {
+        deleteTree(dir.resolve("zookeeper").resolve("data"));
+      }
       if (certificates != null) {
         deleteTree(certificates.dir());
       }
@@ -620,6 +650,9 @@ public final class Cluster implements AutoCloseable {
       }
     }
     nodes.get(0).terminateForExit(Duration.ofSeconds(10));
+    if (zooKeeper != null) {
+      zooKeeper.stop(Duration.ofSeconds(10));
+    }
   }
 
   private void ensureOpen() {
@@ -643,6 +676,7 @@ public final class Cluster implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "cluster " + spec.name() + " (" + nodes.size() + " node(s), " + dir + ")";
+    return "cluster " + spec.name() + " (" + nodes.size() + " node(s)" + (zooKeeper != null ? ", " + zooKeeper : "")
+        + ", " + dir + ")";
   }
 }

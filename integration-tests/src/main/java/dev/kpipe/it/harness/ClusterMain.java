@@ -11,7 +11,7 @@ import org.apache.kafka.clients.admin.NewTopic;
  *
  * <pre>
  * ClusterMain [--nodes N] [--kpipe true|false] [--no-plugin] [--heap 1g] [--sasl-scram] [--kafka-version V]
- *             [--javaagent] [--kafka-opts "-XX:+DisableAttachMechanism ..."] [--slow-acks W]
+ *             [--zookeeper] [--javaagent] [--kafka-opts "-XX:+DisableAttachMechanism ..."] [--slow-acks W]
  *             [--config key=value | nodeId:key=value]...
  * </pre>
  *
@@ -26,7 +26,8 @@ import org.apache.kafka.clients.admin.NewTopic;
  * options (space separated) as {@code KAFKA_OPTS} would.
  *
  * {@code --kafka-version} runs another laid-out Kafka distribution ({@code integration-tests/target/kafka-V}, see
- * {@link HarnessSettings#kafkaHome(String)}) than the build's.
+ * {@link HarnessSettings#kafkaHome(String)}) than the build's; {@code --zookeeper} runs it in ZooKeeper mode (3.8/3.9
+ * only: a ZooKeeper server from the distribution's jars, brokers with {@code zookeeper.connect}).
  *
  * Harness settings ({@link HarnessSettings}) come from the build; override with {@code -Dkpipe.it.*=...}.
  */
@@ -53,6 +54,7 @@ public final class ClusterMain {
         case "--heap" -> b.heap(value(args, ++i, a));
         case "--sasl-scram" -> b.saslScramListener(true);
         case "--kafka-version" -> b.kafkaVersion(value(args, ++i, a));
+        case "--zookeeper" -> b.zookeeper(true);
         case "--javaagent" -> b.javaagent(true);
         case "--kafka-opts" -> b.kafkaOpts(value(args, ++i, a).trim().split("\\s+"));
         case "--config" -> b.config(value(args, ++i, a));
@@ -146,7 +148,7 @@ public final class ClusterMain {
 
   private static void usage() {
     System.err.println("usage: ClusterMain [--nodes N] [--kpipe true|false] [--no-plugin] [--heap 1g] [--sasl-scram]"
-        + " [--kafka-version V] [--javaagent] [--kafka-opts \"OPTS\"] [--slow-acks W_MS]"
+        + " [--kafka-version V] [--zookeeper] [--javaagent] [--kafka-opts \"OPTS\"] [--slow-acks W_MS]"
         + " [--config key=value | --config nodeId:key=value]...");
   }
 }

@@ -33,6 +33,7 @@ public final class ClusterSpec {
   private final String kafkaVersion;
   private final Path kafkaHome;
   private final boolean javaagent;
+  private final boolean zookeeper;
   private final List<String> kafkaOpts;
   private final List<Path> extraLibs;
 
@@ -51,6 +52,7 @@ public final class ClusterSpec {
     this.kafkaVersion = b.kafkaVersion;
     this.kafkaHome = b.kafkaHome;
     this.javaagent = b.javaagent;
+    this.zookeeper = b.zookeeper;
     this.kafkaOpts = List.copyOf(b.kafkaOpts);
     this.extraLibs = List.copyOf(b.extraLibs);
   }
@@ -120,6 +122,14 @@ public final class ClusterSpec {
     return kafkaVersion;
   }
 
+  /**
+   * @return whether the cluster runs in ZooKeeper mode (Kafka 3.8/3.9 only; see {@link Builder#zookeeper}); also on
+   *     when {@link HarnessSettings#zookeeper()} says so
+   */
+  public boolean zookeeper() {
+    return zookeeper;
+  }
+
   /** @return the distribution folder (holding {@code libs/}) the nodes run, or {@code null} if not set explicitly */
   public Path kafkaHome() {
     return kafkaHome;
@@ -164,6 +174,7 @@ public final class ClusterSpec {
     private boolean saslScram;
     private boolean tls;
     private String kafkaVersion;
+    private boolean zookeeper;
     private Path kafkaHome;
     private boolean javaagent;
     private final List<String> kafkaOpts = new ArrayList<>();
@@ -306,6 +317,21 @@ public final class ClusterSpec {
      */
     public Builder kafkaVersion(String version) {
       this.kafkaVersion = version == null || version.isBlank() ? null : version.trim();
+      return this;
+    }
+
+    /**
+     * Runs the cluster in ZooKeeper mode, which Kafka 3.8 and 3.9 still have (4.0 removed it): a ZooKeeper server
+     * from the distribution's own jars in a child JVM ({@code ZooKeeperServerMain} on a free 127.0.0.1 port), every
+     * node a broker ({@code broker.id}, {@code zookeeper.connect}, no {@code process.roles}, no controller listener,
+     * no storage formatting; one broker is elected controller through ZooKeeper). Default false; {@code
+     * -Dkpipe.it.zookeeper=true} turns it on for every cluster (the failsafe execution {@code core-kafka-3.9.1-zk}).
+     *
+     * @param enabled whether to run in ZooKeeper mode
+     * @return this
+     */
+    public Builder zookeeper(boolean enabled) {
+      this.zookeeper = enabled;
       return this;
     }
 

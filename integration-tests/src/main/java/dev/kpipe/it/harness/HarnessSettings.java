@@ -125,7 +125,8 @@ public final class HarnessSettings {
 
   /**
    * The distribution of one Kafka version: {@code kafka-<version>/} under {@link #kafkaDists()}. The build lays out
-   * the project's Kafka version and those of the {@code kafka-dists} modules (3.9.1, 4.2.1, 4.3.1); {@code
+   * the project's Kafka version and those of the {@code kafka-dists} modules (3.7.2, 3.8.1, 3.9.1, 4.0.2, 4.1.2, 4.2.1,
+   * 4.3.1); {@code
    * -Dkpipe.it.kafka.version=X} lays out X as well.
    *
    * @param version a Kafka version, e.g. {@code 4.2.1}
@@ -175,6 +176,14 @@ public final class HarnessSettings {
   /** @return how long a node may take from process start until it is ready */
   public Duration startTimeout() {
     return Duration.ofSeconds(Long.parseLong(get("kpipe.it.start.timeout.seconds", "90")));
+  }
+
+  /**
+   * @return whether every cluster runs in ZooKeeper mode ({@code kpipe.it.zookeeper}, default false; see {@link
+   *     ClusterSpec.Builder#zookeeper}), for running a whole suite that way
+   */
+  public boolean zookeeper() {
+    return Boolean.parseBoolean(get("kpipe.it.zookeeper", "false"));
   }
 
   /** @return extra JVM options for broker JVMs (may be empty) */

@@ -69,6 +69,12 @@ public @interface KafkaCluster {
   String kafkaVersion() default "";
 
   /**
+   * @return whether the cluster runs in ZooKeeper mode (Kafka 3.8/3.9; see {@link ClusterSpec.Builder#zookeeper});
+   *     default false, or {@code -Dkpipe.it.zookeeper=true} for every cluster
+   */
+  boolean zookeeper() default false;
+
+  /**
    * @return whether every node's JVM also starts with {@code -javaagent:<libs/kpipe jar>}, as {@code KAFKA_OPTS}
    *     would pass it (see {@link ClusterSpec.Builder#javaagent}); default false
    */

@@ -97,6 +97,7 @@ public final class KafkaClusterExtension
         .kafkaVersion(ann.kafkaVersion())
         .saslScramListener(ann.saslScram())
         .tlsListeners(ann.tls())
+        .zookeeper(ann.zookeeper())
         .javaagent(ann.javaagent())
         .kafkaOpts(ann.kafkaOpts());
     for (String kv : ann.brokerConfig()) {

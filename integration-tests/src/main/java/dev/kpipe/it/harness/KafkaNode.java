@@ -480,7 +480,7 @@ public final class KafkaNode {
     if (isRunning()) {
       throw new IllegalStateException("node " + id + " is already running");
     }
-    if (!isFormatted()) {
+    if (!cluster.zookeeperMode() && !isFormatted()) {
       format();
     }
     logOffsetAtStart = size(logFile());

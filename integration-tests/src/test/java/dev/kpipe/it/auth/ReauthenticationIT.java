@@ -10,6 +10,7 @@ import dev.kpipe.it.harness.KafkaCluster;
 import dev.kpipe.it.harness.KafkaNode;
 import dev.kpipe.it.harness.TestCertificates;
 import dev.kpipe.it.pipelining.KpipeJmx;
+import dev.kpipe.it.wire.BrokerApiVersions;
 import dev.kpipe.it.wire.RawKafkaConnection;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
@@ -78,6 +79,10 @@ import org.junit.jupiter.api.Test;
     brokerConfig = {"num.io.threads=8", "connections.max.reauth.ms=" + ReauthenticationIT.REAUTH_MS},
     nodeConfig = {"2:replica.fetch.min.bytes=10000000", "2:replica.fetch.wait.max.ms=50"})
 class ReauthenticationIT {
+    /** Produce by topic name: v12, or the broker's newest if older (v11 on 3.8/3.9). */
+    private static final short PRODUCE_VERSION =
+        BrokerApiVersions.harnessDefault().upTo(ApiKeys.PRODUCE, (short) 12);
+
 
     static final int REAUTH_MS = 2000;
     private static final String USER = "reauth-user";
@@ -195,7 +200,7 @@ class ReauthenticationIT {
             awaitKpipe(leader, "inflight-requests", v -> v >= 2, "several requests of the connection in flight");
             long[] nextOffset = new long[PARTITIONS];
             for (int i = 0; i < requests; i++) {
-                RawKafkaConnection.Received r = conn.receive(ApiKeys.PRODUCE, (short) 12);
+                RawKafkaConnection.Received r = conn.receive(ApiKeys.PRODUCE, PRODUCE_VERSION);
                 assertEquals(ids.get(i), r.correlationId(), "response " + i + " answers request " + i);
                 ProduceResponse pr = (ProduceResponse) r.response();
                 var p = pr.data().responses().iterator().next().partitionResponses().get(0);
@@ -354,7 +359,7 @@ class ReauthenticationIT {
         topics.add(t);
         ProduceRequestData data = new ProduceRequestData().setAcks((short) -1).setTimeoutMs(30_000)
             .setTopicData(topics);
-        return new ProduceRequest.Builder((short) 12, (short) 12, data).build((short) 12);
+        return new ProduceRequest.Builder(PRODUCE_VERSION, PRODUCE_VERSION, data).build(PRODUCE_VERSION);
     }
 
     /** A TLS socket to 127.0.0.1 that trusts only the cluster's test CA and verifies the host name. */

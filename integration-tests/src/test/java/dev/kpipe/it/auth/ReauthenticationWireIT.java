@@ -6,6 +6,7 @@ import dev.kpipe.it.harness.Cluster;
 import dev.kpipe.it.harness.KafkaCluster;
 import dev.kpipe.it.harness.KafkaNode;
 import dev.kpipe.it.pipelining.KpipeJmx;
+import dev.kpipe.it.wire.BrokerApiVersions;
 import dev.kpipe.it.wire.RawKafkaConnection;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -63,13 +64,17 @@ class ReauthenticationWireIT {
         double deferredBefore = KpipeJmx.kpipe(node, "reauthentication-drain-total");
         double reauthBefore = reauthentications(node);
         double upgradesBefore = KpipeJmx.kpipe(node, "upgrade-total");
+        // The newest versions this broker and the test's clients share (produce v11 on 3.8/3.9, v12 from 4.0).
+        BrokerApiVersions versions = BrokerApiVersions.of("127.0.0.1", node.port());
+        short produceVersion = versions.upTo(ApiKeys.PRODUCE, (short) 12);
+        short metadataVersion = versions.upTo(ApiKeys.METADATA, (short) 12);
         // Built before authenticating: the session lasts REAUTH_MS, and the requests must reach the broker within it.
-        ProduceRequest before = produce(topic, "before");
+        ProduceRequest before = produce(topic, "before", produceVersion);
         List<String> unknown = new ArrayList<>();
         for (int i = 0; i < 5000; i++) {
             unknown.add("no-such-topic-" + i + "-" + "x".repeat(180));
         }
-        MetadataRequest metadataRequest = new MetadataRequest.Builder(unknown, false).build((short) 12);
+        MetadataRequest metadataRequest = new MetadataRequest.Builder(unknown, false).build(metadataVersion);
         Socket socket = new Socket();
         socket.setReceiveBufferSize(4096);
         socket.connect(new InetSocketAddress("127.0.0.1", node.saslPort()), 10_000);
@@ -81,8 +86,8 @@ class ReauthenticationWireIT {
             conn.send(12, metadataRequest);
             conn.send(13, Scram.handshake());
 
-            assertEquals(11, conn.receive(ApiKeys.PRODUCE, (short) 12).correlationId());
-            RawKafkaConnection.Received metadata = conn.receive(ApiKeys.METADATA, (short) 12);
+            assertEquals(11, conn.receive(ApiKeys.PRODUCE, produceVersion).correlationId());
+            RawKafkaConnection.Received metadata = conn.receive(ApiKeys.METADATA, metadataVersion);
             assertEquals(12, metadata.correlationId(), "the metadata response, whole, before the SASL exchange");
             assertEquals(unknown.size(), ((MetadataResponse) metadata.response()).data().topics().size());
             RawKafkaConnection.Received handshake = conn.receive(ApiKeys.SASL_HANDSHAKE, (short) 1);
@@ -90,8 +95,8 @@ class ReauthenticationWireIT {
             assertEquals(Errors.NONE, ((SaslHandshakeResponse) handshake.response()).error());
             assertEquals(REAUTH_MS, Scram.exchange(conn, USER, PASSWORD, 200), "re-authenticated: a new session");
 
-            conn.send(21, produce(topic, "after"));
-            RawKafkaConnection.Received after = conn.receive(ApiKeys.PRODUCE, (short) 12);
+            conn.send(21, produce(topic, "after", produceVersion));
+            RawKafkaConnection.Received after = conn.receive(ApiKeys.PRODUCE, produceVersion);
             assertEquals(21, after.correlationId());
             var p = ((ProduceResponse) after.response()).data().responses().iterator().next().partitionResponses().get(0);
             assertEquals(Errors.NONE.code(), p.errorCode());
@@ -105,7 +110,7 @@ class ReauthenticationWireIT {
         assertEquals(0.0, KpipeJmx.kpipe(node, "plugin-fault-total"));
     }
 
-    private static ProduceRequest produce(String topic, String value) {
+    private static ProduceRequest produce(String topic, String value, short version) {
         ProduceRequestData.TopicProduceData t = new ProduceRequestData.TopicProduceData().setName(topic);
         t.setPartitionData(List.of(new ProduceRequestData.PartitionProduceData().setIndex(0)
             .setRecords(MemoryRecords.withRecords(Compression.NONE,
@@ -113,7 +118,7 @@ class ReauthenticationWireIT {
         ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
         topics.add(t);
         ProduceRequestData data = new ProduceRequestData().setAcks((short) 1).setTimeoutMs(30_000).setTopicData(topics);
-        return new ProduceRequest.Builder((short) 12, (short) 12, data).build((short) 12);
+        return new ProduceRequest.Builder(version, version, data).build(version);
     }
 
     /** The broker's own count of successful re-authentications on the SASL listener (all network processors). */

@@ -44,12 +44,13 @@ import org.junit.jupiter.params.provider.MethodSource;
  *
  * <ul>
  *   <li>{@code KafkaVersion.of} reads the distribution's version and {@code Interceptor.bindingFor} picks the expected
- *       binding (4.2.x and 4.3.x: {@code v4_2}, 4.4.x: {@code v4_4}), or refuses an unsupported version with an
- *       {@code UnsupportedBrokerException};
+ *       binding (3.8.x and 3.9.x: {@code v3_8}, 4.0.x: {@code v4_0}, 4.1.x to 4.3.x: {@code v4_1}, 4.4.x:
+ *       {@code v4_4}), or refuses an unsupported version with an {@code UnsupportedBrokerException};
  *   <li>every hook point of the picked binding exists ({@code HookPoint.missing} is empty);
  *   <li>every class, method and field of the broker's libraries that kpipe's own classes use (read from their byte
  *       code) resolves there, so no {@code NoSuchMethodError} can surface later on a broker thread. The other
- *       version lines' binding packages are left out (that broker never loads them). For an unsupported version only
+ *       version lines' binding packages are left out (that broker never loads them), except the classes a binding
+ *       shares from another line's package (the Scala request model {@code v3_8.RequestModel38} of 4.0 to 4.3). For an unsupported version only
  *       the classes of the start-up path that reports it are checked: the top-level plugin and interceptor classes
  *       and the SPI (the pipeline's request classification, for one, uses fields of 4.x requests, but never runs
  *       there).
@@ -61,9 +62,20 @@ class BindingLinkageTest {
 
   private static final String BINDINGS = "dev/kpipe/interceptor/";
   private static final Map<String, String> EXPECTED_BINDING = Map.of(
-      "4.2", "dev.kpipe.interceptor.v4_2.Binding42",
-      "4.3", "dev.kpipe.interceptor.v4_2.Binding42",
+      "3.8", "dev.kpipe.interceptor.v3_8.Binding38",
+      "3.9", "dev.kpipe.interceptor.v3_8.Binding38",
+      "4.0", "dev.kpipe.interceptor.v4_0.Binding40",
+      "4.1", "dev.kpipe.interceptor.v4_1.Binding41",
+      "4.2", "dev.kpipe.interceptor.v4_1.Binding41",
+      "4.3", "dev.kpipe.interceptor.v4_1.Binding41",
       "4.4", "dev.kpipe.interceptor.v4_4.Binding44");
+  /** Every binding package (one per module {@code interceptor-kafka-*}). */
+  private static final List<String> BINDING_PACKAGES =
+      List.of(BINDINGS + "v3_8/", BINDINGS + "v4_0/", BINDINGS + "v4_1/", BINDINGS + "v4_4/");
+  /** Classes a binding uses from another line's binding package (class file name without {@code .class}). */
+  private static final Map<String, List<String>> SHARED_CLASSES = Map.of(
+      "dev.kpipe.interceptor.v4_0.Binding40", List.of(BINDINGS + "v3_8/RequestModel38"),
+      "dev.kpipe.interceptor.v4_1.Binding41", List.of(BINDINGS + "v3_8/RequestModel38"));
   /** Packages (their classes only, not subpackages) that run on a broker kpipe does not support. */
   private static final List<String> START_UP_PATH = List.of("dev/kpipe/plugin/", BINDINGS, "dev/kpipe/spi/");
 
@@ -78,7 +90,8 @@ class BindingLinkageTest {
   @Test
   void everySupportedLineAndOneUnsupportedVersionAreLaidOut() throws IOException {
     List<String> versions = laidOutVersions();
-    assertTrue(versions.containsAll(List.of("3.9.1", "4.2.1", "4.3.1", "4.4.0")), () -> "laid out: " + versions);
+    assertTrue(versions.containsAll(List.of("3.7.2", "3.8.1", "3.9.1", "4.0.2", "4.1.2", "4.2.1", "4.3.1", "4.4.0")),
+        () -> "laid out: " + versions);
   }
 
   @ParameterizedTest(name = "Kafka {0}")
@@ -101,7 +114,8 @@ class BindingLinkageTest {
 
       String line = version.substring(0, version.lastIndexOf('.'));
       String expected = EXPECTED_BINDING.get(line);
-      Set<String> skipped = new TreeSet<>(List.of(BINDINGS + "v4_2/", BINDINGS + "v4_4/"));
+      Set<String> skipped = new TreeSet<>(BINDING_PACKAGES);
+      List<String> shared = List.of();
       Predicate<String> checkedClass = name -> true;
       Object binding;
       try {
@@ -124,24 +138,31 @@ class BindingLinkageTest {
         assertEquals(List.of(), missing, "hook points missing in Kafka " + version);
         String own = binding.getClass().getPackageName().replace('.', '/') + "/";
         skipped.remove(own);
+        shared = SHARED_CLASSES.getOrDefault(expected, List.of());
       }
 
+      Object produce = Class.forName("org.apache.kafka.common.protocol.ApiKeys", true, loader)
+          .getField("PRODUCE").get(null);
+      short latestProduce = (short) produce.getClass().getMethod("latestVersion").invoke(produce);
+      boolean produceByTopicId = latestProduce >= 13;
       Linkage linkage = new Linkage(loader);
       try (JarFile jar = new JarFile(plugin.toFile())) {
         for (Enumeration<JarEntry> en = jar.entries(); en.hasMoreElements(); ) {
           JarEntry e = en.nextElement();
           String name = e.getName();
           if (name.startsWith("dev/kpipe/") && !name.startsWith("dev/kpipe/shaded/") && name.endsWith(".class")
-              && skipped.stream().noneMatch(name::startsWith) && checkedClass.test(name)) {
+              && (skipped.stream().noneMatch(name::startsWith) || isShared(shared, name)) && checkedClass.test(name)
+              && (produceByTopicId || !name.equals(PRODUCE_TOPIC_IDS))) {
             try (InputStream in = jar.getInputStream(e)) {
               linkage.check(name, in.readAllBytes());
             }
           }
         }
       }
-      System.out.printf("Kafka %s: binding %s, %d broker-side references of kpipe classes checked (skipped %s)%n",
+      System.out.printf("Kafka %s: binding %s, %d broker-side references of kpipe classes checked (skipped %s but %s;"
+              + " latest produce v%d%s)%n",
           version, binding == null ? "none (unsupported; start-up path only)" : binding.getClass().getSimpleName(),
-          linkage.checked, skipped);
+          linkage.checked, skipped, shared, latestProduce, produceByTopicId ? "" : ", ProduceTopicIds excused");
       assertTrue(linkage.checked > (binding == null ? 20 : 90), () -> "only " + linkage.checked + " references checked");
       assertEquals(List.of(), linkage.problems,
           () -> "kpipe classes (except " + skipped + ") use members Kafka " + version + " lacks");
@@ -149,6 +170,19 @@ class BindingLinkageTest {
   }
 
   /** Resolves the broker-side references of class files in a loader; not thread-safe. */
+  /**
+   * The plugin's one use of a kafka-clients member newer than 3.8: {@code TopicProduceData.topicId()} (produce v13+,
+   * Kafka 4.1+), kept in this class alone, which only a produce request naming its topics by id reaches. Excused on a
+   * broker whose latest produce version is below 13 (checked from that broker's own {@code ApiKeys}): it never parses
+   * such a request.
+   */
+  private static final String PRODUCE_TOPIC_IDS = "dev/kpipe/plugin/classify/ProduceTopicIds.class";
+
+  /** @return whether the class file (or one of its nested classes) is one of the shared classes */
+  private static boolean isShared(List<String> shared, String classFile) {
+    return shared.stream().anyMatch(c -> classFile.equals(c + ".class") || classFile.startsWith(c + "$"));
+  }
+
   private static final class Linkage {
     private final ClassLoader loader;
     private final Set<String> seen = new LinkedHashSet<>();

@@ -12,6 +12,7 @@ import dev.kpipe.it.harness.Cluster;
 import dev.kpipe.it.harness.KafkaCluster;
 import dev.kpipe.it.harness.KafkaNode;
 import dev.kpipe.it.pipelining.KpipeJmx;
+import dev.kpipe.it.wire.BrokerApiVersions;
 import dev.kpipe.it.wire.RawKafkaConnection;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -71,6 +72,10 @@ import org.junit.jupiter.api.Test;
 @KafkaCluster(nodes = 2, kpipe = false,
     nodeConfig = {"2:replica.fetch.min.bytes=10000000", "2:replica.fetch.wait.max.ms=50"})
 class DynamicConfigIT {
+    /** Produce by topic name: v12, or the broker's newest if older (v11 on 3.8/3.9). */
+    private static final short PRODUCE_VERSION =
+        BrokerApiVersions.harnessDefault().upTo(ApiKeys.PRODUCE, (short) 12);
+
 
     private static final String TOPIC = "dynamic-config";
     private static final int PARTITIONS = 3;
@@ -214,7 +219,7 @@ class DynamicConfigIT {
                 conn.send(firstCorrelationId + i, produce("raw-" + firstCorrelationId + "-" + i));
             }
             for (int i = 0; i < count; i++) {
-                RawKafkaConnection.Received r = conn.receive(ApiKeys.PRODUCE, (short) 12);
+                RawKafkaConnection.Received r = conn.receive(ApiKeys.PRODUCE, PRODUCE_VERSION);
                 assertEquals(firstCorrelationId + i, r.correlationId(), "response " + i + " in request order");
                 ((ProduceResponse) r.response()).data().responses().forEach(t -> t.partitionResponses().forEach(p ->
                     assertEquals(Errors.NONE.code(), p.errorCode(), "produce error " + Errors.forCode(p.errorCode()))));
@@ -228,7 +233,7 @@ class DynamicConfigIT {
             new ProduceRequestData.PartitionProduceData().setIndex(0).setRecords(MemoryRecords.withRecords(
                 Compression.NONE, new SimpleRecord(value.getBytes(StandardCharsets.UTF_8)))))));
         ProduceRequestData data = new ProduceRequestData().setAcks((short) -1).setTimeoutMs(30_000).setTopicData(topics);
-        return new ProduceRequest.Builder((short) 12, (short) 12, data).build((short) 12);
+        return new ProduceRequest.Builder(PRODUCE_VERSION, PRODUCE_VERSION, data).build(PRODUCE_VERSION);
     }
 
     // ------------------------------------------------------------------ the producer

@@ -2,6 +2,7 @@ package dev.kpipe.it.ops;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.kpipe.it.wire.BrokerApiVersions;
 import dev.kpipe.it.wire.RawKafkaConnection;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -9,6 +10,7 @@ import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
@@ -23,9 +25,10 @@ import org.apache.kafka.common.requests.RequestHeader;
  */
 final class Wire {
   /** PRODUCE version sent (topics by name). */
-  static final short PRODUCE_VERSION = 12;
+  static final short PRODUCE_VERSION = BrokerApiVersions.harnessDefault().upTo(ApiKeys.PRODUCE, (short) 12);
   /** LIST_OFFSETS version sent: an exclusive request (kpipe drains the connection before Kafka handles it). */
-  static final short LIST_OFFSETS_VERSION = 9;
+  static final short LIST_OFFSETS_VERSION =
+      BrokerApiVersions.harnessDefault().upTo(ApiKeys.LIST_OFFSETS, (short) 9);
 
   private Wire() {}
 

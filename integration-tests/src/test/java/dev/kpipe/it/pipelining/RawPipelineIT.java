@@ -8,6 +8,7 @@ import dev.kpipe.it.RecordReadBack;
 import dev.kpipe.it.harness.Cluster;
 import dev.kpipe.it.harness.KafkaCluster;
 import dev.kpipe.it.harness.KafkaNode;
+import dev.kpipe.it.wire.BrokerApiVersions;
 import dev.kpipe.it.wire.RawKafkaConnection;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -68,6 +69,14 @@ class RawPipelineIT {
         double upgradesBefore = KpipeJmx.kpipe(node, "upgrade-total");
         double downgradesBefore = KpipeJmx.kpipe(node, "downgrade-total");
 
+        // The newest versions this broker and the test's clients share: produce v12 (names) and v13 (topic ids) mixed
+        // where the broker accepts v13 (4.1+), else its newest (v11 on 3.8/3.9, v12 on 4.0) for every produce.
+        BrokerApiVersions versions = BrokerApiVersions.of("127.0.0.1", node.port());
+        short produceByName = versions.upTo(ApiKeys.PRODUCE, (short) 12);
+        short produceById = versions.upTo(ApiKeys.PRODUCE, (short) 13);
+        short metadataVersion = versions.upTo(ApiKeys.METADATA, (short) 12);
+        short listOffsetsVersion = versions.upTo(ApiKeys.LIST_OFFSETS, (short) 9);
+
         Random random = new Random(42);
         List<Sent> sent = new ArrayList<>();
         Set<Integer> usedIds = new HashSet<>();
@@ -88,15 +97,15 @@ class RawPipelineIT {
                         case 1 -> (short) 1;
                         default -> (short) 0;
                     };
-                    short version = (short) (kind < 7 ? 12 : 13);
+                    short version = kind < 7 ? produceByName : produceById;
                     int partition = random.nextInt(PARTITIONS);
                     int seq = nextSeq.merge(partition, 1, Integer::sum) - 1;
-                    request = produce(TOPIC, version == 13 ? topicId : null, partition, acks, version,
+                    request = produce(TOPIC, version >= 13 ? topicId : null, partition, acks, version,
                         "p" + partition + "-" + seq);
                     s = new Sent(correlationId, ApiKeys.PRODUCE, version, acks != 0, TOPIC, partition, seq);
                 } else if (kind < 15) {
-                    request = new MetadataRequest.Builder(List.of(TOPIC), false).build((short) 12);
-                    s = new Sent(correlationId, ApiKeys.METADATA, (short) 12, true, null, -1, -1);
+                    request = new MetadataRequest.Builder(List.of(TOPIC), false).build(metadataVersion);
+                    s = new Sent(correlationId, ApiKeys.METADATA, metadataVersion, true, null, -1, -1);
                 } else if (kind < 17) {
                     request = new ApiVersionsRequest.Builder().build((short) 3);
                     s = new Sent(correlationId, ApiKeys.API_VERSIONS, (short) 3, true, null, -1, -1);
@@ -105,11 +114,11 @@ class RawPipelineIT {
                         .setTargetTimes(List.of(new ListOffsetsRequestData.ListOffsetsTopic().setName(TOPIC)
                             .setPartitions(List.of(new ListOffsetsRequestData.ListOffsetsPartition()
                                 .setPartitionIndex(0).setTimestamp(ListOffsetsRequest.LATEST_TIMESTAMP)))))
-                        .build((short) 9);
-                    s = new Sent(correlationId, ApiKeys.LIST_OFFSETS, (short) 9, true, null, -1, -1);
+                        .build(listOffsetsVersion);
+                    s = new Sent(correlationId, ApiKeys.LIST_OFFSETS, listOffsetsVersion, true, null, -1, -1);
                 } else {
-                    request = produce(EXCLUDED, null, 0, (short) 1, (short) 12, "x" + i);
-                    s = new Sent(correlationId, ApiKeys.PRODUCE, (short) 12, true, EXCLUDED, 0, -1);
+                    request = produce(EXCLUDED, null, 0, (short) 1, produceByName, "x" + i);
+                    s = new Sent(correlationId, ApiKeys.PRODUCE, produceByName, true, EXCLUDED, 0, -1);
                 }
                 conn.send(correlationId, request);
                 sent.add(s);
@@ -134,8 +143,8 @@ class RawPipelineIT {
             assertEquals(expected, received);
 
             // The connection is still open and usable.
-            conn.send(7, new MetadataRequest.Builder(List.of(TOPIC), false).build((short) 12));
-            assertEquals(7, conn.receive(ApiKeys.METADATA, (short) 12).correlationId());
+            conn.send(7, new MetadataRequest.Builder(List.of(TOPIC), false).build(metadataVersion));
+            assertEquals(7, conn.receive(ApiKeys.METADATA, metadataVersion).correlationId());
         }
 
         assertTrue(KpipeJmx.kpipe(node, "upgrade-total") > upgradesBefore, "the connection was pipelined");

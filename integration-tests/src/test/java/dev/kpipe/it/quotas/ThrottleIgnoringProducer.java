@@ -1,5 +1,7 @@
 package dev.kpipe.it.quotas;
 
+import dev.kpipe.it.wire.BrokerApiVersions;
+
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -57,8 +59,10 @@ final class ThrottleIgnoringProducer {
     record Result(long requests, long records, long listOffsets, long throttledResponses, long maxThrottleMs) {
     }
 
-    private static final short PRODUCE_VERSION = 12; // by topic name
-    private static final short LIST_OFFSETS_VERSION = 9;
+    private static final short PRODUCE_VERSION = // by topic name; v11 on 3.8/3.9
+        BrokerApiVersions.harnessDefault().upTo(ApiKeys.PRODUCE, (short) 12);
+    private static final short LIST_OFFSETS_VERSION =
+        BrokerApiVersions.harnessDefault().upTo(ApiKeys.LIST_OFFSETS, (short) 9);
 
     private ThrottleIgnoringProducer() {
     }

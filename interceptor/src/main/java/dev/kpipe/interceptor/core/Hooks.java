@@ -10,12 +10,12 @@ import kafka.network.Processor;
 import kafka.server.KafkaApis;
 import org.apache.kafka.common.network.KafkaChannel;
 import org.apache.kafka.common.network.NetworkReceive;
-import org.apache.kafka.metadata.MetadataCache;
 
 /**
  * The static entry points the inlined advice calls, for every Kafka version line: the hooked members of
- * {@code kafka.network.Processor}, {@code RequestChannel} and {@code KafkaApis} are the same in 4.2 to 4.4; the
- * version's request and response classes are reached through the active binding's {@link RequestModel}. Each entry
+ * {@code kafka.network.Processor}, {@code RequestChannel} and {@code KafkaApis} are the same in 3.8 to 4.4; the
+ * version's request and response classes are reached through the active binding's {@link RequestModel}, its metadata
+ * cache and purgatory through the binding ({@link KafkaBinding#topicNames}, {@link KafkaBinding#delayedProduceRequests}). Each entry
  * point translates the broker's objects to the SPI, calls the listener, and swallows (and counts) any throwable so
  * that none reaches a broker thread; on a throwable the broker's own behaviour proceeds.
  *
@@ -30,6 +30,7 @@ public final class Hooks {
     private static volatile NetworkEventListener listener;
     private static volatile Predicate<String> listenerFilter = name -> false;
     private static volatile RequestModel model;
+    private static volatile KafkaBinding binding;
     private static volatile boolean topicNamesPublished;
 
     /** The binding of the processor whose network thread this is. */
@@ -39,9 +40,11 @@ public final class Hooks {
     }
 
     /** Thread: any (install). The listener is published last: advice that sees it sees the filter and model. */
-    static void activate(NetworkEventListener l, Predicate<String> filter, RequestModel requestModel) {
+    static void activate(NetworkEventListener l, Predicate<String> filter, RequestModel requestModel,
+                         KafkaBinding kafkaBinding) {
         listenerFilter = filter;
         model = requestModel;
+        binding = kafkaBinding;
         listener = l;
     }
 
@@ -281,9 +284,9 @@ public final class Hooks {
     private static synchronized void publishTopicNames(NetworkEventListener l, KafkaApis apis) {
         if (!topicNamesPublished) {
             topicNamesPublished = true;
-            MetadataCache cache = apis.metadataCache();
-            l.onTopicNames(id -> cache.getTopicName(id).orElse(null));
-            l.onBrokerLoad(new KafkaBrokerLoad(apis));
+            KafkaBinding b = binding;
+            l.onTopicNames(b.topicNames(apis));
+            l.onBrokerLoad(new KafkaBrokerLoad(apis, b.delayedProduceRequests(apis)));
         }
     }
 }

@@ -1,26 +1,35 @@
 package dev.kpipe.interceptor.core;
 
 import static net.bytebuddy.matcher.ElementMatchers.named;
-import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 
 import dev.kpipe.interceptor.HookPoint;
 import dev.kpipe.interceptor.Interceptor;
 import dev.kpipe.interceptor.UnsupportedBrokerException;
 import dev.kpipe.spi.NetworkEventListener;
+import dev.kpipe.spi.TopicNames;
 import java.lang.invoke.MethodHandles;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.function.IntSupplier;
 import java.util.function.Predicate;
+import kafka.server.KafkaApis;
 import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.asm.Advice;
+import net.bytebuddy.dynamic.DynamicType;
 
 /**
- * The part of a binding that is the same for Kafka 4.2 to 4.4: the hooked members of {@code kafka.network.Processor},
- * {@code kafka.network.RequestChannel} and {@code kafka.server.KafkaApis} (same names, same erased signatures apart
- * from the request and response types) and of kafka-clients' {@code KafkaChannel} (server-side SASL
- * re-authentication, KIP-368), the advice on them ({@link Hooks}), and the broker gauges. A subclass names
- * its version's request and response classes, adds the hook points of its {@link RequestModel}, and creates the model.
+ * The part of a binding that is the same for Kafka 3.8 to 4.4: the hook list, written once ({@link #advisedMethods()},
+ * used both to check the running broker and to install the advice), the other broker members the core reaches
+ * ({@code kafka.network.Processor}, {@code RequestChannel}, {@code KafkaApis} and kafka-clients' {@code KafkaChannel},
+ * {@code Selector} and {@code Authenticator}: same names, same erased signatures on every line apart from the request,
+ * response and {@code RequestLocal} types), the advice ({@link Hooks}) and the broker gauges.
+ *
+ * <p>A subclass, one per version line in its own module compiled against the oldest line it serves, names its line's
+ * request, response and {@code RequestLocal} classes, adds the hook points of its version-specific members, and
+ * supplies its {@link RequestModel}, its metadata cache's topic-name lookup and its produce purgatory's size.
  *
  * <p>Instances are immutable; {@link #activate} is called on the installing thread.
  */
@@ -32,28 +41,40 @@ public abstract class KafkaBinding implements Interceptor.Binding {
     protected static final String REQUEST_CHANNEL = "kafka.network.RequestChannel";
     /** {@code kafka.server.KafkaApis}. */
     protected static final String KAFKA_APIS = "kafka.server.KafkaApis";
+    /** {@code kafka.server.ReplicaManager}. */
+    protected static final String REPLICA_MANAGER = "kafka.server.ReplicaManager";
     /** {@code org.apache.kafka.common.network.KafkaChannel} (kafka-clients). */
     protected static final String KAFKA_CHANNEL = "org.apache.kafka.common.network.KafkaChannel";
+    /** {@code org.apache.kafka.common.Uuid} (kafka-clients), the topic id type. */
+    protected static final String UUID = "org.apache.kafka.common.Uuid";
     /** The mute state machine's event type. */
     protected static final String MUTE_EVENT = "org.apache.kafka.common.network.KafkaChannel$ChannelMuteEvent";
 
     private final String versionLine;
     private final String requestClass;
     private final String responseClass;
+    private final String requestLocalClass;
 
     /**
-     * @param versionLine the version line(s) served, e.g. {@code 4.4}
+     * @param versionLine the version line(s) served, e.g. {@code 4.4} or {@code 3.8-3.9}
      * @param requestClass the binary name of the broker's request class
      * @param responseClass the binary name of the broker's response base type
+     * @param requestLocalClass the binary name of the second parameter of {@code KafkaApis.handle}
+     *     ({@code kafka.server.RequestLocal} up to 3.9, {@code org.apache.kafka.server.common.RequestLocal} from 4.0)
      */
-    protected KafkaBinding(String versionLine, String requestClass, String responseClass) {
+    protected KafkaBinding(String versionLine, String requestClass, String responseClass, String requestLocalClass) {
         this.versionLine = versionLine;
         this.requestClass = requestClass;
         this.responseClass = responseClass;
+        this.requestLocalClass = requestLocalClass;
     }
 
-    /** @return the hook points of the {@link RequestModel}: request and response members and response classes */
-    protected abstract List<HookPoint> modelHookPoints();
+    /**
+     * @return the hook points of the version-specific members the subclass uses: its {@link RequestModel}'s request
+     *     and response members and classes, its metadata cache's {@code getTopicName} and its purgatory's
+     *     {@code numDelayed}
+     */
+    protected abstract List<HookPoint> versionHookPoints();
 
     /**
      * Creates the model; called on activation (and deactivation), after the hook points were checked.
@@ -62,79 +83,120 @@ public abstract class KafkaBinding implements Interceptor.Binding {
      */
     protected abstract RequestModel createModel();
 
+    /**
+     * The broker's topic-name lookup, from {@code KafkaApis.metadataCache()} (whose type differs between lines: the
+     * Scala trait {@code kafka.server.MetadataCache} up to 4.0, {@code org.apache.kafka.metadata.MetadataCache} from
+     * 4.1). Works in KRaft and ZooKeeper mode: the cache is the broker's own. Thread: a request handler, once.
+     *
+     * @param apis the broker's {@code KafkaApis}
+     * @return topic id to topic name, {@code null} for an id the broker does not know; callable from any thread
+     */
+    protected abstract TopicNames topicNames(KafkaApis apis);
+
+    /**
+     * The size of the broker's produce purgatory, from {@code ReplicaManager.delayedProducePurgatory().numDelayed()}
+     * (the Scala {@code kafka.server.DelayedOperationPurgatory} up to 3.9, the Java
+     * {@code org.apache.kafka.server.purgatory.DelayedOperationPurgatory} from 4.0). Thread: a request handler, once.
+     *
+     * @param apis the broker's {@code KafkaApis}
+     * @return the number of delayed produce requests now; callable from any thread
+     */
+    protected abstract IntSupplier delayedProduceRequests(KafkaApis apis);
+
     @Override
     public final String versionLine() {
         return versionLine;
     }
 
-    @Override
-    public final List<HookPoint> hookPoints() {
-        List<HookPoint> points = new ArrayList<>(List.of(
-            HookPoint.method(PROCESSOR, "processNewResponses"),
-            HookPoint.method(PROCESSOR, "dequeueResponse"),
-            HookPoint.method(PROCESSOR, "updateRequestMetrics", responseClass),
-            HookPoint.method(PROCESSOR, "handleChannelMuteEvent", String.class.getName(), MUTE_EVENT),
-            HookPoint.method(PROCESSOR, "tryUnmuteChannel", String.class.getName()),
-            HookPoint.method(PROCESSOR, "close", String.class.getName()),
-            HookPoint.method(PROCESSOR, "processDisconnected"),
-            HookPoint.method(PROCESSOR, "processCompletedReceives"),
+    /**
+     * The hook list: every broker method kpipe advises, with its advice. Written once; {@link #hookPoints()} checks
+     * these very methods and {@link #advise} installs on them.
+     *
+     * @return the advised methods, in installation order
+     */
+    public final List<AdvisedMethod> advisedMethods() {
+        return List.of(
+            new AdvisedMethod(HookPoint.method(PROCESSOR, "processNewResponses"), ProcessorAdvice.Round.class),
+            new AdvisedMethod(HookPoint.method(PROCESSOR, "dequeueResponse"), ProcessorAdvice.Dequeue.class),
+            new AdvisedMethod(HookPoint.method(PROCESSOR, "updateRequestMetrics", responseClass),
+                ProcessorAdvice.Completed.class),
+            new AdvisedMethod(HookPoint.method(PROCESSOR, "handleChannelMuteEvent", String.class.getName(), MUTE_EVENT),
+                ProcessorAdvice.MuteEventHook.class),
+            new AdvisedMethod(HookPoint.method(PROCESSOR, "tryUnmuteChannel", String.class.getName()),
+                ProcessorAdvice.TryUnmute.class),
+            new AdvisedMethod(HookPoint.method(PROCESSOR, "close", String.class.getName()), ProcessorAdvice.Close.class),
+            new AdvisedMethod(HookPoint.method(PROCESSOR, "processDisconnected"), ProcessorAdvice.Disconnected.class),
+            new AdvisedMethod(HookPoint.method(PROCESSOR, "processCompletedReceives"), ProcessorAdvice.Receives.class),
+            new AdvisedMethod(HookPoint.method(REQUEST_CHANNEL, "sendRequest", requestClass), RequestChannelAdvice.class),
+            new AdvisedMethod(HookPoint.method(KAFKA_APIS, "handle", requestClass, requestLocalClass),
+                KafkaApisAdvice.class),
+            new AdvisedMethod(HookPoint.method(KAFKA_CHANNEL, "maybeBeginServerReauthentication",
+                "org.apache.kafka.common.network.NetworkReceive", "java.util.function.Supplier"),
+                KafkaChannelAdvice.class));
+    }
+
+    /** @return the broker members the core calls or reads (not advised), the same on every line */
+    private static List<HookPoint> accessedMembers() {
+        return List.of(
             HookPoint.method(PROCESSOR, "responseQueue"),
             HookPoint.method(PROCESSOR, "selector"),
             HookPoint.method(PROCESSOR, "wakeup"),
             HookPoint.method(PROCESSOR, "id"),
             HookPoint.field(PROCESSOR, "listenerName"),
             HookPoint.field(PROCESSOR, "requestChannel"),
-            HookPoint.method(REQUEST_CHANNEL, "sendRequest", requestClass),
-            HookPoint.method(KAFKA_APIS, "handle", requestClass, "org.apache.kafka.server.common.RequestLocal"),
             HookPoint.method(KAFKA_APIS, "metadataCache"),
             HookPoint.method(KAFKA_APIS, "requestChannel"),
             HookPoint.method(KAFKA_APIS, "replicaManager"),
-            HookPoint.method("kafka.server.ReplicaManager", "delayedProducePurgatory"),
-            HookPoint.method("org.apache.kafka.server.purgatory.DelayedOperationPurgatory", "numDelayed"),
+            HookPoint.method(REPLICA_MANAGER, "delayedProducePurgatory"),
             HookPoint.method(REQUEST_CHANNEL, "requestQueue"),
             HookPoint.method(REQUEST_CHANNEL, "queueSize"),
-            HookPoint.method("org.apache.kafka.metadata.MetadataCache", "getTopicName", "org.apache.kafka.common.Uuid"),
-            HookPoint.method(KAFKA_CHANNEL, "maybeBeginServerReauthentication",
-                "org.apache.kafka.common.network.NetworkReceive", "java.util.function.Supplier"),
             HookPoint.method(KAFKA_CHANNEL, "ready"),
             HookPoint.method(KAFKA_CHANNEL, "id"),
             HookPoint.field(KAFKA_CHANNEL, "authenticator"),
             HookPoint.field(KAFKA_CHANNEL, "lastReauthenticationStartNanos"),
             HookPoint.field(KAFKA_CHANNEL, "MIN_REAUTH_INTERVAL_ONE_SECOND_NANOS"),
             HookPoint.method("org.apache.kafka.common.network.Authenticator", "serverSessionExpirationTimeNanos"),
-            HookPoint.method("org.apache.kafka.common.network.Selector", "channel", String.class.getName())));
-        points.addAll(modelHookPoints());
+            HookPoint.method("org.apache.kafka.common.network.Selector", "channel", String.class.getName()));
+    }
+
+    @Override
+    public final List<HookPoint> hookPoints() {
+        List<HookPoint> points = new ArrayList<>();
+        for (AdvisedMethod m : advisedMethods()) {
+            points.add(m.method());
+        }
+        points.addAll(accessedMembers());
+        points.addAll(versionHookPoints());
         return Collections.unmodifiableList(points);
     }
 
     @Override
     public final List<String> transformedClasses() {
-        return List.of(PROCESSOR, REQUEST_CHANNEL, KAFKA_APIS, KAFKA_CHANNEL);
+        return List.copyOf(byClass().keySet());
+    }
+
+    private Map<String, List<AdvisedMethod>> byClass() {
+        Map<String, List<AdvisedMethod>> byClass = new LinkedHashMap<>();
+        for (AdvisedMethod m : advisedMethods()) {
+            byClass.computeIfAbsent(m.className(), c -> new ArrayList<>()).add(m);
+        }
+        return byClass;
     }
 
     @Override
     public final AgentBuilder advise(AgentBuilder builder) {
-        return builder
-            .type(named(PROCESSOR))
-            .transform((b, type, loader, module, domain) -> b
-                .visit(Advice.to(ProcessorAdvice.Round.class).on(named("processNewResponses").and(takesArguments(0))))
-                .visit(Advice.to(ProcessorAdvice.Dequeue.class).on(named("dequeueResponse").and(takesArguments(0))))
-                .visit(Advice.to(ProcessorAdvice.Completed.class).on(named("updateRequestMetrics").and(takesArguments(1))))
-                .visit(Advice.to(ProcessorAdvice.MuteEventHook.class).on(named("handleChannelMuteEvent").and(takesArguments(2))))
-                .visit(Advice.to(ProcessorAdvice.TryUnmute.class).on(named("tryUnmuteChannel").and(takesArguments(1))))
-                .visit(Advice.to(ProcessorAdvice.Close.class).on(named("close").and(takesArguments(String.class))))
-                .visit(Advice.to(ProcessorAdvice.Disconnected.class).on(named("processDisconnected").and(takesArguments(0))))
-                .visit(Advice.to(ProcessorAdvice.Receives.class).on(named("processCompletedReceives").and(takesArguments(0)))))
-            .type(named(REQUEST_CHANNEL))
-            .transform((b, type, loader, module, domain) -> b
-                .visit(Advice.to(RequestChannelAdvice.class).on(named("sendRequest").and(takesArguments(1)))))
-            .type(named(KAFKA_APIS))
-            .transform((b, type, loader, module, domain) -> b
-                .visit(Advice.to(KafkaApisAdvice.class).on(named("handle").and(takesArguments(2)))))
-            .type(named(KAFKA_CHANNEL))
-            .transform((b, type, loader, module, domain) -> b
-                .visit(Advice.to(KafkaChannelAdvice.class)
-                    .on(named("maybeBeginServerReauthentication").and(takesArguments(2)))));
+        AgentBuilder b = builder;
+        for (Map.Entry<String, List<AdvisedMethod>> type : byClass().entrySet()) {
+            List<AdvisedMethod> methods = type.getValue();
+            b = b.type(named(type.getKey())).transform((dynamicType, description, loader, module, domain) -> {
+                DynamicType.Builder<?> t = dynamicType;
+                for (AdvisedMethod m : methods) {
+                    t = t.visit(Advice.to(m.advice()).on(m.matcher()));
+                }
+                return t;
+            });
+        }
+        return b;
     }
 
     @Override
@@ -150,7 +212,7 @@ public abstract class KafkaBinding implements Interceptor.Binding {
 
     @Override
     public final void activate(NetworkEventListener listener, Predicate<String> listenerFilter) {
-        Hooks.activate(listener, listenerFilter, createModel());
+        Hooks.activate(listener, listenerFilter, createModel(), this);
     }
 
     @Override

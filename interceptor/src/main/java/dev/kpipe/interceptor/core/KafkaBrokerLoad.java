@@ -4,22 +4,22 @@ import dev.kpipe.spi.BrokerLoad;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.function.IntSupplier;
 import kafka.network.RequestChannel;
 import kafka.server.KafkaApis;
-import org.apache.kafka.server.purgatory.DelayedOperationPurgatory;
 
 /**
  * {@link BrokerLoad} over a broker's request channel and produce purgatory. The members it uses
- * ({@code KafkaApis.requestChannel/replicaManager}, {@code RequestChannel.requestQueue/queueSize},
- * {@code ReplicaManager.delayedProducePurgatory}, {@code DelayedOperationPurgatory.numDelayed}) have the same erased
- * signatures in Kafka 4.2 to 4.4. Thread: any.
+ * ({@code KafkaApis.requestChannel}, {@code RequestChannel.requestQueue/queueSize})
+ * have the same erased signatures in Kafka 3.8 to 4.4; the produce purgatory's type differs, so its size comes from
+ * the binding ({@link KafkaBinding#delayedProduceRequests}). Thread: any.
  */
 final class KafkaBrokerLoad implements BrokerLoad {
     private final ArrayBlockingQueue<?> requestQueue;
     private final int capacity;
-    private final DelayedOperationPurgatory<?> producePurgatory;
+    private final IntSupplier delayedProduce;
 
-    KafkaBrokerLoad(KafkaApis apis) {
+    KafkaBrokerLoad(KafkaApis apis, IntSupplier delayedProduce) {
         RequestChannel channel = apis.requestChannel();
         try {
             this.requestQueue = (ArrayBlockingQueue<?>) MethodHandles.privateLookupIn(RequestChannel.class,
@@ -30,7 +30,7 @@ final class KafkaBrokerLoad implements BrokerLoad {
             throw new IllegalStateException("kpipe: cannot read the request queue", t);
         }
         this.capacity = channel.queueSize();
-        this.producePurgatory = apis.replicaManager().delayedProducePurgatory();
+        this.delayedProduce = delayedProduce;
     }
 
     @Override
@@ -45,6 +45,6 @@ final class KafkaBrokerLoad implements BrokerLoad {
 
     @Override
     public int delayedProduceRequests() {
-        return producePurgatory.numDelayed();
+        return delayedProduce.getAsInt();
     }
 }

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@link NetworkProcessor} over one {@code kafka.network.Processor} (the same class, with the same members this uses,
- * in Kafka 4.2 to 4.4); the version's request and response objects are handled by its {@link RequestModel}. Private
+ * in Kafka 3.8 to 4.4); the version's request and response objects are handled by its {@link RequestModel}. Private
  * members are reached through method handles resolved once per JVM (the hook points were checked before install).
  *
  * <p>Threads: see {@link NetworkProcessor}; one instance per processor, created on and confined to its network

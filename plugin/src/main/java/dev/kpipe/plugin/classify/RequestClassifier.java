@@ -80,7 +80,7 @@ public final class RequestClassifier {
             String name = topic.name();
             if (name == null || name.isEmpty()) {
                 TopicNames names = topicNames;
-                name = names == null ? null : names.topicName(topic.topicId());
+                name = names == null ? null : names.topicName(ProduceTopicIds.of(topic));
                 if (name == null) {
                     return RequestClass.EXCLUSIVE;
                 }
