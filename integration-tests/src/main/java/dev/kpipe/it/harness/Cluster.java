@@ -311,13 +311,27 @@ public final class Cluster implements AutoCloseable {
         waiters.add(t);
       }
     }
-    for (Thread t : waiters) {
-      try {
-        t.join();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while waiting for " + this, e);
+    try {
+      // The first node that fails (e.g. exits during start-up) ends the wait of the others at once, instead of them
+      // waiting out the whole timeout for a broker that will never register.
+      for (Thread t : waiters) {
+        while (t.isAlive() && failures.isEmpty()) {
+          t.join(100);
+        }
       }
+      if (!failures.isEmpty()) {
+        RuntimeException first = failures.get(0);
+        waiters.forEach(Thread::interrupt);
+        for (Thread t : waiters) {
+          t.join();
+        }
+        failures.remove(first);
+        failures.forEach(first::addSuppressed);
+        throw first;
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for " + this, e);
     }
     if (!failures.isEmpty()) {
       RuntimeException first = failures.get(0);

@@ -142,6 +142,9 @@ public final class ClusterSpec {
     return javaagent;
   }
 
+  /** In a {@link Builder#kafkaOpts} option, stands for the id of the node whose command line it goes on. */
+  public static final String NODE_PLACEHOLDER = "{node}";
+
   /** @return extra JVM options of every node, as in {@code KAFKA_OPTS} (see {@link Builder#kafkaOpts}); immutable */
   public List<String> kafkaOpts() {
     return kafkaOpts;
@@ -365,7 +368,8 @@ public final class ClusterSpec {
     /**
      * Adds JVM options for every node of this cluster, as an operator sets {@code KAFKA_OPTS}: they go on the {@code
      * java} command line after the harness's own options (heap, GC, JMX, {@code kpipe.it.jvm.opts}), before the
-     * class path.
+     * class path. {@value ClusterSpec#NODE_PLACEHOLDER} in an option stands for the node's id, so that each node of
+     * a cluster on one machine can get a port of its own (e.g. a Prometheus exporter agent on {@code 707{node}}).
      *
      * @param options JVM options, e.g. {@code -XX:+DisableAttachMechanism}; blank ones are ignored
      * @return this

@@ -509,7 +509,9 @@ public final class KafkaNode {
     if (cluster.spec().javaagent()) {
       cmd.add("-javaagent:" + cluster.pluginJarInLibs());
     }
-    cmd.addAll(cluster.spec().kafkaOpts());
+    for (String option : cluster.spec().kafkaOpts()) { // {node} stands for this node's id (a port per node, say)
+      cmd.add(option.replace(ClusterSpec.NODE_PLACEHOLDER, Integer.toString(id)));
+    }
     cmd.add("-Dkpipe.it.node=" + cluster.spec().name() + "/" + id); // marks the process in ps output
     cmd.addAll(List.of("-cp", cluster.libsDir() + "/*", "kafka.Kafka", configFile().toString()));
     try {
