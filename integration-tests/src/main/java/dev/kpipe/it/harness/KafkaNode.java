@@ -390,7 +390,17 @@ public final class KafkaNode {
    * in a lifecycle method cannot hold it up.
    */
   void terminateForExit(Duration timeout) {
-    Process p = process;
+    terminate(process, timeout);
+  }
+
+  /**
+   * SIGTERM, wait up to {@code timeout}, then SIGKILL (the process and its descendants); a no-op for {@code null} or a
+   * process that has exited. Shared by the broker nodes and the ZooKeeper server.
+   *
+   * @param p a child JVM, or {@code null}
+   * @param timeout how long it may take to exit
+   */
+  static void terminate(Process p, Duration timeout) {
     if (p == null || !p.isAlive()) {
       return;
     }

@@ -108,19 +108,7 @@ final class ZooKeeperServer {
    * @param timeout how long it may take to exit
    */
   void stop(Duration timeout) {
-    Process p = process;
-    if (p == null || !p.isAlive()) {
-      return;
-    }
-    p.destroy();
-    try {
-      if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-        p.destroyForcibly();
-      }
-    } catch (InterruptedException e) {
-      p.destroyForcibly();
-      Thread.currentThread().interrupt();
-    }
+    KafkaNode.terminate(process, timeout);
   }
 
   private String log() {
