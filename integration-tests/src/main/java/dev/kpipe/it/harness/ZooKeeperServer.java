@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The ZooKeeper server of a ZooKeeper-mode cluster (Kafka 3.8/3.9: brokers built by {@code kafka.server.KafkaServer}
