@@ -12,9 +12,13 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
 import java.util.function.IntToLongFunction;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -96,6 +100,39 @@ public final class RecordReadBack {
                 }
             }
             return new Counts(perPartition);
+        }
+    }
+
+    /**
+     * Waits until the high watermark of {@code tp} reaches {@code offset}: what a test does before {@link #readToEnd}
+     * when it wrote with {@code acks=1} (or {@code acks=0}), whose records are acknowledged before the followers have
+     * them and become readable only once the high watermark passes them. Polls the leader every 50 ms with
+     * {@code Admin.listOffsets(OffsetSpec.latest())}, which is the high watermark.
+     *
+     * @param offset the high watermark to wait for, e.g. the number of records written to a new partition
+     * @return the high watermark seen, at least {@code offset}
+     * @throws AssertionError (opentest4j's {@code AssertionFailedError}) naming the last high watermark seen if it
+     *     does not reach {@code offset} within {@code timeout}
+     */
+    public static long awaitHighWatermark(Cluster cluster, TopicPartition tp, long offset, Duration timeout)
+        throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        long seen = -1;
+        while (true) {
+            try {
+                seen = cluster.admin().listOffsets(Map.of(tp, OffsetSpec.latest())).partitionResult(tp)
+                    .get(5, TimeUnit.SECONDS).offset();
+            } catch (ExecutionException | TimeoutException e) {
+                // leader moving or a slow answer: asked again below until the deadline
+            }
+            if (seen >= offset) {
+                return seen;
+            }
+            if (System.nanoTime() > deadline) {
+                fail("the high watermark of " + tp + " is " + seen + ", not " + offset + ", after "
+                    + timeout.toSeconds() + " s");
+            }
+            Thread.sleep(50);
         }
     }
 

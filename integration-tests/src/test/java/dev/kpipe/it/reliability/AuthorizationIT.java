@@ -25,6 +25,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AccessControlEntry;
 import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.acl.AclOperation;
@@ -213,8 +214,15 @@ class AuthorizationIT {
         assertEquals(sent, stored, allowed + ": each record once, in order");
     }
 
-    /** @return the values of partition 0 of the topic, read as the super user; {@code expected} < 0: all there are */
-    private List<String> consume(String topic, int expected) {
+    /**
+     * @return the values of partition 0 of the topic, read as the super user once its high watermark reached
+     *     {@code expected} (the acks=1 rounds are acknowledged before the delayed follower has them); {@code expected}
+     *     < 0: all there are
+     */
+    private List<String> consume(String topic, int expected) throws InterruptedException {
+        if (expected > 0) {
+            RecordReadBack.awaitHighWatermark(cluster, new TopicPartition(topic, 0), expected, Duration.ofSeconds(60));
+        }
         List<String> out = new ArrayList<>();
         RecordReadBack.Counts read = RecordReadBack.readToEnd(cluster, topic, new StringDeserializer(),
             new StringDeserializer(), Duration.ofSeconds(60), r -> out.add(r.value()));
