@@ -19,7 +19,8 @@ import net.bytebuddy.utility.JavaModule;
  * Installs kpipe's advice into the running broker, once per JVM.
  *
  * <p>Steps: pick the binding for the running Kafka version line; check every hook point it needs by
- * reflection (loading, not initializing, the broker classes); retransform the broker classes with
+ * reflection (loading, not initializing, the broker classes); check the optional hook points of deferred dispatch
+ * (KIP-890 verified appends) and tell the listener whether it has them; retransform the broker classes with
  * the binding's advice; check that every class was transformed, and undo everything if one was
  * not. Until {@link #install} succeeds the broker is untouched.
  */
@@ -63,6 +64,24 @@ public final class Interceptor {
 
         /** @return the names of the broker classes the advice transforms */
         List<String> transformedClasses();
+
+        /**
+         * @return the hook points of deferred dispatch (when a verified transactional append happened, KIP-890):
+         *     optional, checked at install like the others; if one is missing, {@link #disableDeferredDispatch()}
+         *     is called and the listener is told ({@code onDeferredDispatchSupport(false, ...)})
+         */
+        default List<HookPoint> deferredDispatchHookPoints() {
+            return List.of();
+        }
+
+        /** Leaves the deferred-dispatch hooks out of {@link #advise} and {@link #transformedClasses()}; install only. */
+        default void disableDeferredDispatch() {
+        }
+
+        /** @return whether the deferred-dispatch hooks are installed with the others */
+        default boolean deferredDispatch() {
+            return false;
+        }
 
         /**
          * @param builder an agent builder configured for retransformation
@@ -147,6 +166,16 @@ public final class Interceptor {
                 + ": missing hook point(s) " + missing);
         }
         binding.link();
+        List<String> missingDeferred = HookPoint.missing(loader, binding.deferredDispatchHookPoints());
+        if (!missingDeferred.isEmpty() || binding.deferredDispatchHookPoints().isEmpty()) {
+            binding.disableDeferredDispatch();
+        }
+        try {
+            listener.onDeferredDispatchSupport(binding.deferredDispatch(), binding.deferredDispatch() ? ""
+                : "Kafka " + version + " lacks " + (missingDeferred.isEmpty() ? "the hook points" : missingDeferred));
+        } catch (RuntimeException e) {
+            hookFault();
+        }
         if (!inst.isRetransformClassesSupported()) {
             throw new UnsupportedBrokerException("kpipe cannot hook Kafka " + version
                 + ": the JVM does not support class retransformation");
