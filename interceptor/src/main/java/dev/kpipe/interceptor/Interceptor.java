@@ -9,10 +9,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
+import net.bytebuddy.ByteBuddy;
 import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.agent.builder.ResettableClassFileTransformer;
 import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.dynamic.DynamicType;
+import net.bytebuddy.matcher.ElementMatchers;
 import net.bytebuddy.utility.JavaModule;
 
 /**
@@ -182,7 +184,10 @@ public final class Interceptor {
         }
         List<String> transformed = new ArrayList<>();
         List<String> errors = new ArrayList<>();
-        AgentBuilder builder = new AgentBuilder.Default()
+        // Byte Buddy ignores synthetic methods by default; one hook (the wrapped callback of
+        // KafkaRequestHandler.wrapAsyncCallback, a Scala lambda body) is synthetic. The matchers name every advised
+        // method exactly, so ignoring none adds no other method.
+        AgentBuilder builder = new AgentBuilder.Default(new ByteBuddy().ignore(ElementMatchers.none()))
             .disableClassFormatChanges()
             .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
             .with(AgentBuilder.InitializationStrategy.NoOp.INSTANCE)
