@@ -502,6 +502,13 @@ public final class PipelineCoordinator implements NetworkEventListener {
     public void onResponseCompleted(NetworkProcessor processor, Object response) {
         ConnectionPipeline conn = sequencer.completed(processor, response);
         if (conn != null) {
+            Object appending = conn.awaitingAppend;
+            if (appending != null && appending == conn.awaitingDispatch && processor.requestOf(response) == appending) {
+                // The response of a deferred append is written, so the append happened (the broker answers a produce
+                // only after it): a completion the broker's hooks missed must not keep the connection muted for good.
+                conn.awaitingDispatch = null;
+                conn.awaitingAppend = null;
+            }
             conn.schedule();
         }
     }
