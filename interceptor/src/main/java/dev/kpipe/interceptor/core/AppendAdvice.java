@@ -4,7 +4,7 @@ import net.bytebuddy.asm.Advice;
 
 /**
  * Advice on the members that tell when a verified transactional append (KIP-890) happened; each forwards to
- * {@link Hooks} and so to {@link DeferredAppends}. Installed only when the binding's deferred-dispatch hook points
+ * {@link AppendHooks} and so to {@link DeferredAppends}. Installed only when the binding's deferred-dispatch hook points
  * exist ({@link KafkaBinding#deferredDispatchMethods()}).
  */
 final class AppendAdvice {
@@ -15,13 +15,13 @@ final class AppendAdvice {
     static final class Verification {
         @Advice.OnMethodEnter(suppress = Throwable.class)
         static void enter() {
-            Hooks.verificationStarted();
+            AppendHooks.verificationStarted();
         }
 
         @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
         static void exit(@Advice.Thrown Throwable thrown) {
             if (thrown != null) {
-                Hooks.verificationThrew();
+                AppendHooks.verificationThrew();
             }
         }
     }
@@ -30,7 +30,7 @@ final class AppendAdvice {
     static final class CallbackInvoked {
         @Advice.OnMethodEnter(suppress = Throwable.class)
         static void enter(@Advice.Argument(0) Object request) {
-            Hooks.callbackInvoked(request);
+            AppendHooks.callbackInvoked(request);
         }
     }
 
@@ -38,7 +38,7 @@ final class AppendAdvice {
     static final class CallbackCompleted {
         @Advice.OnMethodExit(suppress = Throwable.class)
         static void exit(@Advice.This Object request, @Advice.Argument(0) Object time) {
-            Hooks.callbackCompleted(request, time);
+            AppendHooks.callbackCompleted(request, time);
         }
     }
 }

@@ -12,7 +12,7 @@ final class KafkaApisAdvice {
 
     @Advice.OnMethodEnter(suppress = Throwable.class)
     static void enter(@Advice.Argument(0) Object request) {
-        Hooks.handling(request);
+        AppendHooks.handling(request);
     }
 
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)

@@ -155,11 +155,11 @@ class DeferredAppendsTest {
 
     @Test
     void onlyAPresentTimeCompletesACallback() {
-        assertTrue(Hooks.isTime(OptionalLong.of(5)));
-        assertFalse(Hooks.isTime(OptionalLong.empty()));
-        assertTrue(Hooks.isTime(scala.Option.apply(5L)));
-        assertFalse(Hooks.isTime(scala.Option.empty()));
-        assertFalse(Hooks.isTime(null));
+        assertTrue(AppendHooks.isTime(OptionalLong.of(5)));
+        assertFalse(AppendHooks.isTime(OptionalLong.empty()));
+        assertTrue(AppendHooks.isTime(scala.Option.apply(5L)));
+        assertFalse(AppendHooks.isTime(scala.Option.empty()));
+        assertFalse(AppendHooks.isTime(null));
     }
 
     /**

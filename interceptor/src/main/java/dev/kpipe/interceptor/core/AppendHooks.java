@@ -1,0 +1,154 @@
+package dev.kpipe.interceptor.core;
+
+import dev.kpipe.interceptor.Interceptor;
+import dev.kpipe.spi.NetworkEventListener;
+import org.apache.kafka.common.protocol.ApiKeys;
+
+/**
+ * The static entry points of deferred dispatch (KIP-890 transaction verification): {@link AppendAdvice} and
+ * {@link KafkaApisAdvice} call them, and they forward to the active {@link DeferredAppends}, which tells the listener
+ * {@code onDispatchDeferred} and, once the append happened, {@code onRequestDispatched}. Each swallows (and counts) any
+ * throwable so that none reaches a broker thread. Without deferred dispatch (the binding lacks its hook points, or no
+ * listener is active) every entry point does nothing and {@link #handleReturned} is always true: dispatch at
+ * handle-return, as for every non-transactional request.
+ *
+ * <p>Threads: as noted per method. Public only because advice is inlined into the broker's classes; not an API.
+ */
+public final class AppendHooks {
+
+    /** The hand-off of deferred appends, or {@code null} when the binding does not report them. */
+    private static volatile DeferredAppends appends;
+    private static volatile RequestModel model;
+
+    private AppendHooks() {
+    }
+
+    /**
+     * Thread: any (install, from {@link Hooks#activate}, before the listener is published).
+     *
+     * @param l the listener, or {@code null} on deactivation
+     * @param requestModel the line's request model
+     * @param deferredDispatch whether the binding's deferred-dispatch hooks are installed
+     */
+    static void activate(NetworkEventListener l, RequestModel requestModel, boolean deferredDispatch) {
+        model = requestModel;
+        appends = l != null && deferredDispatch ? new DeferredAppends(new AppendSignals(l, requestModel)) : null;
+    }
+
+    /** Tells the listener about deferred and completed appends; swallows (and counts) what it throws. */
+    private record AppendSignals(NetworkEventListener l, RequestModel m) implements DeferredAppends.Signals {
+        @Override
+        public void deferred(Object request) {
+            try {
+                l.onDispatchDeferred(request, m.contextOf(request));
+            } catch (Throwable t) {
+                Interceptor.hookFault();
+            }
+        }
+
+        @Override
+        public void dispatched(Object request) {
+            try {
+                l.onRequestDispatched(request, m.contextOf(request));
+            } catch (Throwable t) {
+                Interceptor.hookFault();
+            }
+        }
+    }
+
+    /** {@code KafkaApis.handle} enter. Thread: request handler. */
+    public static void handling(Object request) {
+        DeferredAppends a = appends;
+        if (a != null) {
+            try {
+                a.handling(request);
+            } catch (Throwable t) {
+                Interceptor.hookFault();
+            }
+        }
+    }
+
+    /**
+     * {@code KafkaApis.handle} exit (from {@link Hooks#dispatched}). Thread: request handler.
+     *
+     * @return true if the request is dispatched now; false if its append is deferred and the dispatch is signalled
+     *     later, when the append happened
+     */
+    static boolean handleReturned(Object request) {
+        DeferredAppends a = appends;
+        return a == null || a.handleReturned(request);
+    }
+
+    /**
+     * {@code AddPartitionsToTxnManager.addOrVerifyTransaction} (or {@code verifyTransaction}) enter: on a handler
+     * inside {@code KafkaApis.handle} of a PRODUCE, its append is deferred. Thread: any.
+     */
+    public static void verificationStarted() {
+        DeferredAppends a = appends;
+        if (a == null) {
+            return;
+        }
+        try {
+            a.verificationStarted(AppendHooks::isProduce);
+        } catch (Throwable t) {
+            Interceptor.hookFault();
+        }
+    }
+
+    private static boolean isProduce(Object request) {
+        return model.contextOf(request).header.apiKey() == ApiKeys.PRODUCE;
+    }
+
+    /** {@code addOrVerifyTransaction} threw. Thread: any. */
+    public static void verificationThrew() {
+        DeferredAppends a = appends;
+        if (a == null) {
+            return;
+        }
+        try {
+            a.verificationThrew();
+        } catch (Throwable t) {
+            Interceptor.hookFault();
+        }
+    }
+
+    /** {@code KafkaRequestHandler$.$anonfun$wrapAsyncCallback$2} enter. Thread: any. */
+    public static void callbackInvoked(Object request) {
+        DeferredAppends a = appends;
+        if (a == null) {
+            return;
+        }
+        try {
+            a.callbackInvoked(request);
+        } catch (Throwable t) {
+            Interceptor.hookFault();
+        }
+    }
+
+    /**
+     * The request's {@code callbackRequestCompleteTimeNanos} setter exit; only a present time ({@code Some},
+     * {@code OptionalLong.of}) means the callback ran (the handler resets it to empty before a second callback).
+     * Thread: any.
+     */
+    public static void callbackCompleted(Object request, Object time) {
+        DeferredAppends a = appends;
+        if (a == null) {
+            return;
+        }
+        try {
+            if (isTime(time)) {
+                a.callbackCompleted(request);
+            }
+        } catch (Throwable t) {
+            Interceptor.hookFault();
+        }
+    }
+
+    /**
+     * @param time the argument of the {@code callbackRequestCompleteTimeNanos} setter
+     * @return true for a present time ({@code Some}, {@code OptionalLong.of}), false for an empty one or anything else
+     */
+    static boolean isTime(Object time) {
+        return time instanceof java.util.OptionalLong l ? l.isPresent() : time instanceof scala.Option<?> o && o.isDefined();
+    }
+}
