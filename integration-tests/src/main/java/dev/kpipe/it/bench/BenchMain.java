@@ -181,6 +181,10 @@ public final class BenchMain {
         }
       } else if (s.equals("S2")) {
         scenarios.add(Scenario.s2(options));
+      } else if (s.equals("S2F")) {
+        scenarios.add(Scenario.s2Fixed(options));
+      } else if (s.equals("S1L")) {
+        scenarios.add(Scenario.s1Large(options));
       } else {
         scenarios.add(Scenario.s3(options.windowsMs().get(0), options));
       }
@@ -277,20 +281,26 @@ public final class BenchMain {
     Cluster[] clusters = startClusters(s);
     Cluster stock = clusters[0];
     Cluster kpipe = clusters[1];
+    Cluster control = clusters.length > 2 ? clusters[2] : null;
     try {
       progress.context(s.label + ": creating topics");
-      createTopic(stock, s);
-      createTopic(kpipe, s);
+      for (Cluster c : clusters) {
+        createTopic(c, s);
+      }
       for (int round = 1; round <= options.rounds(); round++) {
-        for (Variant v : Variant.values()) {
-          Cluster c = v == Variant.STOCK ? stock : kpipe;
-          progress.context(String.format(Locale.ROOT, "%s round %d/%d %s", s.label, round, options.rounds(),
-              v.label()));
+        for (Cluster c : RoundOrder.of(round, stock, kpipe, control)) {
+          Variant v = c == kpipe ? Variant.KPIPE : Variant.STOCK;
+          String side = c == control ? RoundOrder.CONTROL_LABEL : v.label();
+          progress.context(String.format(Locale.ROOT, "%s round %d/%d %s", s.label, round, options.rounds(), side));
           RoundResult r = new LoadRound(c, s, v, round, progress).run(options.warmupSeconds(),
               options.durationSeconds());
-          report.add(r);
+          if (c == control) {
+            report.addControl(r);
+          } else {
+            report.add(r);
+          }
           progress.clear();
-          out.println(r.line());
+          out.println(c == control ? r.line().replace(" stock:", " " + RoundOrder.CONTROL_LABEL + ":") : r.line());
           out.flush();
         }
       }
@@ -313,9 +323,15 @@ public final class BenchMain {
         }
       }
       try {
-        kpipe.close();
+        if (control != null) {
+          control.close();
+        }
       } finally {
-        stock.close();
+        try {
+          kpipe.close();
+        } finally {
+          stock.close();
+        }
       }
       progress.clear();
       System.err.printf(Locale.ROOT, "bench: %s clusters stopped in %.1f s%n", s.label, (System.nanoTime() - t0) / 1e9);
@@ -323,8 +339,28 @@ public final class BenchMain {
     return report;
   }
 
-  /** @return {stock, kpipe}, both started and ready */
+  /** @return {stock, kpipe}, or {stock, kpipe, stock-b} with the A/A control: all started and ready */
   private Cluster[] startClusters(Scenario s) throws Exception {
+    Cluster[] pair = startPair(s);
+    if (!s.aaControl) {
+      return pair;
+    }
+    Cluster control = Cluster.create(s.spec(Variant.STOCK, options, "-b"), settings);
+    try {
+      control.start();
+    } catch (Exception | Error e) {
+      control.close();
+      pair[1].close();
+      pair[0].close();
+      throw e;
+    }
+    progress.clear();
+    System.err.printf(Locale.ROOT, "bench: %s A/A control cluster up (%s)%n", s.label, control.dir());
+    return new Cluster[] {pair[0], pair[1], control};
+  }
+
+  /** @return {stock, kpipe}, both started and ready */
+  private Cluster[] startPair(Scenario s) throws Exception {
     Cluster stock = Cluster.create(s.spec(Variant.STOCK, options), settings);
     Cluster kpipe;
     try {
