@@ -77,6 +77,11 @@ final class Report {
     return !control.isEmpty() && !stock.isEmpty();
   }
 
+  /** @return the A/A control's median [min..max] of {@code f} over its rounds */
+  Stat controlStat(ToDoubleFunction<RoundResult> f) {
+    return Stat.of(control.stream().map(f::applyAsDouble).toList());
+  }
+
   /** A/A: stock-b/stock per round pair (round i of each), then median/min/max: the noise of the measurement. */
   Stat controlRatio(ToDoubleFunction<RoundResult> f) {
     return Stat.of(pairRatios(control, stock, f));
@@ -215,7 +220,7 @@ final class Report {
       sb.append(s3Lines());
     }
     if (scenario.windowMs == 0 || hasControl()) {
-      sb.append(costLines());
+      sb.append(CostLines.of(this));
     }
     if (scenario.windowMs > 0 && !scenario.isS3()) {
       double c = scenario.ceilingRequestsPerSec();
@@ -294,40 +299,6 @@ final class Report {
     return sb.toString();
   }
 
-  /**
-   * Broker CPU per record and produce requests per record side by side, kpipe/stock and the A/A stock-b/stock: a
-   * kpipe/stock CPU ratio outside the A/A range is a cost; a requests/record ratio away from 1 says the batches
-   * changed (which changes the CPU per record by itself).
-   */
-  private String costLines() {
-    StringBuilder sb = new StringBuilder();
-    sb.append(String.format(Locale.ROOT, "  broker CPU us/record: stock %s, kpipe %s%s%n",
-        stat(stat(Variant.STOCK, Report::cpuPerRecord), 2), stat(stat(Variant.KPIPE, Report::cpuPerRecord), 2),
-        hasControl() ? ", " + RoundOrder.CONTROL_LABEL + " " + stat(Stat.of(control.stream()
-            .map(Report::cpuPerRecord).toList()), 2) : ""));
-    sb.append(String.format(Locale.ROOT, "  produce requests per 1000 records: stock %s, kpipe %s%s%n",
-        stat(stat(Variant.STOCK, Report::requestsPerThousandRecords), 2),
-        stat(stat(Variant.KPIPE, Report::requestsPerThousandRecords), 2),
-        hasControl() ? ", " + RoundOrder.CONTROL_LABEL + " " + stat(Stat.of(control.stream()
-            .map(Report::requestsPerThousandRecords).toList()), 2) : ""));
-    if (hasPairs()) {
-      sb.append(String.format(Locale.ROOT, "  kpipe/stock   CPU/record %s   requests/record %s   records/s %s%n",
-          ratio(ratio(Report::cpuPerRecord)), ratio(ratio(Report::requestsPerThousandRecords)),
-          ratio(ratio(RoundResult::recordsPerSec))));
-    }
-    if (hasControl()) {
-      sb.append(String.format(Locale.ROOT, "  A/A %s/stock CPU/record %s   requests/record %s   records/s %s"
-              + "  (the noise)%n", RoundOrder.CONTROL_LABEL, ratio(controlRatio(Report::cpuPerRecord)),
-          ratio(controlRatio(Report::requestsPerThousandRecords)), ratio(controlRatio(RoundResult::recordsPerSec))));
-    }
-    if (scenario.isFixedLoad()) {
-      sb.append(String.format(Locale.ROOT, "  offered %,d records/s; acknowledged in the window: stock %s, kpipe %s%n",
-          scenario.offeredRecordsPerSec, stat(stat(Variant.STOCK, RoundResult::recordsPerSec), 0),
-          stat(stat(Variant.KPIPE, RoundResult::recordsPerSec), 0)));
-    }
-    return sb.toString();
-  }
-
   /** @return the JSON summary of this scenario */
   Map<String, Object> toMap(BenchOptions o) {
     Map<String, Object> m = new LinkedHashMap<>();
@@ -382,12 +353,12 @@ final class Report {
     return m;
   }
 
-  private static String stat(Stat s, int decimals) {
+  static String stat(Stat s, int decimals) {
     String f = "%,." + decimals + "f";
     return String.format(Locale.ROOT, f + " [" + f + ".." + f + "]", s.median(), s.min(), s.max());
   }
 
-  private static String ratio(Stat s) {
+  static String ratio(Stat s) {
     return String.format(Locale.ROOT, "%.2fx [%.2f..%.2f]", s.median(), s.min(), s.max());
   }
 
