@@ -37,6 +37,7 @@ import org.apache.kafka.common.TopicPartitionInfo;
  * BenchMain demo                                  # S1, W = 100 ms, 3 rounds x 15 s per side: under 3 minutes
  * BenchMain --scenario all --window-ms 100,250 --rounds 5 --duration-s 30
  * BenchMain --scenario sweep                    # S1 at W = 10..500 ms, a table and a PNG chart ({@link Sweep})
+ * BenchMain --scenario S2F,S1L --rounds 6        # S2 at a fixed load with an A/A run; S1 with 1 MiB batches
  * BenchMain --scenario soak --duration-s 1200    # the reliability soak instead ({@link SoakMain})
  * </pre>
  *
