@@ -279,7 +279,7 @@ public final class BenchMain {
   private Report runScenario(Scenario s, List<Object> scenarioMaps) throws Exception {
     Report report = new Report(s);
     progress.context(s.label + ": starting stock and kpipe clusters");
-    Cluster[] clusters = startClusters(s);
+    Cluster[] clusters = BenchClusters.start(s, options, settings, progress);
     Cluster stock = clusters[0];
     Cluster kpipe = clusters[1];
     Cluster control = clusters.length > 2 ? clusters[2] : null;
@@ -338,63 +338,6 @@ public final class BenchMain {
       System.err.printf(Locale.ROOT, "bench: %s clusters stopped in %.1f s%n", s.label, (System.nanoTime() - t0) / 1e9);
     }
     return report;
-  }
-
-  /** @return {stock, kpipe}, or {stock, kpipe, stock-b} with the A/A control: all started and ready */
-  private Cluster[] startClusters(Scenario s) throws Exception {
-    Cluster[] pair = startPair(s);
-    if (!s.aaControl) {
-      return pair;
-    }
-    Cluster control = Cluster.create(s.spec(Variant.STOCK, options, "-b"), settings);
-    try {
-      control.start();
-    } catch (Exception | Error e) {
-      control.close();
-      pair[1].close();
-      pair[0].close();
-      throw e;
-    }
-    progress.clear();
-    System.err.printf(Locale.ROOT, "bench: %s A/A control cluster up (%s)%n", s.label, control.dir());
-    return new Cluster[] {pair[0], pair[1], control};
-  }
-
-  /** @return {stock, kpipe}, both started and ready */
-  private Cluster[] startPair(Scenario s) throws Exception {
-    Cluster stock = Cluster.create(s.spec(Variant.STOCK, options), settings);
-    Cluster kpipe;
-    try {
-      kpipe = Cluster.create(s.spec(Variant.KPIPE, options), settings);
-    } catch (RuntimeException e) {
-      stock.close();
-      throw e;
-    }
-    long t0 = System.nanoTime();
-    try {
-      if (options.parallelStart()) {
-        Thread t = new Thread(stock::start, "bench-start-stock");
-        Throwable[] failure = new Throwable[1];
-        t.setUncaughtExceptionHandler((th, e) -> failure[0] = e);
-        t.start();
-        kpipe.start();
-        t.join();
-        if (failure[0] != null) {
-          throw new IllegalStateException("starting the stock cluster failed", failure[0]);
-        }
-      } else {
-        stock.start();
-        kpipe.start();
-      }
-    } catch (Exception | Error e) {
-      stock.close();
-      kpipe.close();
-      throw e;
-    }
-    progress.clear();
-    System.err.printf(Locale.ROOT, "bench: %s clusters up in %.1f s (stock %s, kpipe %s)%n", s.label,
-        (System.nanoTime() - t0) / 1e9, stock.dir(), kpipe.dir());
-    return new Cluster[] {stock, kpipe};
   }
 
   /** Creates the scenario's topic and waits until node 1 leads every partition with the full ISR. */
