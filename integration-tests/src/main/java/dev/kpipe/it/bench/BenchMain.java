@@ -37,6 +37,7 @@ import org.apache.kafka.common.TopicPartitionInfo;
  * BenchMain demo                                  # S1, W = 100 ms, 3 rounds x 15 s per side: under 3 minutes
  * BenchMain --scenario all --window-ms 100,250 --rounds 5 --duration-s 30
  * BenchMain --scenario sweep                    # S1 at W = 10..500 ms, a table and a PNG chart ({@link Sweep})
+ * BenchMain --scenario S2F,S1L --rounds 6        # S2 at a fixed load with an A/A run; S1 with 1 MiB batches
  * BenchMain --scenario soak --duration-s 1200    # the reliability soak instead ({@link SoakMain})
  * </pre>
  *
@@ -181,6 +182,10 @@ public final class BenchMain {
         }
       } else if (s.equals("S2")) {
         scenarios.add(Scenario.s2(options));
+      } else if (s.equals("S2F")) {
+        scenarios.add(Scenario.s2Fixed(options));
+      } else if (s.equals("S1L")) {
+        scenarios.add(Scenario.s1Large(options));
       } else {
         scenarios.add(Scenario.s3(options.windowsMs().get(0), options));
       }
@@ -274,23 +279,29 @@ public final class BenchMain {
   private Report runScenario(Scenario s, List<Object> scenarioMaps) throws Exception {
     Report report = new Report(s);
     progress.context(s.label + ": starting stock and kpipe clusters");
-    Cluster[] clusters = startClusters(s);
+    Cluster[] clusters = BenchClusters.start(s, options, settings, progress);
     Cluster stock = clusters[0];
     Cluster kpipe = clusters[1];
+    Cluster control = clusters.length > 2 ? clusters[2] : null;
     try {
       progress.context(s.label + ": creating topics");
-      createTopic(stock, s);
-      createTopic(kpipe, s);
+      for (Cluster c : clusters) {
+        createTopic(c, s);
+      }
       for (int round = 1; round <= options.rounds(); round++) {
-        for (Variant v : Variant.values()) {
-          Cluster c = v == Variant.STOCK ? stock : kpipe;
-          progress.context(String.format(Locale.ROOT, "%s round %d/%d %s", s.label, round, options.rounds(),
-              v.label()));
+        for (Cluster c : RoundOrder.of(round, stock, kpipe, control)) {
+          Variant v = c == kpipe ? Variant.KPIPE : Variant.STOCK;
+          String side = c == control ? RoundOrder.CONTROL_LABEL : v.label();
+          progress.context(String.format(Locale.ROOT, "%s round %d/%d %s", s.label, round, options.rounds(), side));
           RoundResult r = new LoadRound(c, s, v, round, progress).run(options.warmupSeconds(),
               options.durationSeconds());
-          report.add(r);
+          if (c == control) {
+            report.addControl(r);
+          } else {
+            report.add(r);
+          }
           progress.clear();
-          out.println(r.line());
+          out.println(c == control ? r.line().replace(" stock:", " " + RoundOrder.CONTROL_LABEL + ":") : r.line());
           out.flush();
         }
       }
@@ -313,51 +324,20 @@ public final class BenchMain {
         }
       }
       try {
-        kpipe.close();
+        if (control != null) {
+          control.close();
+        }
       } finally {
-        stock.close();
+        try {
+          kpipe.close();
+        } finally {
+          stock.close();
+        }
       }
       progress.clear();
       System.err.printf(Locale.ROOT, "bench: %s clusters stopped in %.1f s%n", s.label, (System.nanoTime() - t0) / 1e9);
     }
     return report;
-  }
-
-  /** @return {stock, kpipe}, both started and ready */
-  private Cluster[] startClusters(Scenario s) throws Exception {
-    Cluster stock = Cluster.create(s.spec(Variant.STOCK, options), settings);
-    Cluster kpipe;
-    try {
-      kpipe = Cluster.create(s.spec(Variant.KPIPE, options), settings);
-    } catch (RuntimeException e) {
-      stock.close();
-      throw e;
-    }
-    long t0 = System.nanoTime();
-    try {
-      if (options.parallelStart()) {
-        Thread t = new Thread(stock::start, "bench-start-stock");
-        Throwable[] failure = new Throwable[1];
-        t.setUncaughtExceptionHandler((th, e) -> failure[0] = e);
-        t.start();
-        kpipe.start();
-        t.join();
-        if (failure[0] != null) {
-          throw new IllegalStateException("starting the stock cluster failed", failure[0]);
-        }
-      } else {
-        stock.start();
-        kpipe.start();
-      }
-    } catch (Exception | Error e) {
-      stock.close();
-      kpipe.close();
-      throw e;
-    }
-    progress.clear();
-    System.err.printf(Locale.ROOT, "bench: %s clusters up in %.1f s (stock %s, kpipe %s)%n", s.label,
-        (System.nanoTime() - t0) / 1e9, stock.dir(), kpipe.dir());
-    return new Cluster[] {stock, kpipe};
   }
 
   /** Creates the scenario's topic and waits until node 1 leads every partition with the full ISR. */

@@ -34,18 +34,20 @@ import java.util.Locale;
  * @param s3RecordBytes S3 record value size, bytes
  * @param s3BufferBytes S3 {@code buffer.memory} per producer, bytes
  * @param batchBytes {@code batch.size}, bytes
+ * @param measure the fixed-load (S2F) and large-batch (S1L) options
  */
 record BenchOptions(boolean demo, boolean sweep, List<String> scenarios, List<Integer> windowsMs, int rounds, int durationSeconds,
     int warmupSeconds, String kafkaVersion, Path outDir, boolean stockInstallsPlugin, String brokerHeap,
     String brokerJvmOpts, boolean jfr, boolean parallelStart, int s1RecordBytes, long s1BufferBytes, int s2Producers,
     int s2RecordBytes, long s2BufferBytes, int batchBytes, int s3Producers, long s3BudgetBytes, int s3RecordBytes,
-    long s3BufferBytes) {
+    long s3BufferBytes, MeasureOptions measure) {
 
   static final String USAGE = """
       usage: BenchMain demo [options]      S1 at W=100 ms, 3 rounds x 15 s per side (+3 s warm-up)
              BenchMain [options]
       options:
         --scenario S1|S2|S3|all     scenarios to run (default S1; comma list allowed; all = S1,S2,S3)
+        --scenario S2F|S1L          S2 at a fixed offered load (with an A/A run); S1 with 1 MiB batches
         --scenario sweep            S1 at W = 10,25,50,100,250,500 ms (or --window-ms), then a table and a PNG
                                     chart next to the JSON; 2 rounds x 12 s per side unless given (~9 minutes)
         --scenario soak             the reliability soak instead (--scenario soak --help for its options)
@@ -68,7 +70,7 @@ record BenchOptions(boolean demo, boolean sweep, List<String> scenarios, List<In
         --s3-record-bytes N         (default 1024)     --s3-buffer-kib N   S3 buffer.memory (default 128)
         --batch-bytes N             batch.size (default 16384)
         --out DIR                   JSON output folder (default integration-tests/target/bench)
-      """;
+      """ + MeasureOptions.USAGE;
 
   /**
    * @param args the command line
@@ -100,6 +102,7 @@ record BenchOptions(boolean demo, boolean sweep, List<String> scenarios, List<In
     long s3Budget = 8L * 1024 * 1024;
     int s3Record = 1024;
     long s3Buffer = 128 * 1024;
+    MeasureOptions[] measure = {MeasureOptions.DEFAULTS};
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
       switch (a) {
@@ -114,7 +117,7 @@ record BenchOptions(boolean demo, boolean sweep, List<String> scenarios, List<In
                 l.add("S2");
                 l.add("S3");
               }
-              case "S1", "S2", "S3" -> l.add(u);
+              case "S1", "S2", "S3", "S2F", "S1L" -> l.add(u);
               case "SWEEP" -> {
                 l.add("S1");
                 sweep = true;
@@ -157,7 +160,13 @@ record BenchOptions(boolean demo, boolean sweep, List<String> scenarios, List<In
         case "--s3-budget-mib" -> s3Budget = Flags.positiveInt(Flags.value(args, ++i, a), a) * 1024L * 1024;
         case "--s3-record-bytes" -> s3Record = Flags.positiveInt(Flags.value(args, ++i, a), a);
         case "--s3-buffer-kib" -> s3Buffer = Flags.positiveInt(Flags.value(args, ++i, a), a) * 1024L;
-        default -> throw new IllegalArgumentException("unknown argument: " + a);
+        default -> {
+          int last = MeasureOptions.parse(args, i, measure);
+          if (last < 0) {
+            throw new IllegalArgumentException("unknown argument: " + a);
+          }
+          i = last;
+        }
       }
     }
     if (sweep && !demo) {
@@ -190,6 +199,6 @@ record BenchOptions(boolean demo, boolean sweep, List<String> scenarios, List<In
     }
     return new BenchOptions(demo, sweep, scenarios, windows, rounds == null ? 5 : rounds, duration == null ? 30 : duration,
         warmup == null ? 5 : warmup, kafkaVersion, out, stockInstalls, heap, jvmOpts, jfr, parallel, s1Record,
-        s1Buffer, s2Producers, s2Record, s2Buffer, batch, s3Producers, s3Budget, s3Record, s3Buffer);
+        s1Buffer, s2Producers, s2Record, s2Buffer, batch, s3Producers, s3Budget, s3Record, s3Buffer, measure[0]);
   }
 }

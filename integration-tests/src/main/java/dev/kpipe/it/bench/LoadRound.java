@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.ToDoubleFunction;
 import javax.management.InstanceNotFoundException;
 import javax.management.MBeanServerConnection;
@@ -37,6 +38,8 @@ final class LoadRound {
   private final Variant variant;
   private final int round;
   private final Progress progress;
+  /** S1L: the leader's figures sampled in the middle of the window ({@link BrokerProbe#midWindow}). */
+  private Map<String, Object> midWindow = Map.of();
 
   LoadRound(Cluster cluster, Scenario scenario, Variant variant, int round, Progress progress) {
     this.cluster = cluster;
@@ -58,10 +61,13 @@ final class LoadRound {
     final byte[] value;
     final long windowStart;
     final long windowEnd;
+    /** Paces this sender at its share of a fixed offered load (S2F), or null for flat out. */
+    final RatePacer pacer;
     boolean closed; // caller's thread only
 
     Sender(KafkaProducer<byte[], byte[]> producer, String topic, Integer partition, byte[] value, long windowStart,
-        long windowEnd) {
+        long windowEnd, RatePacer pacer) {
+      this.pacer = pacer;
       this.producer = producer;
       this.topic = topic;
       this.partition = partition;
@@ -74,29 +80,45 @@ final class LoadRound {
     public void run() {
       try {
         while (System.nanoTime() < windowEnd && !Thread.currentThread().isInterrupted()) {
-          long sent = System.nanoTime();
-          producer.send(new ProducerRecord<>(topic, partition, null, value), (md, e) -> {
+          if (pacer != null) {
             long now = System.nanoTime();
-            acked.incrementAndGet();
-            if (e != null) {
-              errors.incrementAndGet();
-              firstError.compareAndSet(null, e);
-            } else if (now >= windowStart && now < windowEnd) {
-              histogram.record((now - sent) / 1000);
+            long due = pacer.take(now);
+            if (due == 0) {
+              LockSupport.parkNanos(Math.max(10_000, Math.min(pacer.nextDueNanos() - now, 1_000_000)));
+              continue;
             }
-          });
+            for (long i = 0; i < due; i++) {
+              send();
+            }
+          } else {
+            send();
+          }
         }
       } catch (RuntimeException e) {
         errors.incrementAndGet();
         firstError.compareAndSet(null, e);
       }
     }
+
+    private void send() {
+      long sent = System.nanoTime();
+      producer.send(new ProducerRecord<>(topic, partition, null, value), (md, e) -> {
+        long now = System.nanoTime();
+        acked.incrementAndGet();
+        if (e != null) {
+          errors.incrementAndGet();
+          firstError.compareAndSet(null, e);
+        } else if (now >= windowStart && now < windowEnd) {
+          histogram.record((now - sent) / 1000);
+        }
+      });
+    }
   }
 
   /** Counters read at one edge of the measured window. */
   private record Snapshot(long nanos, double leaderResponses, double leaderRequests, double allRequests,
       long brokerNanos, double brokerProduceRequests,
-      double pipelinedRequests, double inflightMax) {}
+      double pipelinedRequests, double inflightMax, double followerFetches, double replicationBytesOut) {}
 
   /**
    * Runs the round; blocks for about warm-up + duration + the producers' close.
@@ -122,7 +144,9 @@ final class LoadRound {
         String clientId = "bench-" + scenario.id + "-" + variant.label() + "-r" + round + "-p" + i;
         KafkaProducer<byte[], byte[]> p = new KafkaProducer<>(scenario.producerConfig(cluster.bootstrapServers(),
             clientId));
-        senders.add(new Sender(p, scenario.topic, partition, value, windowStart, windowEnd));
+        RatePacer pacer = scenario.isFixedLoad()
+            ? new RatePacer(scenario.offeredRecordsPerSec / (double) scenario.producers, start) : null;
+        senders.add(new Sender(p, scenario.topic, partition, value, windowStart, windowEnd, pacer));
       }
       for (int i = 0; i < senders.size(); i++) {
         Thread t = new Thread(senders.get(i), "bench-sender-" + i);
@@ -138,6 +162,10 @@ final class LoadRound {
       CpuSampler.Reading c0 = cpu.read();
       Snapshot s0 = snapshot(senders);
       progress.phase("measuring", windowStart, durationSeconds, () -> acked(senders));
+      if (scenario.id.equals("S1L")) { // where the time goes: the leader's purgatory and kpipe's connections mid-window
+        sleepUntil(windowStart + (windowEnd - windowStart) / 2);
+        midWindow = BrokerProbe.midWindow(cluster.node(1), variant == Variant.KPIPE);
+      }
       sleepUntil(windowEnd);
       CpuSampler.Reading c1 = cpu.read();
       Snapshot s1 = snapshot(senders);
@@ -154,7 +182,7 @@ final class LoadRound {
       }
       heap.stop();
       clientEnd.putAll(heap.result());
-      if (scenario.isS3() && variant == Variant.KPIPE) {
+      if ((scenario.isS3() || scenario.id.equals("S1L")) && variant == Variant.KPIPE) {
         clientEnd.putAll(budgetMetrics(cluster.node(1)));
       }
       if (scenario.isS3()) {
@@ -193,6 +221,17 @@ final class LoadRound {
     }
     double seconds = (s1.nanos - s0.nanos) / 1e9;
     Map<String, Object> extra = new LinkedHashMap<>(clientEnd);
+    extra.putAll(midWindow);
+    if (scenario.isFixedLoad()) {
+      extra.put("offered_records_per_s", (double) scenario.offeredRecordsPerSec);
+    }
+    if (scenario.windowMs > 0) {
+      double fetches = (s1.followerFetches - s0.followerFetches) / seconds;
+      extra.put("leader_follower_fetches_per_s", fetches);
+      extra.put("leader_replication_bytes_out_per_s", (s1.replicationBytesOut - s0.replicationBytesOut) / seconds);
+      extra.put("leader_replication_bytes_per_follower_fetch", fetches > 0
+          ? (s1.replicationBytesOut - s0.replicationBytesOut) / seconds / fetches : Double.NaN);
+    }
     if (senders.size() > 1) {
       long[] perProducer = senders.stream().mapToLong(s -> s.histogram.count()).sorted().toArray();
       double median = perProducer.length % 2 == 1 ? perProducer[perProducer.length / 2]
@@ -252,7 +291,16 @@ final class LoadRound {
       pipelined = kpipeMetric(leaderNode, "pipelined-request-total");
       inflightMax = kpipeMetric(leaderNode, "inflight-requests-per-connection-max");
     }
-    return new Snapshot(now, responses, leader, all, brokerNanos, brokerProduce, pipelined, inflightMax);
+    double fetches = Double.NaN;
+    double replicationOut = Double.NaN;
+    if (scenario.windowMs > 0) {
+      fetches = BrokerProbe.count(leaderNode, "kafka.network:type=RequestMetrics,name=RequestsPerSec,"
+          + "request=FetchFollower,*");
+      replicationOut = BrokerProbe.count(leaderNode, "kafka.server:type=BrokerTopicMetrics,"
+          + "name=ReplicationBytesOutPerSec");
+    }
+    return new Snapshot(now, responses, leader, all, brokerNanos, brokerProduce, pipelined, inflightMax, fetches,
+        replicationOut);
   }
 
   /** Client-side averages at the end of the window (Kafka's windowed averages: the last ~30-60 s). */
@@ -336,77 +384,6 @@ final class LoadRound {
           new ObjectName("kafka.network:type=RequestMetrics,name=RequestBytes,request=Produce"), "Max")).doubleValue();
     } catch (Exception e) {
       return Double.NaN;
-    }
-  }
-
-  /**
-   * Samples a broker's heap over JMX every 200 ms on its own thread: the peak heap used (as sampled) and the peak
-   * of the old generation's usage right after a collection (what survives GC: the retained heap).
-   */
-  static final class HeapSampler implements Runnable {
-    private final KafkaNode node;
-    private final Thread thread;
-    private volatile boolean running = true;
-    private volatile double peakUsed = Double.NaN;
-    private volatile double peakOldAfterGc = Double.NaN;
-    private volatile double max = Double.NaN;
-
-    HeapSampler(KafkaNode node) {
-      this.node = node;
-      this.thread = new Thread(this, "bench-heap-sampler");
-      thread.setDaemon(true);
-    }
-
-    void start() {
-      thread.start();
-    }
-
-    void stop() throws InterruptedException {
-      running = false;
-      thread.interrupt();
-      thread.join(5000);
-    }
-
-    @Override
-    public void run() {
-      while (running) {
-        try {
-          MBeanServerConnection jmx = node.jmx();
-          javax.management.openmbean.CompositeData heap = (javax.management.openmbean.CompositeData)
-              jmx.getAttribute(new ObjectName("java.lang:type=Memory"), "HeapMemoryUsage");
-          double used = ((Number) heap.get("used")).doubleValue();
-          max = ((Number) heap.get("max")).doubleValue();
-          peakUsed = Double.isNaN(peakUsed) ? used : Math.max(peakUsed, used);
-          for (ObjectName pool : jmx.queryNames(new ObjectName("java.lang:type=MemoryPool,*"), null)) {
-            if (!String.valueOf(pool.getKeyProperty("name")).contains("Old Gen")) {
-              continue;
-            }
-            Object cu = jmx.getAttribute(pool, "CollectionUsage");
-            if (cu instanceof javax.management.openmbean.CompositeData c) {
-              double old = ((Number) c.get("used")).doubleValue();
-              peakOldAfterGc = Double.isNaN(peakOldAfterGc) ? old : Math.max(peakOldAfterGc, old);
-            }
-          }
-          Thread.sleep(200);
-        } catch (InterruptedException e) {
-          return;
-        } catch (Exception e) {
-          // the broker may be busy; try again at the next tick
-          try {
-            Thread.sleep(200);
-          } catch (InterruptedException ie) {
-            return;
-          }
-        }
-      }
-    }
-
-    Map<String, Double> result() {
-      Map<String, Double> m = new LinkedHashMap<>();
-      m.put("leader_heap_used_peak_bytes", peakUsed);
-      m.put("leader_old_gen_after_gc_peak_bytes", peakOldAfterGc);
-      m.put("leader_heap_max_bytes", max);
-      return m;
     }
   }
 

@@ -17,6 +17,10 @@ final class Report {
   static final double S1_MIN_RATIO = 4.0;
   /** S1 target: kpipe requests/s at least this fraction of {@code max.in.flight / W}. */
   static final double S1_MIN_CEILING_FRACTION = 0.80;
+  /** S1L (1 MiB batches) target: kpipe/stock records/s at least this. */
+  static final double S1L_MIN_RATIO = 4.5;
+  /** S2F (fixed offered load) target: kpipe/stock broker CPU per record at most this (median of round pairs). */
+  static final double S2F_MAX_CPU_RATIO = 1.03;
   /** S2 target: kpipe/stock records/s at least this. */
   static final double S2_MIN_THROUGHPUT_RATIO = 0.97;
   /** S2 target: kpipe/stock p99 latency at most this. */
@@ -52,6 +56,8 @@ final class Report {
   private final Scenario scenario;
   private final List<RoundResult> stock = new ArrayList<>();
   private final List<RoundResult> kpipe = new ArrayList<>();
+  /** The A/A control's rounds: a second stock cluster in the same alternation ({@link RoundOrder}). */
+  private final List<RoundResult> control = new ArrayList<>();
 
   Report(Scenario scenario) {
     this.scenario = scenario;
@@ -59,6 +65,35 @@ final class Report {
 
   void add(RoundResult r) {
     (r.variant() == Variant.STOCK ? stock : kpipe).add(r);
+  }
+
+  /** @param r a round of the A/A control (a second stock cluster) */
+  void addControl(RoundResult r) {
+    control.add(r);
+  }
+
+  /** @return whether the A/A control has rounds */
+  boolean hasControl() {
+    return !control.isEmpty() && !stock.isEmpty();
+  }
+
+  /** @return the A/A control's median [min..max] of {@code f} over its rounds */
+  Stat controlStat(ToDoubleFunction<RoundResult> f) {
+    return Stat.of(control.stream().map(f::applyAsDouble).toList());
+  }
+
+  /** A/A: stock-b/stock per round pair (round i of each), then median/min/max: the noise of the measurement. */
+  Stat controlRatio(ToDoubleFunction<RoundResult> f) {
+    return Stat.of(pairRatios(control, stock, f));
+  }
+
+  /** @return {@code f(a_i) / f(b_i)} for each round i both have */
+  static List<Double> pairRatios(List<RoundResult> a, List<RoundResult> b, ToDoubleFunction<RoundResult> f) {
+    List<Double> l = new ArrayList<>();
+    for (int i = 0; i < Math.min(a.size(), b.size()); i++) {
+      l.add(f.applyAsDouble(a.get(i)) / f.applyAsDouble(b.get(i)));
+    }
+    return l;
   }
 
   Scenario scenario() {
@@ -80,11 +115,7 @@ final class Report {
 
   /** kpipe/stock per round pair (round i of each side), then median/min/max. */
   Stat ratio(ToDoubleFunction<RoundResult> f) {
-    List<Double> l = new ArrayList<>();
-    for (int i = 0; i < Math.min(stock.size(), kpipe.size()); i++) {
-      l.add(f.applyAsDouble(kpipe.get(i)) / f.applyAsDouble(stock.get(i)));
-    }
-    return Stat.of(l);
+    return Stat.of(pairRatios(kpipe, stock, f));
   }
 
   Stat ceilingFraction(Variant v) {
@@ -93,12 +124,17 @@ final class Report {
   }
 
   /** Broker JVMs' CPU time per record of the window, in microseconds (all nodes of the cluster under test). */
-  private static double cpuPerRecord(RoundResult r) {
+  static double cpuPerRecord(RoundResult r) {
     return r.extra().get("broker_cpu_us_per_record") instanceof Number n ? n.doubleValue() : Double.NaN;
   }
 
   private static double recPerReq(RoundResult r) {
     return r.recordsPerSec() / r.produceRequestsPerSec();
+  }
+
+  /** Produce requests per 1,000 records: what batching did, to tell it apart from the CPU cost per request. */
+  static double requestsPerThousandRecords(RoundResult r) {
+    return 1000 * r.produceRequestsPerSec() / r.recordsPerSec();
   }
 
   /** @return the targets of this scenario with measured value and verdict */
@@ -124,8 +160,9 @@ final class Report {
       return l;
     }
     if (scenario.windowMs > 0) {
-      l.add(target("records/s kpipe/stock >= " + S1_MIN_RATIO + "x", ratio(RoundResult::recordsPerSec).median(),
-          ratio(RoundResult::recordsPerSec).median() >= S1_MIN_RATIO, "x"));
+      double min = scenario.minRatio();
+      l.add(target("records/s kpipe/stock >= " + min + "x", ratio(RoundResult::recordsPerSec).median(),
+          ratio(RoundResult::recordsPerSec).median() >= min, "x"));
       Stat f = ceilingFraction(Variant.KPIPE);
       l.add(target("kpipe produce req/s >= " + pct(S1_MIN_CEILING_FRACTION) + " of ceiling "
           + fmt(scenario.ceilingRequestsPerSec()) + "/s", f.median(), f.median() >= S1_MIN_CEILING_FRACTION, "%"));
@@ -135,6 +172,11 @@ final class Report {
           t.median() >= S2_MIN_THROUGHPUT_RATIO, "x"));
       Stat p = ratio(RoundResult::p99Ms);
       l.add(target("p99 kpipe/stock <= " + S2_MAX_P99_RATIO, p.median(), p.median() <= S2_MAX_P99_RATIO, "x"));
+      if (scenario.isFixedLoad()) {
+        Stat c = ratio(Report::cpuPerRecord);
+        l.add(target("broker CPU/record kpipe/stock <= " + S2F_MAX_CPU_RATIO, c.median(),
+            c.median() <= S2F_MAX_CPU_RATIO, "x"));
+      }
     }
     return l;
   }
@@ -176,6 +218,9 @@ final class Report {
         + " (producer-node-metrics response-total, node-1); latency = send() to ack per record)\n");
     if (scenario.isS3()) {
       sb.append(s3Lines());
+    }
+    if (scenario.windowMs == 0 || hasControl()) {
+      sb.append(CostLines.of(this));
     }
     if (scenario.windowMs > 0 && !scenario.isS3()) {
       double c = scenario.ceilingRequestsPerSec();
@@ -266,6 +311,11 @@ final class Report {
       if (i < kpipe.size()) {
         rounds.add(kpipe.get(i).toMap());
       }
+      if (i < control.size()) {
+        Map<String, Object> c = control.get(i).toMap();
+        c.put("variant", RoundOrder.CONTROL_LABEL);
+        rounds.add(c);
+      }
     }
     m.put("rounds", rounds);
     Map<String, Object> summary = new LinkedHashMap<>();
@@ -288,18 +338,27 @@ final class Report {
     r.put("latency_p50_ms", ratio(RoundResult::p50Ms).toMap());
     r.put("latency_p99_ms", ratio(RoundResult::p99Ms).toMap());
     r.put("broker_cpu_us_per_record", ratio(Report::cpuPerRecord).toMap());
+    r.put("produce_requests_per_record", ratio(Report::requestsPerThousandRecords).toMap());
     summary.put("kpipe_over_stock", r);
+    if (hasControl()) {
+      Map<String, Object> aa = new LinkedHashMap<>();
+      aa.put("records_per_s", controlRatio(RoundResult::recordsPerSec).toMap());
+      aa.put("broker_cpu_us_per_record", controlRatio(Report::cpuPerRecord).toMap());
+      aa.put("produce_requests_per_record", controlRatio(Report::requestsPerThousandRecords).toMap());
+      aa.put("latency_p99_ms", controlRatio(RoundResult::p99Ms).toMap());
+      summary.put("aa_stock_b_over_stock", aa);
+    }
     m.put("summary", summary);
     m.put("targets", targets());
     return m;
   }
 
-  private static String stat(Stat s, int decimals) {
+  static String stat(Stat s, int decimals) {
     String f = "%,." + decimals + "f";
     return String.format(Locale.ROOT, f + " [" + f + ".." + f + "]", s.median(), s.min(), s.max());
   }
 
-  private static String ratio(Stat s) {
+  static String ratio(Stat s) {
     return String.format(Locale.ROOT, "%.2fx [%.2f..%.2f]", s.median(), s.min(), s.max());
   }
 

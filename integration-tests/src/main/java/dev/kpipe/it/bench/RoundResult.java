@@ -60,7 +60,10 @@ record RoundResult(String scenario, Variant variant, int round, int durationSeco
         num(extra.get("producer_request_latency_avg_ms")), recordsPerSec / produceRequestsPerSec,
         num(extra.get("cpu_cores_bench_jvm")), num(extra.get("cpu_cores_brokers_under_test")),
         num(extra.get("cpu_cores_other_processes")),
-        errors > 0 ? "  ERRORS " + errors + " (" + firstError + ")" : "");
+        (extra.get("leader_follower_fetches_per_s") instanceof Number f ? String.format(java.util.Locale.ROOT,
+            "  follower fetch/s %.1f, KiB/fetch %.0f", f.doubleValue(),
+            num(extra.get("leader_replication_bytes_per_follower_fetch")) / 1024) : "")
+        + (errors > 0 ? "  ERRORS " + errors + " (" + firstError + ")" : ""));
   }
 
   private static double num(Object o) {

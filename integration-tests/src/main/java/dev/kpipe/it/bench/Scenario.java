@@ -23,6 +23,14 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *       Kafka's default 1 MiB, so replication keeps up), several hundred idempotent producers (one connection each
  *       to the leader) sending flat out, and a small {@code kpipe.max.inflight.bytes}: the in-flight demand (producers
  *       x 5 requests x batch) is far above the budget, so the budget decides what the leader admits.
+ *   <li><b>S2F</b> (no regression, at a fixed offered load): S2's one broker, acks=1, linger 5 ms, 1 KiB records
+ *       offered at a fixed total rate well below saturation ({@link RatePacer}), so both sides carry the same
+ *       traffic and broker CPU per record compares like with like; with a second stock cluster in the same
+ *       alternation (A/A) to show the noise.
+ *   <li><b>S1L</b> (large batches, what diskless Kafkas recommend): S1 with 1 MiB batches, linger 50 ms, W = 250 ms,
+ *       32 MiB {@code buffer.memory}; the follower's fetches may carry 64 MiB per partition (Kafka's default
+ *       {@code replica.fetch.max.bytes} of 1 MiB holds one 1 MiB batch per fetch, so replication, and every acks=all
+ *       produce, would be capped at one batch per W on both sides).
  * </ul>
  *
  * <p>Immutable.
@@ -53,11 +61,26 @@ final class Scenario {
   private final Map<Integer, List<Integer>> assignment;
   /** Broker settings for the kpipe side only (S3's budget). */
   final Map<String, String> kpipeConfig;
+  /** Records/s offered by all producers together ({@link RatePacer}), or 0 for flat out. */
+  final int offeredRecordsPerSec;
+  /** Whether a second stock cluster runs in the same alternation (A/A), to show the noise. */
+  final boolean aaControl;
 
   private Scenario(String id, String label, int windowMs, int nodes, String topic, int partitions, int fixedPartition,
       int producers, int recordBytes, String acks, boolean idempotence, int maxInFlight, int batchBytes, int lingerMs,
       long bufferBytes, Map<Integer, Map<String, String>> nodeConfig, Map<String, String> topicConfig,
       Map<Integer, List<Integer>> assignment, Map<String, String> kpipeConfig) {
+    this(id, label, windowMs, nodes, topic, partitions, fixedPartition, producers, recordBytes, acks, idempotence,
+        maxInFlight, batchBytes, lingerMs, bufferBytes, nodeConfig, topicConfig, assignment, kpipeConfig, 0, false);
+  }
+
+  private Scenario(String id, String label, int windowMs, int nodes, String topic, int partitions, int fixedPartition,
+      int producers, int recordBytes, String acks, boolean idempotence, int maxInFlight, int batchBytes, int lingerMs,
+      long bufferBytes, Map<Integer, Map<String, String>> nodeConfig, Map<String, String> topicConfig,
+      Map<Integer, List<Integer>> assignment, Map<String, String> kpipeConfig, int offeredRecordsPerSec,
+      boolean aaControl) {
+    this.offeredRecordsPerSec = offeredRecordsPerSec;
+    this.aaControl = aaControl;
     this.id = id;
     this.label = label;
     this.windowMs = windowMs;
@@ -106,7 +129,47 @@ final class Scenario {
       assignment.put(p, List.of(1));
     }
     return new Scenario("S2", "S2", 0, 1, "bench-s2", partitions, -1, o.s2Producers(), o.s2RecordBytes(), "1", false,
-        5, o.batchBytes(), 5, o.s2BufferBytes(), Map.of(), Map.of(), assignment, Map.of());
+        5, o.batchBytes(), 5, o.s2BufferBytes(), Map.of(), Map.of(), assignment, Map.of(), 0, o.measure().aaControl());
+  }
+
+  /**
+   * @param o the options: {@link MeasureOptions#s2fRecordsPerSec}, producers, A/A; batch size from {@code o}
+   * @return scenario S2F: S2 at a fixed offered load of 1 KiB records
+   */
+  static Scenario s2Fixed(BenchOptions o) {
+    MeasureOptions m = o.measure();
+    Map<Integer, List<Integer>> assignment = new LinkedHashMap<>();
+    for (int p = 0; p < m.s2fProducers(); p++) {
+      assignment.put(p, List.of(1));
+    }
+    return new Scenario("S2F", "S2F " + m.s2fRecordsPerSec() + " rec/s", 0, 1, "bench-s2f", m.s2fProducers(), -1,
+        m.s2fProducers(), 1024, "1", false, 5, o.batchBytes(), 5, 4L * 1024 * 1024, Map.of(), Map.of(), assignment,
+        Map.of(), m.s2fRecordsPerSec(), m.aaControl());
+  }
+
+  /**
+   * @param o the options: {@link MeasureOptions#s1lWindowMs}, {@link MeasureOptions#s1lFollowerFetchMaxBytes}
+   * @return scenario S1L: S1 with 1 MiB batches, linger 50 ms and 32 MiB {@code buffer.memory}
+   */
+  static Scenario s1Large(BenchOptions o) {
+    MeasureOptions m = o.measure();
+    int w = m.s1lWindowMs();
+    Map<Integer, Map<String, String>> nodeConfig = new LinkedHashMap<>();
+    Map<String, String> follower = new LinkedHashMap<>();
+    follower.put("replica.fetch.min.bytes", Integer.toString(FOLLOWER_FETCH_MIN_BYTES));
+    follower.put("replica.fetch.wait.max.ms", Integer.toString(w));
+    // The benchmark cluster's config, the same on both sides: with Kafka's default replica.fetch.max.bytes (1 MiB
+    // per partition per fetch) one delayed fetch carries one 1 MiB batch, so the follower, and every acks=all
+    // produce, is capped at one batch per W whatever the leader pipelines (docs/benchmark.md, S1 large batches).
+    follower.put("replica.fetch.max.bytes", Integer.toString(m.s1lFollowerFetchMaxBytes()));
+    follower.put("replica.fetch.response.max.bytes", Integer.toString(Math.max(10 * 1024 * 1024,
+        2 * m.s1lFollowerFetchMaxBytes())));
+    nodeConfig.put(2, follower);
+    String fetch = m.s1lFollowerFetchMaxBytes() == MeasureOptions.KAFKA_DEFAULT_REPLICA_FETCH_MAX_BYTES ? ""
+        : " fetch.max " + m.s1lFollowerFetchMaxBytes() / (1024 * 1024) + "MiB";
+    return new Scenario("S1L", "S1L W=" + w + "ms" + fetch, w, 2, "bench-s1l", 1, 0, 1, o.s1RecordBytes(), "all",
+        true, 5, 1024 * 1024, 50, 32L * 1024 * 1024, nodeConfig, Map.of("min.insync.replicas", "2"),
+        Map.of(0, List.of(1, 2)), Map.of(), 0, false);
   }
 
   /**
@@ -137,6 +200,16 @@ final class Scenario {
     return v == null ? 0 : Long.parseLong(v);
   }
 
+  /** @return whether the producers offer a fixed rate (S2F) rather than sending flat out */
+  boolean isFixedLoad() {
+    return offeredRecordsPerSec > 0;
+  }
+
+  /** @return the S1-style records/s kpipe/stock target: 4.5x for S1L, 4x otherwise */
+  double minRatio() {
+    return id.equals("S1L") ? Report.S1L_MIN_RATIO : Report.S1_MIN_RATIO;
+  }
+
   /** @return whether this is S3 (many producers under a small budget) */
   boolean isS3() {
     return id.equals("S3");
@@ -153,8 +226,18 @@ final class Scenario {
    * @return the cluster spec of this scenario for that variant
    */
   ClusterSpec spec(Variant variant, BenchOptions o) {
+    return spec(variant, o, "");
+  }
+
+  /**
+   * @param variant stock or kpipe
+   * @param o the options (heap, stock mode)
+   * @param suffix appended to the cluster's name (the A/A control: {@code -b})
+   * @return the cluster spec of this scenario for that variant
+   */
+  ClusterSpec spec(Variant variant, BenchOptions o, String suffix) {
     ClusterSpec.Builder b = ClusterSpec.builder()
-        .name("bench-" + label.replace(' ', '-').replace("=", "") + "-" + variant.label())
+        .name("bench-" + label.replace(' ', '-').replace("=", "").replace("/", "") + "-" + variant.label() + suffix)
         .nodes(nodes)
         .heap(o.brokerHeap());
     variant.apply(b, o.stockInstallsPlugin());
@@ -218,6 +301,13 @@ final class Scenario {
     if (!kpipeConfig.isEmpty()) {
       m.put("kpipe_side_config", kpipeConfig);
     }
+    if (!nodeConfig.isEmpty()) {
+      m.put("node_config", nodeConfig.toString());
+    }
+    if (isFixedLoad()) {
+      m.put("offered_records_per_s", offeredRecordsPerSec);
+    }
+    m.put("aa_control", aaControl);
     return m;
   }
 
@@ -227,6 +317,6 @@ final class Scenario {
         + (windowMs > 0 ? ", follower replica.fetch.wait.max.ms=" + windowMs : "")
         + ", acks=" + acks + ", " + producers + " producer(s), " + recordBytes + " B records, batch.size="
         + batchBytes + ", linger.ms=" + lingerMs + ", max.in.flight=" + maxInFlight + ", buffer.memory="
-        + bufferBytes / 1024 + " KiB";
+        + bufferBytes / 1024 + " KiB" + (isFixedLoad() ? ", offered " + offeredRecordsPerSec + " records/s" : "");
   }
 }

@@ -1,0 +1,81 @@
+package dev.kpipe.it.bench;
+
+import dev.kpipe.it.harness.Cluster;
+import dev.kpipe.it.harness.HarnessSettings;
+import java.util.Locale;
+
+/**
+ * Starts a scenario's clusters for {@link BenchMain}: stock and kpipe (at the same time unless {@code
+ * --sequential-start}), then the A/A control (a second stock cluster) if the scenario has one. Stateless; called
+ * from the benchmark's main thread (the parallel start uses one more thread for the stock cluster).
+ */
+final class BenchClusters {
+  private BenchClusters() {
+  }
+
+  /**
+   * @param s the scenario
+   * @param options the run's options (parallel start, heap)
+   * @param settings the harness settings
+   * @param progress the progress line (cleared before each log line)
+   * @return {stock, kpipe}, or {stock, kpipe, stock-b} with the A/A control: all started and ready
+   * @throws Exception if a cluster fails to start (the ones started are closed)
+   */
+  static Cluster[] start(Scenario s, BenchOptions options, HarnessSettings settings, Progress progress)
+      throws Exception {
+    Cluster[] pair = startPair(s, options, settings, progress);
+    if (!s.aaControl) {
+      return pair;
+    }
+    Cluster control = Cluster.create(s.spec(Variant.STOCK, options, "-b"), settings);
+    try {
+      control.start();
+    } catch (Exception | Error e) {
+      control.close();
+      pair[1].close();
+      pair[0].close();
+      throw e;
+    }
+    progress.clear();
+    System.err.printf(Locale.ROOT, "bench: %s A/A control cluster up (%s)%n", s.label, control.dir());
+    return new Cluster[] {pair[0], pair[1], control};
+  }
+
+  /** @return {stock, kpipe}, both started and ready */
+  private static Cluster[] startPair(Scenario s, BenchOptions options, HarnessSettings settings,
+      Progress progress) throws Exception {
+    Cluster stock = Cluster.create(s.spec(Variant.STOCK, options), settings);
+    Cluster kpipe;
+    try {
+      kpipe = Cluster.create(s.spec(Variant.KPIPE, options), settings);
+    } catch (RuntimeException e) {
+      stock.close();
+      throw e;
+    }
+    long t0 = System.nanoTime();
+    try {
+      if (options.parallelStart()) {
+        Thread t = new Thread(stock::start, "bench-start-stock");
+        Throwable[] failure = new Throwable[1];
+        t.setUncaughtExceptionHandler((th, e) -> failure[0] = e);
+        t.start();
+        kpipe.start();
+        t.join();
+        if (failure[0] != null) {
+          throw new IllegalStateException("starting the stock cluster failed", failure[0]);
+        }
+      } else {
+        stock.start();
+        kpipe.start();
+      }
+    } catch (Exception | Error e) {
+      stock.close();
+      kpipe.close();
+      throw e;
+    }
+    progress.clear();
+    System.err.printf(Locale.ROOT, "bench: %s clusters up in %.1f s (stock %s, kpipe %s)%n", s.label,
+        (System.nanoTime() - t0) / 1e9, stock.dir(), kpipe.dir());
+    return new Cluster[] {stock, kpipe};
+  }
+}
