@@ -16,7 +16,7 @@ import dev.kpipe.spi.NetworkProcessor;
  */
 final class Drains {
 
-    /** Forgets a connection kpipe owned ({@code PipelineCoordinator.release}). */
+    /** Forgets a connection kpipe owned ({@link Ownership#release}). */
     @FunctionalInterface
     interface Release {
         void release(ConnectionPipeline conn, ConnectionEvent event);

@@ -5,8 +5,6 @@ import dev.kpipe.backpressure.InflightLimits;
 import dev.kpipe.backpressure.Ticker;
 import dev.kpipe.plugin.classify.RequestClass;
 import dev.kpipe.plugin.classify.RequestClassifier;
-import dev.kpipe.quotas.MuteReason;
-import dev.kpipe.quotas.MuteReasons;
 import dev.kpipe.spi.Admission;
 import dev.kpipe.spi.BrokerLoad;
 import dev.kpipe.spi.MuteEvent;
@@ -19,8 +17,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.RequestContext;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The two-phase pipelining model (dispatch in arrival order, completions overlapping, responses
@@ -74,12 +70,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class PipelineCoordinator implements NetworkEventListener {
 
-    private static final Logger LOG = LoggerFactory.getLogger(PipelineCoordinator.class);
-    /** Faults that could repeat per request: WARN once each, then DEBUG (see {@link FaultLog}). */
-    private final FaultLog evaluateFailed = new FaultLog(LOG);
-
     private final RequestClassifier classifier;
-    private volatile InflightLimits limits;
     private final PipelineStats stats;
     /** How long a reservation may stay unused while others wait for the budget: 20 ms ({@link Reservations}). */
     static final long IDLE_RESERVATION_NANOS = Reservations.IDLE_NANOS;
@@ -121,12 +112,18 @@ public final class PipelineCoordinator implements NetworkEventListener {
      * Each request's slot holds its permit ({@link Slot#releasePermit}).
      */
     private final ByteBudget budget;
-    private volatile StoragePressure pressure = StoragePressure.NONE;
-    private volatile Function<BrokerLoad, StoragePressure> pressureFactory;
+    /** The storage-side saturation signal. */
+    private final StorageSignal signal;
+    /** The per-connection limits and {@code kpipe.enable}, altered at runtime. */
+    private final DynamicSettings settings;
+    /** Processor rounds: the evaluation of connections (mute reasons, drains). */
+    private final Rounds rounds;
+    /** Throttle windows (KIP-219), counted. */
+    private final Throttles throttles;
+    /** Take-over after a deferred upgrade, hand-back and close. */
+    private final Ownership ownership;
     /** Connections kpipe owns, by connection id (unique among a broker's open connections). */
     private final ConcurrentHashMap<String, ConnectionPipeline> connections = new ConcurrentHashMap<>();
-    /** {@code kpipe.enable}: false stops upgrades and drains every pipelined connection. Network threads read it. */
-    private volatile boolean enabled = true;
 
     /**
      * @param classifier the classification policy
@@ -141,15 +138,20 @@ public final class PipelineCoordinator implements NetworkEventListener {
                                PipelineStats stats, Ticker ticker, WakeupTimer wakeupTimer) {
         this.ticker = ticker;
         this.classifier = classifier;
-        this.limits = limits;
+        this.settings = new DynamicSettings(limits);
+        this.signal = new StorageSignal(stats);
         this.budget = java.util.Objects.requireNonNull(budget, "budget");
         this.stats = stats;
         this.reservations = new Reservations(budget, stats, ticker);
         this.sequencer = new ResponseSequencer(connections, stats, budget, ticker);
+        this.throttles = new Throttles(stats, ticker);
+        this.ownership = new Ownership(connections, stats, ticker, budget, reservations, throttles, sequencer,
+            settings::enabled);
         this.quiet = new QuietPeriod(ticker, wakeupTimer);
-        this.drains = new Drains(stats, ticker, reservations, quiet, this::release);
-        this.admissions = new Admissions(classifier, connections, stats, ticker, reservations, quiet, this::release,
-            () -> this.enabled);
+        this.drains = new Drains(stats, ticker, reservations, quiet, ownership::release);
+        this.admissions = new Admissions(classifier, connections, stats, ticker, reservations, quiet,
+            ownership::release, settings::enabled);
+        this.rounds = new Rounds(stats, settings, signal, reservations, drains, ownership::release);
         stats.connectionTable(connections);
     }
 
@@ -161,7 +163,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
      * @param pressure the signal
      */
     public void pressure(StoragePressure pressure) {
-        this.pressure = pressure;
+        signal.set(pressure);
     }
 
     /**
@@ -171,15 +173,12 @@ public final class PipelineCoordinator implements NetworkEventListener {
      * @param factory builds the signal from the gauges
      */
     public void pressureFactory(Function<BrokerLoad, StoragePressure> factory) {
-        this.pressureFactory = factory;
+        signal.factory(factory);
     }
 
     @Override
     public void onBrokerLoad(BrokerLoad load) {
-        Function<BrokerLoad, StoragePressure> f = pressureFactory;
-        if (f != null) {
-            pressure = f.apply(load);
-        }
+        signal.onBrokerLoad(load);
     }
 
     /** @return the broker-wide byte budget (never {@code null}) */
@@ -201,7 +200,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
      */
     public java.util.List<ConnectionSnapshot> connectionSnapshots() {
         long now = ticker.nanos();
-        InflightLimits l = limits;
+        InflightLimits l = settings.limits();
         java.util.List<ConnectionSnapshot> out = new ArrayList<>(connections.size());
         for (ConnectionPipeline c : connections.values()) {
             out.add(ConnectionSnapshot.of(c, l, now));
@@ -216,12 +215,12 @@ public final class PipelineCoordinator implements NetworkEventListener {
      * @param limits the new limits
      */
     public void limits(InflightLimits limits) {
-        this.limits = limits;
+        settings.limits(limits);
     }
 
     /** @return the current per-connection limits; thread: any */
     public InflightLimits limits() {
-        return limits;
+        return settings.limits();
     }
 
     /**
@@ -234,25 +233,12 @@ public final class PipelineCoordinator implements NetworkEventListener {
      * @param enabled the new value
      */
     public void enabled(boolean enabled) {
-        this.enabled = enabled;
-        if (enabled) {
-            return;
-        }
-        // Every connection kpipe owns is evaluated at its processor's next round, where it starts to drain. One that
-        // is upgraded concurrently with this call is put in the map before its first request is dispatched, and is
-        // evaluated after that dispatch, by which time it reads enabled == false.
-        java.util.Set<ProcessorPipelines> woken = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-        for (ConnectionPipeline conn : connections.values()) {
-            conn.processor.dispatched.add(conn);
-            if (woken.add(conn.processor)) {
-                conn.processor.processor.wakeup();
-            }
-        }
+        settings.enabled(enabled, connections);
     }
 
     /** @return whether pipelining is on ({@link #enabled(boolean)}); thread: any */
     public boolean enabled() {
-        return enabled;
+        return settings.enabled();
     }
 
     /**
@@ -283,29 +269,6 @@ public final class PipelineCoordinator implements NetworkEventListener {
         return admissions.reauthentication(processor, connectionId, reauthentication);
     }
 
-    /**
-     * Forgets a connection: Kafka owns it again (downgrade, {@link ConnectionEvent#HAND_BACK}, legal from PIPELINED
-     * and the draining states, which every caller checks) or it is closed ({@link ConnectionEvent#CLOSE}).
-     */
-    private void release(ConnectionPipeline conn, ConnectionEvent event) {
-        conn.transition(event);
-        if (connections.remove(conn.id, conn)) {
-            stats.pipelinedConnections.decrementAndGet();
-            stats.inflightRequests.addAndGet(-conn.slots.size());
-            long throttledFor = conn.throttle.throttledFor(ticker.nanos());
-            if (throttledFor >= 0) {
-                stats.throttledConnections.decrementAndGet();
-                stats.throttleTimeNanos.add(throttledFor);
-            }
-            reservations.release(conn);
-            // each slot's permit, once (empty when handed back: a hand-back waits for every response)
-            for (Slot s : conn.slots) {
-                s.releasePermit(budget);
-            }
-            conn.inflightBytes = 0;
-        }
-    }
-
     @Override
     public void onRequestDispatched(Object request, RequestContext context) {
         ConnectionPipeline conn = connections.get(context.connectionId);
@@ -318,139 +281,11 @@ public final class PipelineCoordinator implements NetworkEventListener {
         p.processor.wakeup();
     }
 
-    // ---------------------------------------------------------------- rounds
+    // ---------------------------------------------------------------- rounds (see Rounds)
 
     @Override
     public void onProcessorRound(NetworkProcessor processor) {
-        ProcessorPipelines p = ProcessorPipelines.of(processor);
-        p.rounds++;
-        ConnectionPipeline conn;
-        while ((conn = p.dispatched.poll()) != null) {
-            conn.schedule();
-        }
-        if (!p.holders.isEmpty()) {
-            reservations.revokeIdle(p);
-        }
-        if (!p.awaitingQuiet.isEmpty()) {
-            for (ConnectionPipeline c : p.awaitingQuiet) {
-                c.schedule();
-            }
-            p.awaitingQuiet.clear();
-        }
-        if (!p.pressureBlocked.isEmpty() && storageSignal() != SATURATED) {
-            for (ConnectionPipeline c : p.pressureBlocked) {
-                c.pressureBlocked = false;
-                c.schedule();
-            }
-            p.pressureBlocked.clear();
-        }
-        ArrayList<ConnectionPipeline> pending = p.pending;
-        // evaluate() may schedule again (not the same connection); index loop tolerates appends
-        for (int i = 0; i < pending.size(); i++) {
-            ConnectionPipeline c = pending.get(i);
-            c.scheduled = false;
-            try {
-                evaluate(c);
-            } catch (Throwable e) {
-                stats.pluginFaults.increment();
-                evaluateFailed.fault("kpipe: failed to evaluate {}", c, e);
-                recover(c);
-            }
-        }
-        pending.clear();
-    }
-
-    /** {@link #storageSignal()}: the storage side can take more work. */
-    private static final int CLEAR = 0;
-    /** {@link #storageSignal()}: the storage side is saturated. */
-    private static final int SATURATED = 1;
-    /** {@link #storageSignal()}: the signal threw (counted as a plugin fault). */
-    private static final int FAULT = 2;
-
-    /** @return the storage-side signal: {@link #CLEAR}, {@link #SATURATED}, or {@link #FAULT} if it threw (counted) */
-    private int storageSignal() {
-        try {
-            return pressure.saturated() ? SATURATED : CLEAR;
-        } catch (Throwable e) {
-            stats.pluginFaults.increment();
-            LOG.debug("kpipe: the storage pressure signal threw", e);
-            return FAULT;
-        }
-    }
-
-    /**
-     * After {@link #evaluate} threw: makes sure the connection cannot wedge. One that is muted with nothing in flight,
-     * nothing held and no throttle window (nothing would evaluate it again) is handed back to Kafka, which reads its
-     * next request classically; any other is evaluated again by its next completion, dispatch or throttle end.
-     */
-    private void recover(ConnectionPipeline c) {
-        try {
-            if (c.state() == ConnectionState.PIPELINED && c.muted && c.slots.isEmpty() && c.awaitingDispatch == null
-                && !c.throttle.throttled()) {
-                release(c, ConnectionEvent.HAND_BACK);
-                stats.downgrades.increment();
-                // Kafka's channel is MUTED (kpipe muted it); unmuting leaves it NOT_MUTED, as after a response.
-                c.processor.processor.unmute(c.id);
-            }
-        } catch (Throwable e) {
-            stats.pluginFaults.increment();
-            LOG.warn("kpipe: failed to hand {} back to Kafka", c, e);
-        }
-    }
-
-    /** Applies the connection's mute reasons, or completes its drain. Network thread, safe point. */
-    private void evaluate(ConnectionPipeline conn) {
-        ConnectionState state = conn.state();
-        if (!state.owned()) {
-            // Closed, or no longer kpipe's: a handler thread may queue a connection in dispatched
-            // after it was handed back to Kafka (its awaitingDispatch was already cleared).
-            return;
-        }
-        NetworkProcessor processor = conn.processor.processor;
-        if (state == ConnectionState.CLOSING_AFTER_DRAIN) {
-            if (conn.slots.isEmpty() && conn.awaitingDispatch == null) {
-                processor.close(conn.id); // onConnectionClosed follows
-            } else if (!conn.muted) {
-                processor.mute(conn.id);
-                conn.muted = true;
-            }
-            return;
-        }
-        if (!enabled && state == ConnectionState.PIPELINED) {
-            drains.startDisabledDrain(conn);
-            state = ConnectionState.DRAINING_DISABLED;
-        }
-        if (state.draining()) {
-            drains.evaluate(conn, processor);
-            return;
-        }
-        int reasons = conn.muteReasons(limits);
-        if (reasons == MuteReasons.NONE) {
-            int signal = storageSignal();
-            if (signal == SATURATED) {
-                reasons = MuteReasons.with(reasons, MuteReason.BACK_PRESSURE);
-                if (!conn.pressureBlocked) {
-                    conn.pressureBlocked = true;
-                    conn.processor.pressureBlocked.add(conn);
-                }
-            } else if (signal == FAULT && !conn.slots.isEmpty()) {
-                // The back-pressure check failed: the connection reads its next request as a classic connection
-                // would, once every earlier response is written (each completion evaluates it again).
-                reasons = MuteReasons.with(reasons, MuteReason.BACK_PRESSURE);
-            }
-        }
-        if (reasons == MuteReasons.NONE && !reservations.reserve(conn)) {
-            reasons = MuteReasons.with(reasons, MuteReason.BACK_PRESSURE);
-        }
-        if (reasons == MuteReasons.NONE) {
-            if (conn.muted) {
-                processor.unmute(conn.id);
-                conn.muted = false;
-            }
-        } else if (!conn.muted) {
-            processor.mute(conn.id);
-            conn.muted = true;
-        }
+        rounds.run(processor);
     }
 
     // ---------------------------------------------------------------- responses (see ResponseSequencer)
@@ -483,18 +318,11 @@ public final class PipelineCoordinator implements NetworkEventListener {
         }
         switch (event) {
             case THROTTLE_STARTED:
-                if (conn.throttle.started(ticker.nanos())) {
-                    stats.throttledConnections.incrementAndGet();
-                }
-                stats.throttleWindows.increment();
+                throttles.started(conn);
                 conn.schedule();
                 break;
             case THROTTLE_ENDED:
-                long throttledFor = conn.throttle.ended(ticker.nanos());
-                if (throttledFor >= 0) {
-                    stats.throttledConnections.decrementAndGet();
-                    stats.throttleTimeNanos.add(throttledFor);
-                }
+                throttles.ended(conn);
                 conn.schedule();
                 break;
             default:
@@ -508,7 +336,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
      * A request kpipe read ahead on a pipelined connection was refused by the broker (it does not parse, its API or
      * version is not supported). Stock Kafka would have met it only after answering every earlier request, then closed
      * the connection; so does kpipe: the connection stays muted, its earlier responses are written in order, then it
-     * is closed ({@link #evaluate}). A connection with nothing in flight is closed by the broker at once.
+     * is closed ({@link Rounds}). A connection with nothing in flight is closed by the broker at once.
      */
     @Override
     public boolean onRequestRejected(NetworkProcessor processor, String connectionId) {
@@ -527,53 +355,11 @@ public final class PipelineCoordinator implements NetworkEventListener {
         if (connections.containsKey(connectionId)) {
             return true;
         }
-        Object attachment = processor.attachment();
-        if (attachment == null) {
-            return false;
-        }
-        ProcessorPipelines p = (ProcessorPipelines) attachment;
-        Integer deferred = p.upgradesDeferred.isEmpty() ? null : p.upgradesDeferred.remove(connectionId);
-        if (deferred == null || !enabled) {
-            return false; // disabled since the upgrade was deferred: the connection stays Kafka's
-        }
-        // The response of the request whose upgrade was deferred is written, and Kafka's channel is
-        // MUTED (no throttle: THROTTLE_STARTED cancels the take-over), as after any read. kpipe takes the
-        // connection over with nothing in flight, keeps it muted and unmutes it once it holds budget.
-        ConnectionPipeline conn = new ConnectionPipeline(connectionId, p, stats, ticker.nanos());
-        conn.largestRequest = deferred;
-        conn.muted = true;
-        connections.put(connectionId, conn);
-        stats.pipelinedConnections.incrementAndGet();
-        stats.upgrades.increment();
-        conn.schedule();
-        processor.wakeup();
-        return true;
+        return ownership.takeOver(processor, connectionId);
     }
 
     @Override
     public void onConnectionClosed(NetworkProcessor processor, String connectionId) {
-        ConnectionPipeline conn = connections.get(connectionId);
-        if (conn == null) {
-            Object attachment = processor.attachment();
-            if (attachment != null) {
-                ((ProcessorPipelines) attachment).upgradesDeferred.remove(connectionId);
-            }
-            return;
-        }
-        ConnectionState was = conn.state();
-        Object held = conn.held;
-        conn.held = null;
-        release(conn, ConnectionEvent.CLOSE);
-        sequencer.discard(conn, processor);
-        conn.slots.clear();
-        if (held == null) {
-            return;
-        }
-        stats.heldRequests.decrementAndGet();
-        if (was != ConnectionState.DRAINING_REAUTHENTICATION) {
-            // Stock Kafka would have queued it as soon as it was read; so does kpipe, now. (A held re-authentication
-            // is dropped: the connection is gone, nothing to re-authenticate.)
-            processor.forward(held);
-        }
+        ownership.closed(processor, connectionId);
     }
 }
