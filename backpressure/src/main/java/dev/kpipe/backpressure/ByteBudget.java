@@ -62,16 +62,6 @@ public final class ByteBudget {
      * @param capacity the budget, in bytes, at least 1
      * @param lowWatermark once saturated, admit again only when the admitted bytes fall to this, in
      *     bytes, in {@code [0, capacity)}
-     * @throws IllegalArgumentException if out of range
-     */
-    public ByteBudget(long capacity, long lowWatermark) {
-        this(capacity, lowWatermark, Ticker.SYSTEM);
-    }
-
-    /**
-     * @param capacity the budget, in bytes, at least 1
-     * @param lowWatermark once saturated, admit again only when the admitted bytes fall to this, in
-     *     bytes, in {@code [0, capacity)}
      * @param ticker the clock of the wait times
      * @throws IllegalArgumentException if out of range
      */
@@ -335,10 +325,5 @@ public final class ByteBudget {
     /** @return requests read that were at least as large as the whole budget (each admitted alone) */
     public synchronized long oversizeAdmitted() {
         return oversizeAdmitted;
-    }
-
-    /** @return true while saturated (admitting nothing until the low watermark) */
-    public synchronized boolean saturated() {
-        return saturated;
     }
 }

@@ -58,7 +58,7 @@ public record ConnectionSnapshot(String connectionId, String listener, String pr
         if (c.awaitingDispatch != null) {
             reasons.add(WaitReason.AWAITING_DISPATCH);
         }
-        if (c.waitingForBudget) {
+        if (c.reservation.waiting()) {
             reasons.add(WaitReason.BUDGET);
         }
         if (!state.draining() && !limits.admitsAnother(inflight, bytes)) {

@@ -1,6 +1,7 @@
 package dev.kpipe.plugin.pipeline;
 
 import dev.kpipe.backpressure.ByteBudget;
+import dev.kpipe.backpressure.Reservations;
 import dev.kpipe.backpressure.Ticker;
 import dev.kpipe.spi.NetworkProcessor;
 import java.util.Map;
@@ -54,7 +55,7 @@ final class Ownership {
             stats.pipelinedConnections.decrementAndGet();
             stats.inflightRequests.addAndGet(-conn.slots.size());
             throttles.forget(conn);
-            reservations.release(conn);
+            reservations.release(conn.reservation);
             // each slot's permit, once (empty when handed back: a hand-back waits for every response)
             for (Slot s : conn.slots) {
                 s.releasePermit(budget);

@@ -2,6 +2,7 @@ package dev.kpipe.plugin.pipeline;
 
 import dev.kpipe.backpressure.ByteBudget;
 import dev.kpipe.backpressure.InflightLimits;
+import dev.kpipe.backpressure.Reservations;
 import dev.kpipe.backpressure.Ticker;
 import dev.kpipe.plugin.classify.RequestClass;
 import dev.kpipe.plugin.classify.RequestClassifier;
@@ -142,7 +143,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
         this.signal = new StorageSignal(stats);
         this.budget = java.util.Objects.requireNonNull(budget, "budget");
         this.stats = stats;
-        this.reservations = new Reservations(budget, stats, ticker);
+        this.reservations = new Reservations(budget, ticker, stats.reservationsRevoked, stats.pluginFaults);
         this.sequencer = new ResponseSequencer(connections, stats, budget, ticker);
         this.throttles = new Throttles(stats, ticker);
         this.ownership = new Ownership(connections, stats, ticker, budget, reservations, throttles, sequencer,

@@ -1,5 +1,6 @@
 package dev.kpipe.plugin.pipeline;
 
+import dev.kpipe.backpressure.ReservationHolders;
 import dev.kpipe.spi.NetworkProcessor;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -24,10 +25,10 @@ final class ProcessorPipelines {
     /** Connections to evaluate at the next safe point. */
     final ArrayList<ConnectionPipeline> pending = new ArrayList<>();
     /**
-     * Exactly the connections holding a byte-budget reservation for their next read ({@code reserved > 0}), in no
-     * particular order; each knows its index ({@link ConnectionPipeline#holderIndex}).
+     * Exactly the reservations of this processor's connections that hold bytes of the budget for their next read
+     * ({@code reserved > 0}), in no particular order.
      */
-    final ArrayList<ConnectionPipeline> holders = new ArrayList<>();
+    final ReservationHolders holders = new ReservationHolders();
     /**
      * Classic connections whose upgrade the byte budget deferred, by connection id, with the size of
      * the request that would have upgraded them (bytes): they join the budget's queue when Kafka is
@@ -60,30 +61,5 @@ final class ProcessorPipelines {
             return p;
         }
         return (ProcessorPipelines) a;
-    }
-
-    /** Lists a connection that now holds a reservation; no-op if listed. Network thread only. */
-    void addHolder(ConnectionPipeline conn) {
-        if (conn.holderIndex < 0) {
-            conn.holderIndex = holders.size();
-            holders.add(conn);
-        }
-    }
-
-    /**
-     * Unlists a connection that no longer holds a reservation, in O(1) (the last one takes its index); no-op if not
-     * listed. Network thread only.
-     */
-    void removeHolder(ConnectionPipeline conn) {
-        int i = conn.holderIndex;
-        if (i < 0) {
-            return;
-        }
-        ConnectionPipeline last = holders.remove(holders.size() - 1);
-        if (last != conn) {
-            holders.set(i, last);
-            last.holderIndex = i;
-        }
-        conn.holderIndex = -1;
     }
 }

@@ -1,5 +1,6 @@
 package dev.kpipe.plugin.pipeline;
 
+import dev.kpipe.backpressure.Reservations;
 import dev.kpipe.quotas.MuteReason;
 import dev.kpipe.quotas.MuteReasons;
 import dev.kpipe.spi.NetworkProcessor;
@@ -69,7 +70,7 @@ final class Rounds {
             conn.schedule();
         }
         if (!p.holders.isEmpty()) {
-            reservations.revokeIdle(p);
+            reservations.revokeIdle(p.holders, p.rounds);
         }
         if (!p.awaitingQuiet.isEmpty()) {
             for (ConnectionPipeline c : p.awaitingQuiet) {
@@ -161,7 +162,8 @@ final class Rounds {
                 reasons = MuteReasons.with(reasons, MuteReason.BACK_PRESSURE);
             }
         }
-        if (reasons == MuteReasons.NONE && !reservations.reserve(conn)) {
+        if (reasons == MuteReasons.NONE
+            && !reservations.reserve(conn.reservation, conn.largestRequest, conn.processor.rounds)) {
             reasons = MuteReasons.with(reasons, MuteReason.BACK_PRESSURE);
         }
         if (reasons == MuteReasons.NONE) {

@@ -4,7 +4,7 @@
  * {@link dev.kpipe.plugin.pipeline.ConnectionPipeline#transition}), and the
  * {@link dev.kpipe.plugin.pipeline.PipelineCoordinator}, which dispatches the broker's network events to the classes
  * that own each concern: {@link dev.kpipe.plugin.pipeline.ResponseSequencer} (arrival order, one send per
- * connection), {@link dev.kpipe.plugin.pipeline.Reservations} (the byte budget for the next read),
+ * connection), {@link dev.kpipe.backpressure.Reservations} (the byte budget for the next read),
  * {@link dev.kpipe.plugin.pipeline.Drains} (drain and hand-back), {@link dev.kpipe.plugin.pipeline.QuietPeriod} (the
  * re-authentication quiet period), {@link dev.kpipe.plugin.pipeline.Rounds} (a processor round: the evaluation of
  * each connection's mute reasons), {@link dev.kpipe.plugin.pipeline.StorageSignal} (storage-side saturation),

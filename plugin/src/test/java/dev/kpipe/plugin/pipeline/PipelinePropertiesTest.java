@@ -151,7 +151,7 @@ class PipelinePropertiesTest {
                 disconnects.add(s);
                 ConnectionPipeline cp = broker.owned(s.arg());
                 if (cp != null && (cp.held != null || cp.slots.size() > 1
-                    || cp.waitingForBudget)) {
+                    || cp.reservation.waiting())) {
                     interesting.add(s);
                 }
             } else {
