@@ -128,6 +128,7 @@ final class Admissions {
             conn.inflightBytes += sizeInBytes;
             conn.publish();
             conn.awaitingDispatch = request;
+            stats.waitStarted(WaitReason.AWAITING_DISPATCH);
             conn.muted = true;
             stats.inflightRequests.incrementAndGet();
             stats.pipelinedRequests.increment();

@@ -92,6 +92,11 @@ final class ConnectionPipeline implements Reservation.Holder {
     /** Kept muted only because the storage side is saturated; re-evaluated every round. */
     boolean pressureBlocked;
     /**
+     * At a per-connection limit as of its last evaluation ({@link WaitReason#INFLIGHT_LIMIT}): a wait for the limit is
+     * counted when this becomes true.
+     */
+    boolean atLimit;
+    /**
      * @param id Kafka's connection id
      * @param processor its processor's state
      * @param stats where illegal moves are counted
@@ -151,6 +156,10 @@ final class ConnectionPipeline implements Reservation.Holder {
             stats.heldRequests.decrementAndGet();
         }
         state = to;
+        WaitReason waits = to.waitReason();
+        if (waits != null && to != from) {
+            stats.waitStarted(waits);
+        }
         return legal;
     }
 
@@ -259,15 +268,23 @@ final class ConnectionPipeline implements Reservation.Holder {
     }
 
     /**
+     * The reasons this connection must stay muted now. Counts a wait for the per-connection limit
+     * ({@code wait-inflight-limit-total}) when the limit starts to hold. Network thread, at an evaluation.
+     *
      * @param limits the per-connection in-flight limits
-     * @return the reasons this connection must stay muted now ({@link MuteReasons} bits)
+     * @return the reasons ({@link MuteReasons} bits)
      */
     int muteReasons(InflightLimits limits) {
+        boolean limited = !limits.admitsAnother(slots.size(), inflightBytes);
+        if (limited && !atLimit) {
+            stats.waitStarted(WaitReason.INFLIGHT_LIMIT);
+        }
+        atLimit = limited;
         int r = MuteReasons.NONE;
         r = MuteReasons.withIf(r, MuteReason.AWAITING_DISPATCH, awaitingDispatch != null);
         r = MuteReasons.withIf(r, MuteReason.DRAINING, state.draining());
         r = MuteReasons.withIf(r, MuteReason.THROTTLED, throttle.throttled());
-        r = MuteReasons.withIf(r, MuteReason.BACK_PRESSURE, !limits.admitsAnother(slots.size(), inflightBytes));
+        r = MuteReasons.withIf(r, MuteReason.BACK_PRESSURE, limited);
         return r;
     }
 

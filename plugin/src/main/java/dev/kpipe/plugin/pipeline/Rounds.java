@@ -155,6 +155,7 @@ final class Rounds {
                 if (!conn.pressureBlocked) {
                     conn.pressureBlocked = true;
                     conn.processor.pressureBlocked.add(conn);
+                    stats.waitStarted(WaitReason.STORAGE_PRESSURE);
                 }
             } else if (s == StorageSignal.FAULT && !conn.slots.isEmpty()) {
                 // The back-pressure check failed: the connection reads its next request as a classic connection
@@ -162,9 +163,14 @@ final class Rounds {
                 reasons = MuteReasons.with(reasons, MuteReason.BACK_PRESSURE);
             }
         }
-        if (reasons == MuteReasons.NONE
-            && !reservations.reserve(conn.reservation, conn.largestRequest, conn.processor.rounds)) {
-            reasons = MuteReasons.with(reasons, MuteReason.BACK_PRESSURE);
+        if (reasons == MuteReasons.NONE) {
+            boolean waited = conn.reservation.waiting();
+            if (!reservations.reserve(conn.reservation, conn.largestRequest, conn.processor.rounds)) {
+                reasons = MuteReasons.with(reasons, MuteReason.BACK_PRESSURE);
+                if (!waited) {
+                    stats.waitStarted(WaitReason.BUDGET);
+                }
+            }
         }
         if (reasons == MuteReasons.NONE) {
             if (conn.muted) {

@@ -34,6 +34,7 @@ final class Throttles {
     void started(ConnectionPipeline conn) {
         if (conn.throttle.started(ticker.nanos())) {
             stats.throttledConnections.incrementAndGet();
+            stats.waitStarted(WaitReason.THROTTLED);
         }
         stats.throttleWindows.increment();
     }

@@ -10,7 +10,8 @@
  * each connection's mute reasons), {@link dev.kpipe.plugin.pipeline.StorageSignal} (storage-side saturation),
  * {@link dev.kpipe.plugin.pipeline.DynamicSettings} (settings altered at runtime),
  * {@link dev.kpipe.plugin.pipeline.Ownership} (take-over, hand-back, close) and
- * {@link dev.kpipe.plugin.pipeline.Throttles} (KIP-219 throttle windows). The clock is passed in ({@link dev.kpipe.backpressure.Ticker}).
+ * {@link dev.kpipe.plugin.pipeline.Throttles} (KIP-219 throttle windows). The clock is passed in
+ * ({@link dev.kpipe.backpressure.Ticker}).
  *
  * <h2>The life of a produce request</h2>
  *

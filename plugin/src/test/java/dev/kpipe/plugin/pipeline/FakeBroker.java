@@ -1602,6 +1602,18 @@ final class FakeBroker {
             fail("classification fallbacks: " + stats.classificationFallbacks() + ", injected: "
                 + injectedClassificationFaults);
         }
+        // every pipelined request waits for its dispatch once; every wait for the budget is one entry of its queue
+        if (stats.waits(WaitReason.AWAITING_DISPATCH) != stats.pipelinedRequests()) {
+            fail("waits for dispatch: " + stats.waits(WaitReason.AWAITING_DISPATCH) + ", pipelined requests: "
+                + stats.pipelinedRequests());
+        }
+        long budgetWaits = budget == null ? 0 : budget.waitsStarted();
+        if (stats.waits(WaitReason.BUDGET) != budgetWaits) {
+            fail("waits for the budget: " + stats.waits(WaitReason.BUDGET) + ", the budget queued " + budgetWaits);
+        }
+        if (stats.waits(WaitReason.MUTED) != 0) {
+            fail("MUTED is not a reason that is counted: " + stats.waits(WaitReason.MUTED));
+        }
     }
 
     /**
