@@ -43,6 +43,12 @@ public final class ByteBudget {
     private long waitNanosTotal;
     private long oversizeAdmitted;
     private final ArrayDeque<Entry> waiters = new ArrayDeque<>();
+    /**
+     * {@code waiters.size()}, written under the lock after each change of {@link #waiters}, read without it by
+     * {@link #waiting()}: a network thread asks every round whether anyone waits, and must not take the monitor for
+     * that while nobody does.
+     */
+    private volatile int waiting;
     /** The clock of the wait times ({@link #waitNanosTotal()}). */
     private final Ticker ticker;
 
@@ -117,6 +123,7 @@ public final class ByteBudget {
             }
         }
         waiters.addLast(new Entry(waiter, want, ticker.nanos()));
+        waiting = waiters.size();
         waitsStarted++;
         return 0;
     }
@@ -202,6 +209,7 @@ public final class ByteBudget {
         boolean removed;
         synchronized (this) {
             removed = waiters.removeIf(e -> e.waiter == waiter);
+            waiting = waiters.size();
             admitted = admitWaiters();
         }
         for (Waiter w : admitted) {
@@ -216,6 +224,7 @@ public final class ByteBudget {
         Entry head;
         while ((head = waiters.peekFirst()) != null && admits(head.bytes)) {
             waiters.pollFirst();
+            waiting = waiters.size();
             take(head.bytes);
             waitNanosTotal += ticker.nanos() - head.sinceNanos;
             if (out == null) {
@@ -307,9 +316,9 @@ public final class ByteBudget {
         return peak;
     }
 
-    /** @return connections waiting now */
-    public synchronized int waiting() {
-        return waiters.size();
+    /** @return connections waiting now; takes no lock (a volatile read) */
+    public int waiting() {
+        return waiting;
     }
 
     /** @return waits started since creation */

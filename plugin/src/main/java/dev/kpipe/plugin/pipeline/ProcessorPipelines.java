@@ -42,6 +42,11 @@ final class ProcessorPipelines {
     final ArrayList<ConnectionPipeline> awaitingQuiet = new ArrayList<>();
     /** Processor rounds (network thread loops) seen so far; network thread only. */
     long rounds;
+    /**
+     * The storage-side signal as read in this round ({@link StorageSignal#read()}), or {@link StorageSignal#UNREAD}:
+     * read at most once per round, whatever the number of connections evaluated. Network thread only.
+     */
+    int roundSignal = StorageSignal.UNREAD;
     /** Connections kept muted only by storage-side saturation; re-evaluated every round. */
     final ArrayList<ConnectionPipeline> pressureBlocked = new ArrayList<>();
 

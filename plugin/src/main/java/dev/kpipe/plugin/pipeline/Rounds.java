@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * idle reservations ({@link Reservations#revokeIdle}), re-queues the connections waiting for a quiet period and, once
  * the storage side is clear again, those it kept muted; then it evaluates every queued connection once.
  *
- * <p>Invariants: a connection is evaluated only at a round of its own processor, at most once per queueing
+ * <p>Invariants: the storage-side signal is read at most once per round, by the first evaluation that needs it, so
+ * every connection of a round sees the same value; a connection is evaluated only at a round of its own processor, at most once per queueing
  * ({@link ConnectionPipeline#scheduled}); a connection kpipe no longer owns is never muted or unmuted; a connection
  * kept muted only by the storage side is listed in {@link ProcessorPipelines#pressureBlocked}, so it is evaluated
  * again at every round until the signal clears. A throwable of an evaluation is counted ({@code plugin-fault-total})
@@ -65,6 +66,7 @@ final class Rounds {
     void run(NetworkProcessor processor) {
         ProcessorPipelines p = ProcessorPipelines.of(processor);
         p.rounds++;
+        p.roundSignal = StorageSignal.UNREAD;
         ConnectionPipeline conn;
         while ((conn = p.dispatched.poll()) != null) {
             conn.schedule();
@@ -78,7 +80,7 @@ final class Rounds {
             }
             p.awaitingQuiet.clear();
         }
-        if (!p.pressureBlocked.isEmpty() && signal.read() != StorageSignal.SATURATED) {
+        if (!p.pressureBlocked.isEmpty() && signal(p) != StorageSignal.SATURATED) {
             for (ConnectionPipeline c : p.pressureBlocked) {
                 c.pressureBlocked = false;
                 c.schedule();
@@ -99,6 +101,19 @@ final class Rounds {
             }
         }
         pending.clear();
+    }
+
+    /**
+     * @param p the processor whose round runs
+     * @return the storage-side signal, read once per round: the first call of a round reads it, the others reuse it
+     */
+    private int signal(ProcessorPipelines p) {
+        int s = p.roundSignal;
+        if (s == StorageSignal.UNREAD) {
+            s = signal.read();
+            p.roundSignal = s;
+        }
+        return s;
     }
 
     /**
@@ -149,7 +164,7 @@ final class Rounds {
         }
         int reasons = conn.muteReasons(settings.limits());
         if (reasons == MuteReasons.NONE) {
-            int s = signal.read();
+            int s = signal(conn.processor);
             if (s == StorageSignal.SATURATED) {
                 reasons = MuteReasons.with(reasons, MuteReason.BACK_PRESSURE);
                 if (!conn.pressureBlocked) {

@@ -28,6 +28,8 @@ final class StorageSignal {
     static final int SATURATED = 1;
     /** {@link #read()}: the signal threw (counted as a plugin fault). */
     static final int FAULT = 2;
+    /** Not read yet in this processor round ({@link ProcessorPipelines#roundSignal}). */
+    static final int UNREAD = -1;
 
     private final PipelineStats stats;
     private volatile StoragePressure pressure = StoragePressure.NONE;

@@ -542,6 +542,8 @@ final class FakeBroker {
     int injectedClassificationFaults;
     private int topicNamesCalls;
     private int signalCalls;
+    /** Calls of the storage signal by kpipe in the current processor round. */
+    private int signalReadsInRound;
     private int unmuteCalls;
     /** The last call of the storage signal by kpipe threw. */
     private boolean signalFaulted;
@@ -667,6 +669,7 @@ final class FakeBroker {
     /** @return the storage plugin's flag as kpipe sees it: throwing on every n-th call if the scenario says so */
     private StoragePressure faultySignal(StoragePressure inner) {
         return () -> {
+            signalReadsInRound++;
             if (scenario.faults.signalEvery() > 0 && ++signalCalls % scenario.faults.signalEvery() == 0) {
                 injectedFaults++;
                 signalFaulted = true;
@@ -1058,16 +1061,25 @@ final class FakeBroker {
 
     // ------------------------------------------------------------------ the network thread
 
+    /** One processor round; kpipe reads the storage signal at most once in it, however many connections it evaluates. */
+    private void round(Proc p) {
+        signalReadsInRound = 0;
+        listen("onProcessorRound", () -> {
+            coordinator.onProcessorRound(p);
+            return null;
+        });
+        if (signalReadsInRound > 1) {
+            fail("kpipe read the storage signal " + signalReadsInRound + " times in one processor round");
+        }
+    }
+
     private void micro(Proc p) {
         switch (p.phase) {
             case ROUND_ENTER -> {
                 p.dirty = false;
                 p.effect = false;
                 advance(nanosPerRound);
-                listen("onProcessorRound", () -> {
-                    coordinator.onProcessorRound(p);
-                    return null;
-                });
+                round(p);
                 p.phase = Phase.DEQUEUE;
             }
             case DEQUEUE -> {
@@ -1090,10 +1102,7 @@ final class FakeBroker {
                 }
             }
             case ROUND_EXIT -> {
-                listen("onProcessorRound", () -> {
-                    coordinator.onProcessorRound(p);
-                    return null;
-                });
+                round(p);
                 p.phase = Phase.POLL;
             }
             case POLL -> {
