@@ -80,6 +80,13 @@ final class ConnectionPipeline implements Reservation.Holder {
     long drainStartNanos;
     /** What kpipe last made of the selector's mute state: reading a request mutes. */
     boolean muted = true;
+    /**
+     * 1 while listed in its processor's {@link ProcessorPipelines#dispatched} ({@link Signals}), else 0; compare-and-set
+     * by any thread through {@code Signals}' VarHandle.
+     */
+    int signalled;
+    /** The next connection in {@link ProcessorPipelines#dispatched} ({@link Signals}); {@code null} when not listed. */
+    ConnectionPipeline signalNext;
     /** Queued for evaluation in {@link ProcessorPipelines#pending}. */
     boolean scheduled;
     /**

@@ -4,7 +4,6 @@ import dev.kpipe.backpressure.ReservationHolders;
 import dev.kpipe.spi.NetworkProcessor;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * kpipe's per-processor state, attached to the {@link NetworkProcessor}. Owned by the processor's
@@ -19,9 +18,9 @@ final class ProcessorPipelines {
     final ArrayDeque<Object> ready = new ArrayDeque<>();
     /**
      * Connections signalled from other threads: a handler dispatched their request, the byte
-     * budget admitted them, or kpipe was disabled (they must drain).
+     * budget admitted them, or kpipe was disabled (they must drain). Intrusive: a signal allocates nothing.
      */
-    final ConcurrentLinkedQueue<ConnectionPipeline> dispatched = new ConcurrentLinkedQueue<>();
+    final Signals dispatched = new Signals();
     /** Connections to evaluate at the next safe point. */
     final ArrayList<ConnectionPipeline> pending = new ArrayList<>();
     /**

@@ -936,15 +936,12 @@ final class FakeBroker {
             note("budget grant");
             if (scenario.backPressure.delayedAdmissions()) {
                 ungrant(cp);
-                List<ConnectionPipeline> queued = new ArrayList<>(cp.processor.dispatched);
-                for (int i = queued.size() - 1; i >= 0; i--) {
-                    if (queued.get(i) == cp) {
-                        queued.remove(i);
-                        break;
-                    }
+                if (!wasDirty) {
+                    // The processor was idle, so nothing was signalled before: the callback listed the connection.
+                    unlist(cp.processor.dispatched, cp);
                 }
-                cp.processor.dispatched.clear();
-                cp.processor.dispatched.addAll(queued);
+                // else an earlier signal may have listed it (a connection is listed once for all its signals): left
+                // listed, it is evaluated, and without its grant it keeps waiting
                 p.dirty = wasDirty;
                 pendingAdmissions.add(cp);
                 note("admission callback delayed");
@@ -963,6 +960,18 @@ final class FakeBroker {
                 throw new AssertionError(e);
             }
         }
+    }
+
+    /** Takes a connection out of a processor's signals, keeping the others in their order. */
+    private static void unlist(Signals signals, ConnectionPipeline cp) {
+        List<ConnectionPipeline> rest = new ArrayList<>();
+        ConnectionPipeline c;
+        while ((c = signals.poll()) != null) {
+            if (c != cp) {
+                rest.add(c);
+            }
+        }
+        rest.forEach(signals::add);
     }
 
     /** Takes back the grant that {@code admitted()} counted (the callback is delayed: an ADMIT step replays it). */
