@@ -61,6 +61,9 @@ final class Ownership {
                 s.releasePermit(budget);
             }
             conn.inflightBytes = 0;
+            if (conn.processor.lastCompleted == conn) {
+                conn.processor.lastCompleted = null;
+            }
         }
     }
 

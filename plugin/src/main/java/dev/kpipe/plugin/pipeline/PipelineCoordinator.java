@@ -307,9 +307,27 @@ public final class PipelineCoordinator implements NetworkEventListener {
 
     // ---------------------------------------------------------------- mute events, close
 
+    /**
+     * The connection kpipe owns with this id, as {@code connections.get}: Kafka reports a written response
+     * ({@code onResponseCompleted}), then its {@code RESPONSE_SENT} mute event and its try-unmute, one after the other
+     * for one connection, so the last two find it without the table ({@link ProcessorPipelines#lastCompleted}).
+     * Network thread of the processor.
+     */
+    private ConnectionPipeline owned(NetworkProcessor processor, String connectionId) {
+        if (processor.attachment() instanceof ProcessorPipelines p) {
+            ConnectionPipeline c = p.lastCompleted;
+            // owned: still in the table under its id (release moves it to a terminal state before removing it, and
+            // a connection is added only when its id is absent)
+            if (c != null && c.state().owned() && c.id.equals(connectionId)) {
+                return c;
+            }
+        }
+        return connections.get(connectionId);
+    }
+
     @Override
     public boolean onMuteEvent(NetworkProcessor processor, String connectionId, MuteEvent event) {
-        ConnectionPipeline conn = connections.get(connectionId);
+        ConnectionPipeline conn = owned(processor, connectionId);
         if (conn == null) {
             if (event == MuteEvent.THROTTLE_STARTED && processor.attachment() instanceof ProcessorPipelines p) {
                 // Kafka's channel enters a throttled state kpipe would not know of: no take-over.
@@ -353,7 +371,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
 
     @Override
     public boolean onTryUnmute(NetworkProcessor processor, String connectionId) {
-        if (connections.containsKey(connectionId)) {
+        if (owned(processor, connectionId) != null) {
             return true;
         }
         return ownership.takeOver(processor, connectionId);

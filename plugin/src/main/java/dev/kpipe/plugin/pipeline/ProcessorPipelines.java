@@ -39,6 +39,11 @@ final class ProcessorPipelines {
      * evaluated again at the next round.
      */
     final ArrayList<ConnectionPipeline> awaitingQuiet = new ArrayList<>();
+    /**
+     * The connection whose response was last written ({@code ResponseSequencer.completed}), or {@code null}: its mute
+     * event and try-unmute, which follow, find it without the connection table. Network thread only.
+     */
+    ConnectionPipeline lastCompleted;
     /** Processor rounds (network thread loops) seen so far; network thread only. */
     long rounds;
     /**
