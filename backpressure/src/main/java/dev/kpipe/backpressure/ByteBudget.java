@@ -43,6 +43,12 @@ public final class ByteBudget {
     private long waitNanosTotal;
     private long oversizeAdmitted;
     private final ArrayDeque<Entry> waiters = new ArrayDeque<>();
+    /**
+     * {@code waiters.size()}, written under the lock after each change of {@link #waiters}, read without it by
+     * {@link #waiting()}: a network thread asks every round whether anyone waits, and must not take the monitor for
+     * that while nobody does.
+     */
+    private volatile int waiting;
     /** The clock of the wait times ({@link #waitNanosTotal()}). */
     private final Ticker ticker;
 
@@ -56,16 +62,6 @@ public final class ByteBudget {
             this.bytes = bytes;
             this.sinceNanos = sinceNanos;
         }
-    }
-
-    /**
-     * @param capacity the budget, in bytes, at least 1
-     * @param lowWatermark once saturated, admit again only when the admitted bytes fall to this, in
-     *     bytes, in {@code [0, capacity)}
-     * @throws IllegalArgumentException if out of range
-     */
-    public ByteBudget(long capacity, long lowWatermark) {
-        this(capacity, lowWatermark, Ticker.SYSTEM);
     }
 
     /**
@@ -127,6 +123,7 @@ public final class ByteBudget {
             }
         }
         waiters.addLast(new Entry(waiter, want, ticker.nanos()));
+        waiting = waiters.size();
         waitsStarted++;
         return 0;
     }
@@ -212,6 +209,7 @@ public final class ByteBudget {
         boolean removed;
         synchronized (this) {
             removed = waiters.removeIf(e -> e.waiter == waiter);
+            waiting = waiters.size();
             admitted = admitWaiters();
         }
         for (Waiter w : admitted) {
@@ -226,6 +224,7 @@ public final class ByteBudget {
         Entry head;
         while ((head = waiters.peekFirst()) != null && admits(head.bytes)) {
             waiters.pollFirst();
+            waiting = waiters.size();
             take(head.bytes);
             waitNanosTotal += ticker.nanos() - head.sinceNanos;
             if (out == null) {
@@ -317,9 +316,9 @@ public final class ByteBudget {
         return peak;
     }
 
-    /** @return connections waiting now */
-    public synchronized int waiting() {
-        return waiters.size();
+    /** @return connections waiting now; takes no lock (a volatile read) */
+    public int waiting() {
+        return waiting;
     }
 
     /** @return waits started since creation */
@@ -335,10 +334,5 @@ public final class ByteBudget {
     /** @return requests read that were at least as large as the whole budget (each admitted alone) */
     public synchronized long oversizeAdmitted() {
         return oversizeAdmitted;
-    }
-
-    /** @return true while saturated (admitting nothing until the low watermark) */
-    public synchronized boolean saturated() {
-        return saturated;
     }
 }

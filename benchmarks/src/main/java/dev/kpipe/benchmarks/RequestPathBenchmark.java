@@ -6,6 +6,7 @@ import dev.kpipe.backpressure.Ticker;
 import dev.kpipe.plugin.classify.RequestClassifier;
 import dev.kpipe.plugin.classify.TopicPolicy;
 import dev.kpipe.plugin.pipeline.PipelineCoordinator;
+import dev.kpipe.plugin.pipeline.WakeupTimer;
 import dev.kpipe.plugin.pipeline.PipelineStats;
 import dev.kpipe.spi.Admission;
 import dev.kpipe.spi.MuteEvent;
@@ -102,7 +103,7 @@ public class RequestPathBenchmark {
         classifier = new RequestClassifier(new TopicPolicy(Pattern.compile(".*"), null));
         coordinator = new PipelineCoordinator(classifier, new InflightLimits(16, 64L << 20),
             new ByteBudget(100L << 20, 90L << 20, Ticker.SYSTEM), new PipelineStats(), Ticker.SYSTEM,
-            PipelineCoordinator.WakeupTimer.daemon());
+            WakeupTimer.daemon());
         processor = new BenchProcessor();
         ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
         topics.add(new ProduceRequestData.TopicProduceData().setName("bench").setPartitionData(java.util.List.of(

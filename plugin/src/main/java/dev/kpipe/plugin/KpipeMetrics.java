@@ -3,6 +3,7 @@ package dev.kpipe.plugin;
 import dev.kpipe.backpressure.ByteBudget;
 import dev.kpipe.interceptor.Interceptor;
 import dev.kpipe.plugin.pipeline.PipelineStats;
+import dev.kpipe.plugin.pipeline.WaitReason;
 import java.util.List;
 import java.util.function.ToDoubleFunction;
 import org.apache.kafka.common.metrics.Gauge;
@@ -98,6 +99,12 @@ public final class KpipeMetrics implements AutoCloseable {
             + " reset its connection, dropped unanswered before the broker processed them (stock Kafka cannot read while"
             + " writing and never meets them).",
             s -> Interceptor.orphanedReceives(), stats);
+        // One counter per wait reason, derived from the enum: a reason added there gets its metric here.
+        for (WaitReason reason : WaitReason.values()) {
+            if (reason.counted()) {
+                gauge(reason.metricName(), reason.metricDescription(), s -> s.waits(reason), stats);
+            }
+        }
         gauge("plugin-fault-total", "Throwables caught in kpipe code on broker threads (the broker's own path proceeded).",
             s -> s.pluginFaults() + Interceptor.hookFaults(), stats);
     }

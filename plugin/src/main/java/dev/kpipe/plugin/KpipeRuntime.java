@@ -7,6 +7,7 @@ import dev.kpipe.interceptor.UnsupportedBrokerException;
 import dev.kpipe.plugin.classify.RequestClassifier;
 import dev.kpipe.plugin.classify.TopicPolicy;
 import dev.kpipe.plugin.pipeline.PipelineCoordinator;
+import dev.kpipe.plugin.pipeline.WakeupTimer;
 import dev.kpipe.plugin.pipeline.PipelineStats;
 import dev.kpipe.plugin.pressure.BrokerQueuePressure;
 import dev.kpipe.spi.StoragePressure;
@@ -212,7 +213,7 @@ final class KpipeRuntime {
         PipelineCoordinator pipeline = new PipelineCoordinator(
             new RequestClassifier(new TopicPolicy(config.topicsInclude(), config.topicsExclude())),
             new InflightLimits(config.maxInflightRequestsPerConnection(), config.maxInflightBytesPerConnection()),
-            byteBudget, stats, Ticker.SYSTEM, PipelineCoordinator.WakeupTimer.daemon());
+            byteBudget, stats, Ticker.SYSTEM, WakeupTimer.daemon());
         pipeline.transactionsPipelined(config.transactionsPipelined());
         StoragePressure pluginPressure = config.storagePressure();
         if (pluginPressure != null) {

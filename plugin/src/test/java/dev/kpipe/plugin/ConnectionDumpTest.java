@@ -10,6 +10,7 @@ import dev.kpipe.plugin.classify.RequestClassifier;
 import dev.kpipe.plugin.classify.TopicPolicy;
 import dev.kpipe.plugin.pipeline.ConnectionSnapshot;
 import dev.kpipe.plugin.pipeline.PipelineCoordinator;
+import dev.kpipe.plugin.pipeline.WakeupTimer;
 import dev.kpipe.plugin.pipeline.PipelineStats;
 import dev.kpipe.plugin.pipeline.WaitReason;
 import java.lang.management.ManagementFactory;
@@ -94,7 +95,7 @@ class ConnectionDumpTest {
         PipelineCoordinator coordinator = new PipelineCoordinator(
             new RequestClassifier(new TopicPolicy(java.util.regex.Pattern.compile(".*"), null)), new InflightLimits(5, 1 << 20),
             dev.kpipe.backpressure.ByteBudget.unbounded(dev.kpipe.backpressure.Ticker.SYSTEM), new PipelineStats(),
-            dev.kpipe.backpressure.Ticker.SYSTEM, PipelineCoordinator.WakeupTimer.daemon());
+            dev.kpipe.backpressure.Ticker.SYSTEM, WakeupTimer.daemon());
         KpipeConnections mbean = new KpipeConnections(coordinator, 100);
         assertTrue(mbean.register());
         try {

@@ -1,5 +1,6 @@
 package dev.kpipe.plugin.pipeline;
 
+import dev.kpipe.backpressure.Reservations;
 import dev.kpipe.backpressure.Ticker;
 import dev.kpipe.plugin.classify.RequestClass;
 import dev.kpipe.plugin.classify.RequestClassifier;
@@ -116,7 +117,7 @@ final class Admissions {
                 stats.drains.increment();
                 return hold(conn, request);
             }
-            reservations.settle(conn, sizeInBytes, upgrade);
+            reservations.settle(conn.reservation, sizeInBytes, upgrade);
             if (sizeInBytes > conn.largestRequest) {
                 conn.largestRequest = sizeInBytes;
             }
@@ -127,6 +128,7 @@ final class Admissions {
             conn.inflightBytes += sizeInBytes;
             conn.publish();
             conn.awaitingDispatch = request;
+            stats.waitStarted(WaitReason.AWAITING_DISPATCH);
             conn.muted = true;
             stats.inflightRequests.incrementAndGet();
             stats.pipelinedRequests.increment();
@@ -166,7 +168,7 @@ final class Admissions {
                 stats.heldRequests.decrementAndGet();
             }
         }
-        reservations.release(conn);
+        reservations.release(conn.reservation);
         conn.held = request;
         stats.heldRequests.incrementAndGet();
         return Admission.HELD;
@@ -210,7 +212,7 @@ final class Admissions {
             conn.held = reauthentication;
             stats.heldRequests.incrementAndGet();
             stats.reauthenticationDrains.increment();
-            reservations.release(conn);
+            reservations.release(conn.reservation);
             conn.muteAndSchedule();
             return true;
         } catch (Throwable e) {

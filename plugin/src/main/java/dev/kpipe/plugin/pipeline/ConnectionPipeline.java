@@ -1,14 +1,13 @@
 package dev.kpipe.plugin.pipeline;
 
-import dev.kpipe.backpressure.ByteBudget;
 import dev.kpipe.backpressure.InflightLimits;
+import dev.kpipe.backpressure.Reservation;
 import dev.kpipe.quotas.MuteReason;
 import dev.kpipe.quotas.MuteReasons;
 import dev.kpipe.quotas.ThrottleWindows;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.requests.RequestContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * {@link #publish()}), and a few plain boolean, int and reference fields, which the JLS (17.7) makes atomic: a moment
  * stale at worst, never torn.
  */
-final class ConnectionPipeline implements ByteBudget.Waiter {
+final class ConnectionPipeline implements Reservation.Holder {
 
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionPipeline.class);
     /** Illegal moves: WARN once, then DEBUG (see {@link FaultLog}). */
@@ -87,28 +86,29 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
     long drainStartNanos;
     /** What kpipe last made of the selector's mute state: reading a request mutes. */
     boolean muted = true;
+    /**
+     * 1 while listed in its processor's {@link ProcessorPipelines#dispatched} ({@link Signals}), else 0; compare-and-set
+     * by any thread through {@code Signals}' VarHandle.
+     */
+    int signalled;
+    /** The next connection in {@link ProcessorPipelines#dispatched} ({@link Signals}); {@code null} when not listed. */
+    ConnectionPipeline signalNext;
     /** Queued for evaluation in {@link ProcessorPipelines#pending}. */
     boolean scheduled;
-    /** Bytes of the global budget reserved for the next request read, or 0. */
-    long reserved;
-    /** When {@link #reserved} was granted (the coordinator's clock). */
-    long reservedAtNanos;
-    /** The processor round in which {@link #reserved} was granted ({@link ProcessorPipelines#rounds}). */
-    long reservedAtRound;
-    /** Index in {@link ProcessorPipelines#holders}, or -1 when not listed (no reservation held). */
-    int holderIndex = -1;
-    /** The reservation asked for while waiting for the budget. */
-    long reservationWanted;
-    /** Queued in the global budget's FIFO. */
-    boolean waitingForBudget;
-    /** Grants of the budget so far, counted by the releasing thread in {@link #admitted()}. */
-    final AtomicInteger grants = new AtomicInteger();
-    /** Grants used or released by the network thread (a grant can be counted after it was released). */
-    int grantsConsumed;
+    /**
+     * The reservation of the global budget for the next request read, granted or awaited; listed in
+     * {@link ProcessorPipelines#holders} while granted.
+     */
+    final Reservation reservation;
     /** The largest request read so far, in bytes: the estimate reserved for the next one. */
     int largestRequest;
     /** Kept muted only because the storage side is saturated; re-evaluated every round. */
     boolean pressureBlocked;
+    /**
+     * At a per-connection limit as of its last evaluation ({@link WaitReason#INFLIGHT_LIMIT}): a wait for the limit is
+     * counted when this becomes true.
+     */
+    boolean atLimit;
     /**
      * @param id Kafka's connection id
      * @param processor its processor's state
@@ -120,6 +120,7 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
         this.id = id;
         this.processor = processor;
         this.stats = stats;
+        this.reservation = new Reservation(this, processor.holders);
     }
 
     /** @return the connection's state; thread: any (volatile) */
@@ -168,6 +169,10 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
             stats.heldRequests.decrementAndGet();
         }
         state = to;
+        WaitReason waits = to.waitReason();
+        if (waits != null && to != from) {
+            stats.waitStarted(waits);
+        }
         return legal;
     }
 
@@ -211,16 +216,12 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
         if (bytes != inflightBytes) {
             return "inflightBytes=" + inflightBytes + " but its slots hold " + bytes;
         }
-        if (reserved < 0 || (reserved > 0 && waitingForBudget)) {
-            return "reserved=" + reserved + " waitingForBudget=" + waitingForBudget;
-        }
-        boolean listed = holderIndex >= 0 && holderIndex < processor.holders.size()
-            && processor.holders.get(holderIndex) == this;
-        if (listed != (reserved > 0) || (!listed && holderIndex != -1)) {
-            return "reserved=" + reserved + " holderIndex=" + holderIndex + " listed=" + listed;
+        String reservationViolation = reservation.invariantViolation();
+        if (reservationViolation != null) {
+            return reservationViolation;
         }
         if (!s.owned()) {
-            if (!slots.isEmpty() || held != null || reserved != 0 || waitingForBudget) {
+            if (!slots.isEmpty() || held != null || reservation.reserved() != 0 || reservation.waiting()) {
                 return s + " but still holds state";
             }
         } else if (withResponse != heldResponses) {
@@ -280,33 +281,52 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
     }
 
     /**
+     * The reasons this connection must stay muted now. Counts a wait for the per-connection limit
+     * ({@code wait-inflight-limit-total}) when the limit starts to hold. Network thread, at an evaluation.
+     *
      * @param limits the per-connection in-flight limits
-     * @return the reasons this connection must stay muted now ({@link MuteReasons} bits)
+     * @return the reasons ({@link MuteReasons} bits)
      */
     int muteReasons(InflightLimits limits) {
+        boolean limited = !limits.admitsAnother(slots.size(), inflightBytes);
+        if (limited && !atLimit) {
+            stats.waitStarted(WaitReason.INFLIGHT_LIMIT);
+        }
+        atLimit = limited;
         int r = MuteReasons.NONE;
         r = MuteReasons.withIf(r, MuteReason.AWAITING_DISPATCH, awaitingDispatch != null);
         r = MuteReasons.withIf(r, MuteReason.DRAINING, state.draining());
         r = MuteReasons.withIf(r, MuteReason.THROTTLED, throttle.throttled());
-        r = MuteReasons.withIf(r, MuteReason.BACK_PRESSURE, !limits.admitsAnother(slots.size(), inflightBytes));
+        r = MuteReasons.withIf(r, MuteReason.BACK_PRESSURE, limited);
         return r;
     }
 
     /** Thread: any. The budget granted the reservation: evaluate this connection on its own thread. */
     @Override
     public void admitted() {
-        grants.incrementAndGet();
+        reservation.granted();
         processor.dispatched.add(this);
         processor.processor.wakeup();
     }
 
-    /** @return true if a grant arrived that the network thread has not used or released yet */
-    boolean takeGrant() {
-        if (grants.get() - grantsConsumed > 0) {
-            grantsConsumed++;
-            return true;
-        }
-        return false;
+    /** @return true while kpipe owns the connection ({@link ConnectionState#owned()}) */
+    @Override
+    public boolean owned() {
+        return state.owned();
+    }
+
+    /** @return true if it reads now: PIPELINED and unmuted */
+    @Override
+    public boolean reading() {
+        return !muted && state == ConnectionState.PIPELINED;
+    }
+
+    /** Its idle reservation is revoked: muted, and evaluated again at the next safe point. Network thread. */
+    @Override
+    public void revoke() {
+        processor.processor.mute(id);
+        muted = true;
+        schedule();
     }
 
     /**
@@ -370,6 +390,6 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
         return "connection " + id + " " + state + " inflight=" + slots.size() + " bytes=" + inflightBytes
             + " sendOutstanding=" + sendOutstanding + " throttles=" + throttle.open()
             + " awaitingDispatch=" + (awaitingDispatch != null) + " held=" + (held != null) + " muted=" + muted
-            + " reserved=" + reserved + " waitingForBudget=" + waitingForBudget;
+            + " " + reservation;
     }
 }

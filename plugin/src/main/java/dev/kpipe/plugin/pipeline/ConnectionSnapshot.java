@@ -59,7 +59,7 @@ public record ConnectionSnapshot(String connectionId, String listener, String pr
         if (dispatching != null) {
             reasons.add(c.awaitingAppend == dispatching ? WaitReason.AWAITING_APPEND : WaitReason.AWAITING_DISPATCH);
         }
-        if (c.waitingForBudget) {
+        if (c.reservation.waiting()) {
             reasons.add(WaitReason.BUDGET);
         }
         if (!state.draining() && !limits.admitsAnother(inflight, bytes)) {
@@ -71,12 +71,9 @@ public record ConnectionSnapshot(String connectionId, String listener, String pr
         if (c.throttle.throttled()) {
             reasons.add(WaitReason.THROTTLED);
         }
-        switch (state) {
-            case DRAINING_EXCLUSIVE -> reasons.add(WaitReason.DRAIN_EXCLUSIVE);
-            case DRAINING_REAUTHENTICATION -> reasons.add(WaitReason.DRAIN_REAUTHENTICATION);
-            case DRAINING_DISABLED -> reasons.add(WaitReason.DRAIN_DISABLED);
-            case CLOSING_AFTER_DRAIN -> reasons.add(WaitReason.CLOSE_AFTER_DRAIN);
-            default -> { }
+        WaitReason ofState = state.waitReason();
+        if (ofState != null) {
+            reasons.add(ofState);
         }
         if (reasons.isEmpty() && c.muted) {
             reasons.add(WaitReason.MUTED);

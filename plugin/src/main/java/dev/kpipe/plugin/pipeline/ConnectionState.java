@@ -59,6 +59,25 @@ enum ConnectionState {
     }
 
     /**
+     * @return the wait reason the connection shows while in this state (the connection dump, and the count of waits
+     *     started, {@code wait-<label>-total}), or {@code null} for PIPELINED and the terminal states
+     */
+    WaitReason waitReason() {
+        switch (this) {
+            case DRAINING_EXCLUSIVE:
+                return WaitReason.DRAIN_EXCLUSIVE;
+            case DRAINING_REAUTHENTICATION:
+                return WaitReason.DRAIN_REAUTHENTICATION;
+            case DRAINING_DISABLED:
+                return WaitReason.DRAIN_DISABLED;
+            case CLOSING_AFTER_DRAIN:
+                return WaitReason.CLOSE_AFTER_DRAIN;
+            default:
+                return null;
+        }
+    }
+
+    /**
      * The table of legal moves (see {@link ConnectionPipeline#transition}).
      *
      * @param event what happened

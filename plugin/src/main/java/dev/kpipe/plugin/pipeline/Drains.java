@@ -1,5 +1,6 @@
 package dev.kpipe.plugin.pipeline;
 
+import dev.kpipe.backpressure.Reservations;
 import dev.kpipe.backpressure.Ticker;
 import dev.kpipe.spi.MuteEvent;
 import dev.kpipe.spi.NetworkProcessor;
@@ -16,7 +17,7 @@ import dev.kpipe.spi.NetworkProcessor;
  */
 final class Drains {
 
-    /** Forgets a connection kpipe owned ({@code PipelineCoordinator.release}). */
+    /** Forgets a connection kpipe owned ({@link Ownership#release}). */
     @FunctionalInterface
     interface Release {
         void release(ConnectionPipeline conn, ConnectionEvent event);
@@ -43,7 +44,7 @@ final class Drains {
      * @param conn a PIPELINED connection
      */
     void startDisabledDrain(ConnectionPipeline conn) {
-        reservations.release(conn);
+        reservations.release(conn.reservation);
         conn.transition(ConnectionEvent.DISABLED);
         conn.drainStartNanos = ticker.nanos();
         stats.drains.increment();

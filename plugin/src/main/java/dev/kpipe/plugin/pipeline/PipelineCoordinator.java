@@ -2,11 +2,10 @@ package dev.kpipe.plugin.pipeline;
 
 import dev.kpipe.backpressure.ByteBudget;
 import dev.kpipe.backpressure.InflightLimits;
+import dev.kpipe.backpressure.Reservations;
 import dev.kpipe.backpressure.Ticker;
 import dev.kpipe.plugin.classify.RequestClass;
 import dev.kpipe.plugin.classify.RequestClassifier;
-import dev.kpipe.quotas.MuteReason;
-import dev.kpipe.quotas.MuteReasons;
 import dev.kpipe.spi.Admission;
 import dev.kpipe.spi.BrokerLoad;
 import dev.kpipe.spi.MuteEvent;
@@ -19,8 +18,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.RequestContext;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The two-phase pipelining model (dispatch in arrival order, completions overlapping, responses
@@ -57,55 +54,25 @@ import org.slf4j.LoggerFactory;
  * closes its connection only once every earlier response is written ({@link #onRequestRejected}), as stock Kafka,
  * which reads the next request only after answering, would.
  *
- * <p><b>Disabled</b> ({@link #enabled(boolean) enabled(false)}, {@code kpipe.enable=false} altered at runtime): no
- * connection is upgraded any more, and every pipelined connection drains on its own network thread: it is muted (no
- * request read), every response already in flight is still written, in arrival order, and once none is left (and no
- * throttle window is open) Kafka takes the connection back idle and readable: a classic connection, as if it had
- * never been pipelined. A request read before the drain started is handled like an exclusive one. Enabled again,
- * connections upgrade on their next pipelined request.
+ * <p><b>Disabled</b> ({@link #enabled(boolean) enabled(false)}): no connection is upgraded any more, and every
+ * pipelined connection drains back to classic on its own network thread, its responses in flight still written in
+ * arrival order ({@link DynamicSettings}).
  *
  * <p>Threads: every method runs on the network thread of the connection's processor, except
  * {@link #onRequestDispatched} and {@link #onDispatchDeferred} (handler threads), {@link #onTopicNames} and the setters
  * (any). Nothing blocks.
  *
- * <p>Faults: no throwable leaves this class into a broker thread. A throwable of the classification policy makes the
- * request exclusive (handled classically; {@code classification-fallback-total}); of the storage-side signal, the
- * connection being evaluated reads its next request as a classic connection would, once every earlier response is
- * written; of the evaluation of a connection (back pressure, muting), a connection nothing would evaluate again is
- * handed back to Kafka; a response kpipe cannot place is processed by the broker as it comes while the responses kpipe
- * holds stay held. All but the first count in {@code plugin-fault-total}.
+ * <p>Faults: no throwable leaves this class into a broker thread; what each kind of fault leads to, and which count in
+ * {@code plugin-fault-total}, is in {@code docs/core.md} ("Faults").
  */
 public final class PipelineCoordinator implements NetworkEventListener {
 
-    private static final Logger LOG = LoggerFactory.getLogger(PipelineCoordinator.class);
-    /** Faults that could repeat per request: WARN once each, then DEBUG (see {@link FaultLog}). */
-    private final FaultLog evaluateFailed = new FaultLog(LOG);
-
     private final RequestClassifier classifier;
-    private volatile InflightLimits limits;
     private final PipelineStats stats;
     /** How long a reservation may stay unused while others wait for the budget: 20 ms ({@link Reservations}). */
     static final long IDLE_RESERVATION_NANOS = Reservations.IDLE_NANOS;
     /** The re-authentication quiet period: 100 ms ({@link QuietPeriod}). */
     static final long REAUTHENTICATION_QUIET_NANOS = QuietPeriod.NANOS;
-
-    /** Wakes a processor after a delay, so that it runs a round then (the end of a quiet period). */
-    @FunctionalInterface
-    public interface WakeupTimer {
-        /**
-         * @param processor the processor to wake ({@link NetworkProcessor#wakeup()}, any thread)
-         * @param delayNanos how long from now, in ns
-         */
-        void wakeup(NetworkProcessor processor, long delayNanos);
-
-        /**
-         * @return the real timer: one daemon thread, {@code kpipe-timer}, started the first time a wake-up is asked
-         *     for; a wake-up that throws is logged at DEBUG
-         */
-        static WakeupTimer daemon() {
-            return QuietPeriod::daemonWakeup;
-        }
-    }
 
     /** The clock (the broker binding passes {@link Ticker#SYSTEM}; the fake broker simulates time). */
     private final Ticker ticker;
@@ -124,12 +91,20 @@ public final class PipelineCoordinator implements NetworkEventListener {
      * Each request's slot holds its permit ({@link Slot#releasePermit}).
      */
     private final ByteBudget budget;
-    private volatile StoragePressure pressure = StoragePressure.NONE;
-    private volatile Function<BrokerLoad, StoragePressure> pressureFactory;
+    /** The storage-side saturation signal. */
+    private final StorageSignal signal;
+    /** The per-connection limits and {@code kpipe.enable}, altered at runtime. */
+    private final DynamicSettings settings;
+    /** Processor rounds: the evaluation of connections (mute reasons, drains). */
+    private final Rounds rounds;
+    /** Throttle windows (KIP-219), counted. */
+    private final Throttles throttles;
+    /** Take-over after a deferred upgrade, hand-back and close. */
+    private final Ownership ownership;
+    /** Transactional produce whose append the broker defers past handle (KIP-890). */
+    private final DeferredDispatch deferredDispatch;
     /** Connections kpipe owns, by connection id (unique among a broker's open connections). */
     private final ConcurrentHashMap<String, ConnectionPipeline> connections = new ConcurrentHashMap<>();
-    /** {@code kpipe.enable}: false stops upgrades and drains every pipelined connection. Network threads read it. */
-    private volatile boolean enabled = true;
 
     /**
      * @param classifier the classification policy
@@ -144,15 +119,21 @@ public final class PipelineCoordinator implements NetworkEventListener {
                                PipelineStats stats, Ticker ticker, WakeupTimer wakeupTimer) {
         this.ticker = ticker;
         this.classifier = classifier;
-        this.limits = limits;
+        this.settings = new DynamicSettings(limits);
+        this.signal = new StorageSignal(stats);
         this.budget = java.util.Objects.requireNonNull(budget, "budget");
         this.stats = stats;
-        this.reservations = new Reservations(budget, stats, ticker);
+        this.reservations = new Reservations(budget, ticker, stats.reservationsRevoked, stats.pluginFaults);
         this.sequencer = new ResponseSequencer(connections, stats, budget, ticker);
+        this.throttles = new Throttles(stats, ticker);
+        this.ownership = new Ownership(connections, stats, ticker, budget, reservations, throttles, sequencer,
+            settings::enabled);
         this.quiet = new QuietPeriod(ticker, wakeupTimer);
-        this.drains = new Drains(stats, ticker, reservations, quiet, this::release);
-        this.admissions = new Admissions(classifier, connections, stats, ticker, reservations, quiet, this::release,
-            () -> this.enabled);
+        this.drains = new Drains(stats, ticker, reservations, quiet, ownership::release);
+        this.admissions = new Admissions(classifier, connections, stats, ticker, reservations, quiet,
+            ownership::release, settings::enabled);
+        this.rounds = new Rounds(stats, settings, signal, reservations, drains, ownership::release);
+        this.deferredDispatch = new DeferredDispatch(connections, classifier, stats);
         stats.connectionTable(connections);
     }
 
@@ -164,7 +145,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
      * @param pressure the signal
      */
     public void pressure(StoragePressure pressure) {
-        this.pressure = pressure;
+        signal.set(pressure);
     }
 
     /**
@@ -174,15 +155,12 @@ public final class PipelineCoordinator implements NetworkEventListener {
      * @param factory builds the signal from the gauges
      */
     public void pressureFactory(Function<BrokerLoad, StoragePressure> factory) {
-        this.pressureFactory = factory;
+        signal.factory(factory);
     }
 
     @Override
     public void onBrokerLoad(BrokerLoad load) {
-        Function<BrokerLoad, StoragePressure> f = pressureFactory;
-        if (f != null) {
-            pressure = f.apply(load);
-        }
+        signal.onBrokerLoad(load);
     }
 
     /** @return the broker-wide byte budget (never {@code null}) */
@@ -204,7 +182,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
      */
     public java.util.List<ConnectionSnapshot> connectionSnapshots() {
         long now = ticker.nanos();
-        InflightLimits l = limits;
+        InflightLimits l = settings.limits();
         java.util.List<ConnectionSnapshot> out = new ArrayList<>(connections.size());
         for (ConnectionPipeline c : connections.values()) {
             out.add(ConnectionSnapshot.of(c, l, now));
@@ -219,12 +197,12 @@ public final class PipelineCoordinator implements NetworkEventListener {
      * @param limits the new limits
      */
     public void limits(InflightLimits limits) {
-        this.limits = limits;
+        settings.limits(limits);
     }
 
     /** @return the current per-connection limits; thread: any */
     public InflightLimits limits() {
-        return limits;
+        return settings.limits();
     }
 
     /**
@@ -237,25 +215,12 @@ public final class PipelineCoordinator implements NetworkEventListener {
      * @param enabled the new value
      */
     public void enabled(boolean enabled) {
-        this.enabled = enabled;
-        if (enabled) {
-            return;
-        }
-        // Every connection kpipe owns is evaluated at its processor's next round, where it starts to drain. One that
-        // is upgraded concurrently with this call is put in the map before its first request is dispatched, and is
-        // evaluated after that dispatch, by which time it reads enabled == false.
-        java.util.Set<ProcessorPipelines> woken = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-        for (ConnectionPipeline conn : connections.values()) {
-            conn.processor.dispatched.add(conn);
-            if (woken.add(conn.processor)) {
-                conn.processor.processor.wakeup();
-            }
-        }
+        settings.enabled(enabled, connections);
     }
 
     /** @return whether pipelining is on ({@link #enabled(boolean)}); thread: any */
     public boolean enabled() {
-        return enabled;
+        return settings.enabled();
     }
 
     /**
@@ -286,29 +251,6 @@ public final class PipelineCoordinator implements NetworkEventListener {
         return admissions.reauthentication(processor, connectionId, reauthentication);
     }
 
-    /**
-     * Forgets a connection: Kafka owns it again (downgrade, {@link ConnectionEvent#HAND_BACK}, legal from PIPELINED
-     * and the draining states, which every caller checks) or it is closed ({@link ConnectionEvent#CLOSE}).
-     */
-    private void release(ConnectionPipeline conn, ConnectionEvent event) {
-        conn.transition(event);
-        if (connections.remove(conn.id, conn)) {
-            stats.pipelinedConnections.decrementAndGet();
-            stats.inflightRequests.addAndGet(-conn.slots.size());
-            long throttledFor = conn.throttle.throttledFor(ticker.nanos());
-            if (throttledFor >= 0) {
-                stats.throttledConnections.decrementAndGet();
-                stats.throttleTimeNanos.add(throttledFor);
-            }
-            reservations.release(conn);
-            // each slot's permit, once (empty when handed back: a hand-back waits for every response)
-            for (Slot s : conn.slots) {
-                s.releasePermit(budget);
-            }
-            conn.inflightBytes = 0;
-        }
-    }
-
     @Override
     public void onRequestDispatched(Object request, RequestContext context) {
         ConnectionPipeline conn = connections.get(context.connectionId);
@@ -329,21 +271,13 @@ public final class PipelineCoordinator implements NetworkEventListener {
      */
     @Override
     public void onDispatchDeferred(Object request, RequestContext context) {
-        ConnectionPipeline conn = connections.get(context.connectionId);
-        if (conn != null && conn.awaitingDispatch == request) {
-            conn.awaitingAppend = request;
-            stats.deferredDispatches.increment();
-        }
+        deferredDispatch.deferred(context.connectionId, request);
     }
 
     /** Without deferred dispatch, transactional produce stays exclusive (one ERROR). Thread: the installing thread. */
     @Override
     public void onDeferredDispatchSupport(boolean supported, String detail) {
-        classifier.deferredDispatch(supported);
-        if (!supported) {
-            LOG.error("kpipe: cannot see when a verified transactional append happens (KIP-890): {}; transactional "
-                + "produce stays exclusive on this broker, everything else is pipelined", detail);
-        }
+        deferredDispatch.support(supported, detail);
     }
 
     /**
@@ -356,139 +290,11 @@ public final class PipelineCoordinator implements NetworkEventListener {
         classifier.transactionsPipelined(pipelined);
     }
 
-    // ---------------------------------------------------------------- rounds
+    // ---------------------------------------------------------------- rounds (see Rounds)
 
     @Override
     public void onProcessorRound(NetworkProcessor processor) {
-        ProcessorPipelines p = ProcessorPipelines.of(processor);
-        p.rounds++;
-        ConnectionPipeline conn;
-        while ((conn = p.dispatched.poll()) != null) {
-            conn.schedule();
-        }
-        if (!p.holders.isEmpty()) {
-            reservations.revokeIdle(p);
-        }
-        if (!p.awaitingQuiet.isEmpty()) {
-            for (ConnectionPipeline c : p.awaitingQuiet) {
-                c.schedule();
-            }
-            p.awaitingQuiet.clear();
-        }
-        if (!p.pressureBlocked.isEmpty() && storageSignal() != SATURATED) {
-            for (ConnectionPipeline c : p.pressureBlocked) {
-                c.pressureBlocked = false;
-                c.schedule();
-            }
-            p.pressureBlocked.clear();
-        }
-        ArrayList<ConnectionPipeline> pending = p.pending;
-        // evaluate() may schedule again (not the same connection); index loop tolerates appends
-        for (int i = 0; i < pending.size(); i++) {
-            ConnectionPipeline c = pending.get(i);
-            c.scheduled = false;
-            try {
-                evaluate(c);
-            } catch (Throwable e) {
-                stats.pluginFaults.increment();
-                evaluateFailed.fault("kpipe: failed to evaluate {}", c, e);
-                recover(c);
-            }
-        }
-        pending.clear();
-    }
-
-    /** {@link #storageSignal()}: the storage side can take more work. */
-    private static final int CLEAR = 0;
-    /** {@link #storageSignal()}: the storage side is saturated. */
-    private static final int SATURATED = 1;
-    /** {@link #storageSignal()}: the signal threw (counted as a plugin fault). */
-    private static final int FAULT = 2;
-
-    /** @return the storage-side signal: {@link #CLEAR}, {@link #SATURATED}, or {@link #FAULT} if it threw (counted) */
-    private int storageSignal() {
-        try {
-            return pressure.saturated() ? SATURATED : CLEAR;
-        } catch (Throwable e) {
-            stats.pluginFaults.increment();
-            LOG.debug("kpipe: the storage pressure signal threw", e);
-            return FAULT;
-        }
-    }
-
-    /**
-     * After {@link #evaluate} threw: makes sure the connection cannot wedge. One that is muted with nothing in flight,
-     * nothing held and no throttle window (nothing would evaluate it again) is handed back to Kafka, which reads its
-     * next request classically; any other is evaluated again by its next completion, dispatch or throttle end.
-     */
-    private void recover(ConnectionPipeline c) {
-        try {
-            if (c.state() == ConnectionState.PIPELINED && c.muted && c.slots.isEmpty() && c.awaitingDispatch == null
-                && !c.throttle.throttled()) {
-                release(c, ConnectionEvent.HAND_BACK);
-                stats.downgrades.increment();
-                // Kafka's channel is MUTED (kpipe muted it); unmuting leaves it NOT_MUTED, as after a response.
-                c.processor.processor.unmute(c.id);
-            }
-        } catch (Throwable e) {
-            stats.pluginFaults.increment();
-            LOG.warn("kpipe: failed to hand {} back to Kafka", c, e);
-        }
-    }
-
-    /** Applies the connection's mute reasons, or completes its drain. Network thread, safe point. */
-    private void evaluate(ConnectionPipeline conn) {
-        ConnectionState state = conn.state();
-        if (!state.owned()) {
-            // Closed, or no longer kpipe's: a handler thread may queue a connection in dispatched
-            // after it was handed back to Kafka (its awaitingDispatch was already cleared).
-            return;
-        }
-        NetworkProcessor processor = conn.processor.processor;
-        if (state == ConnectionState.CLOSING_AFTER_DRAIN) {
-            if (conn.slots.isEmpty() && conn.awaitingDispatch == null) {
-                processor.close(conn.id); // onConnectionClosed follows
-            } else if (!conn.muted) {
-                processor.mute(conn.id);
-                conn.muted = true;
-            }
-            return;
-        }
-        if (!enabled && state == ConnectionState.PIPELINED) {
-            drains.startDisabledDrain(conn);
-            state = ConnectionState.DRAINING_DISABLED;
-        }
-        if (state.draining()) {
-            drains.evaluate(conn, processor);
-            return;
-        }
-        int reasons = conn.muteReasons(limits);
-        if (reasons == MuteReasons.NONE) {
-            int signal = storageSignal();
-            if (signal == SATURATED) {
-                reasons = MuteReasons.with(reasons, MuteReason.BACK_PRESSURE);
-                if (!conn.pressureBlocked) {
-                    conn.pressureBlocked = true;
-                    conn.processor.pressureBlocked.add(conn);
-                }
-            } else if (signal == FAULT && !conn.slots.isEmpty()) {
-                // The back-pressure check failed: the connection reads its next request as a classic connection
-                // would, once every earlier response is written (each completion evaluates it again).
-                reasons = MuteReasons.with(reasons, MuteReason.BACK_PRESSURE);
-            }
-        }
-        if (reasons == MuteReasons.NONE && !reservations.reserve(conn)) {
-            reasons = MuteReasons.with(reasons, MuteReason.BACK_PRESSURE);
-        }
-        if (reasons == MuteReasons.NONE) {
-            if (conn.muted) {
-                processor.unmute(conn.id);
-                conn.muted = false;
-            }
-        } else if (!conn.muted) {
-            processor.mute(conn.id);
-            conn.muted = true;
-        }
+        rounds.run(processor);
     }
 
     // ---------------------------------------------------------------- responses (see ResponseSequencer)
@@ -502,23 +308,34 @@ public final class PipelineCoordinator implements NetworkEventListener {
     public void onResponseCompleted(NetworkProcessor processor, Object response) {
         ConnectionPipeline conn = sequencer.completed(processor, response);
         if (conn != null) {
-            Object appending = conn.awaitingAppend;
-            if (appending != null && appending == conn.awaitingDispatch && processor.requestOf(response) == appending) {
-                // The response of a deferred append is written, so the append happened (the broker answers a produce
-                // only after it): a completion the broker's hooks missed must not keep the connection muted for good.
-                conn.awaitingDispatch = null;
-                conn.awaitingAppend = null;
-            }
+            deferredDispatch.responseWritten(processor, conn, response);
             conn.schedule();
         }
     }
 
-
     // ---------------------------------------------------------------- mute events, close
+
+    /**
+     * The connection kpipe owns with this id, as {@code connections.get}: Kafka reports a written response
+     * ({@code onResponseCompleted}), then its {@code RESPONSE_SENT} mute event and its try-unmute, one after the other
+     * for one connection, so the last two find it without the table ({@link ProcessorPipelines#lastCompleted}).
+     * Network thread of the processor.
+     */
+    private ConnectionPipeline owned(NetworkProcessor processor, String connectionId) {
+        if (processor.attachment() instanceof ProcessorPipelines p) {
+            ConnectionPipeline c = p.lastCompleted;
+            // owned: still in the table under its id (release moves it to a terminal state before removing it, and
+            // a connection is added only when its id is absent)
+            if (c != null && c.state().owned() && c.id.equals(connectionId)) {
+                return c;
+            }
+        }
+        return connections.get(connectionId);
+    }
 
     @Override
     public boolean onMuteEvent(NetworkProcessor processor, String connectionId, MuteEvent event) {
-        ConnectionPipeline conn = connections.get(connectionId);
+        ConnectionPipeline conn = owned(processor, connectionId);
         if (conn == null) {
             if (event == MuteEvent.THROTTLE_STARTED && processor.attachment() instanceof ProcessorPipelines p) {
                 // Kafka's channel enters a throttled state kpipe would not know of: no take-over.
@@ -528,18 +345,11 @@ public final class PipelineCoordinator implements NetworkEventListener {
         }
         switch (event) {
             case THROTTLE_STARTED:
-                if (conn.throttle.started(ticker.nanos())) {
-                    stats.throttledConnections.incrementAndGet();
-                }
-                stats.throttleWindows.increment();
+                throttles.started(conn);
                 conn.schedule();
                 break;
             case THROTTLE_ENDED:
-                long throttledFor = conn.throttle.ended(ticker.nanos());
-                if (throttledFor >= 0) {
-                    stats.throttledConnections.decrementAndGet();
-                    stats.throttleTimeNanos.add(throttledFor);
-                }
+                throttles.ended(conn);
                 conn.schedule();
                 break;
             default:
@@ -553,7 +363,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
      * A request kpipe read ahead on a pipelined connection was refused by the broker (it does not parse, its API or
      * version is not supported). Stock Kafka would have met it only after answering every earlier request, then closed
      * the connection; so does kpipe: the connection stays muted, its earlier responses are written in order, then it
-     * is closed ({@link #evaluate}). A connection with nothing in flight is closed by the broker at once.
+     * is closed ({@link Rounds}). A connection with nothing in flight is closed by the broker at once.
      */
     @Override
     public boolean onRequestRejected(NetworkProcessor processor, String connectionId) {
@@ -569,56 +379,14 @@ public final class PipelineCoordinator implements NetworkEventListener {
 
     @Override
     public boolean onTryUnmute(NetworkProcessor processor, String connectionId) {
-        if (connections.containsKey(connectionId)) {
+        if (owned(processor, connectionId) != null) {
             return true;
         }
-        Object attachment = processor.attachment();
-        if (attachment == null) {
-            return false;
-        }
-        ProcessorPipelines p = (ProcessorPipelines) attachment;
-        Integer deferred = p.upgradesDeferred.isEmpty() ? null : p.upgradesDeferred.remove(connectionId);
-        if (deferred == null || !enabled) {
-            return false; // disabled since the upgrade was deferred: the connection stays Kafka's
-        }
-        // The response of the request whose upgrade was deferred is written, and Kafka's channel is
-        // MUTED (no throttle: THROTTLE_STARTED cancels the take-over), as after any read. kpipe takes the
-        // connection over with nothing in flight, keeps it muted and unmutes it once it holds budget.
-        ConnectionPipeline conn = new ConnectionPipeline(connectionId, p, stats, ticker.nanos());
-        conn.largestRequest = deferred;
-        conn.muted = true;
-        connections.put(connectionId, conn);
-        stats.pipelinedConnections.incrementAndGet();
-        stats.upgrades.increment();
-        conn.schedule();
-        processor.wakeup();
-        return true;
+        return ownership.takeOver(processor, connectionId);
     }
 
     @Override
     public void onConnectionClosed(NetworkProcessor processor, String connectionId) {
-        ConnectionPipeline conn = connections.get(connectionId);
-        if (conn == null) {
-            Object attachment = processor.attachment();
-            if (attachment != null) {
-                ((ProcessorPipelines) attachment).upgradesDeferred.remove(connectionId);
-            }
-            return;
-        }
-        ConnectionState was = conn.state();
-        Object held = conn.held;
-        conn.held = null;
-        release(conn, ConnectionEvent.CLOSE);
-        sequencer.discard(conn, processor);
-        conn.slots.clear();
-        if (held == null) {
-            return;
-        }
-        stats.heldRequests.decrementAndGet();
-        if (was != ConnectionState.DRAINING_REAUTHENTICATION) {
-            // Stock Kafka would have queued it as soon as it was read; so does kpipe, now. (A held re-authentication
-            // is dropped: the connection is gone, nothing to re-authenticate.)
-            processor.forward(held);
-        }
+        ownership.closed(processor, connectionId);
     }
 }

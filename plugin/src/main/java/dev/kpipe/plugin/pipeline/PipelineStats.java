@@ -58,6 +58,33 @@ public final class PipelineStats {
         return deferredDispatches.sum();
     }
 
+    /** Waits started on connections kpipe owns, by {@link WaitReason#ordinal()}. */
+    private final LongAdder[] waits = new LongAdder[WaitReason.values().length];
+
+    {
+        for (int i = 0; i < waits.length; i++) {
+            waits[i] = new LongAdder();
+        }
+    }
+
+    /**
+     * A connection kpipe owns started waiting for the reason (it was not waiting for it just before). Thread: the
+     * connection's network thread; no allocation.
+     *
+     * @param reason why it waits
+     */
+    void waitStarted(WaitReason reason) {
+        waits[reason.ordinal()].increment();
+    }
+
+    /**
+     * @param reason a wait reason
+     * @return times a connection kpipe owns started waiting for it, since start ({@link WaitReason#metricName()})
+     */
+    public long waits(WaitReason reason) {
+        return waits[reason.ordinal()].sum();
+    }
+
     /** Connections closed only after their earlier responses were written, because a later request was refused. */
     final LongAdder deferredCloses = new LongAdder();
 

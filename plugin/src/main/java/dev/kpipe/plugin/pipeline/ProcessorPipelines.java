@@ -1,9 +1,9 @@
 package dev.kpipe.plugin.pipeline;
 
+import dev.kpipe.backpressure.ReservationHolders;
 import dev.kpipe.spi.NetworkProcessor;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * kpipe's per-processor state, attached to the {@link NetworkProcessor}. Owned by the processor's
@@ -18,16 +18,16 @@ final class ProcessorPipelines {
     final ArrayDeque<Object> ready = new ArrayDeque<>();
     /**
      * Connections signalled from other threads: a handler dispatched their request, the byte
-     * budget admitted them, or kpipe was disabled (they must drain).
+     * budget admitted them, or kpipe was disabled (they must drain). Intrusive: a signal allocates nothing.
      */
-    final ConcurrentLinkedQueue<ConnectionPipeline> dispatched = new ConcurrentLinkedQueue<>();
+    final Signals dispatched = new Signals();
     /** Connections to evaluate at the next safe point. */
     final ArrayList<ConnectionPipeline> pending = new ArrayList<>();
     /**
-     * Exactly the connections holding a byte-budget reservation for their next read ({@code reserved > 0}), in no
-     * particular order; each knows its index ({@link ConnectionPipeline#holderIndex}).
+     * Exactly the reservations of this processor's connections that hold bytes of the budget for their next read
+     * ({@code reserved > 0}), in no particular order.
      */
-    final ArrayList<ConnectionPipeline> holders = new ArrayList<>();
+    final ReservationHolders holders = new ReservationHolders();
     /**
      * Classic connections whose upgrade the byte budget deferred, by connection id, with the size of
      * the request that would have upgraded them (bytes): they join the budget's queue when Kafka is
@@ -39,8 +39,18 @@ final class ProcessorPipelines {
      * evaluated again at the next round.
      */
     final ArrayList<ConnectionPipeline> awaitingQuiet = new ArrayList<>();
+    /**
+     * The connection whose response was last written ({@code ResponseSequencer.completed}), or {@code null}: its mute
+     * event and try-unmute, which follow, find it without the connection table. Network thread only.
+     */
+    ConnectionPipeline lastCompleted;
     /** Processor rounds (network thread loops) seen so far; network thread only. */
     long rounds;
+    /**
+     * The storage-side signal as read in this round ({@link StorageSignal#read()}), or {@link StorageSignal#UNREAD}:
+     * read at most once per round, whatever the number of connections evaluated. Network thread only.
+     */
+    int roundSignal = StorageSignal.UNREAD;
     /** Connections kept muted only by storage-side saturation; re-evaluated every round. */
     final ArrayList<ConnectionPipeline> pressureBlocked = new ArrayList<>();
 
@@ -60,30 +70,5 @@ final class ProcessorPipelines {
             return p;
         }
         return (ProcessorPipelines) a;
-    }
-
-    /** Lists a connection that now holds a reservation; no-op if listed. Network thread only. */
-    void addHolder(ConnectionPipeline conn) {
-        if (conn.holderIndex < 0) {
-            conn.holderIndex = holders.size();
-            holders.add(conn);
-        }
-    }
-
-    /**
-     * Unlists a connection that no longer holds a reservation, in O(1) (the last one takes its index); no-op if not
-     * listed. Network thread only.
-     */
-    void removeHolder(ConnectionPipeline conn) {
-        int i = conn.holderIndex;
-        if (i < 0) {
-            return;
-        }
-        ConnectionPipeline last = holders.remove(holders.size() - 1);
-        if (last != conn) {
-            holders.set(i, last);
-            last.holderIndex = i;
-        }
-        conn.holderIndex = -1;
     }
 }

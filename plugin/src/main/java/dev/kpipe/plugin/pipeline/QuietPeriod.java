@@ -32,13 +32,13 @@ final class QuietPeriod {
     static final long NANOS = 100_000_000L;
 
     private final Ticker ticker;
-    private final PipelineCoordinator.WakeupTimer timer;
+    private final WakeupTimer timer;
 
     /**
      * @param ticker the clock
      * @param timer wakes the processor when a quiet period ends
      */
-    QuietPeriod(Ticker ticker, PipelineCoordinator.WakeupTimer timer) {
+    QuietPeriod(Ticker ticker, WakeupTimer timer) {
         this.ticker = ticker;
         this.timer = timer;
     }
@@ -81,7 +81,7 @@ final class QuietPeriod {
     }
 
     /**
-     * The real {@link PipelineCoordinator.WakeupTimer}: wakes the processor on the {@code kpipe-timer} daemon thread.
+     * The real {@link WakeupTimer}: wakes the processor on the {@code kpipe-timer} daemon thread.
      *
      * @param processor the processor to wake
      * @param delayNanos how long from now, ns

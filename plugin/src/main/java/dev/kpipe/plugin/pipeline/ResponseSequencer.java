@@ -150,6 +150,7 @@ final class ResponseSequencer {
         }
         conn.publish();
         conn.recycle(head);
+        conn.processor.lastCompleted = conn;
         return conn;
     }
 

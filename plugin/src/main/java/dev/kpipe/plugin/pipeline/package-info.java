@@ -4,9 +4,14 @@
  * {@link dev.kpipe.plugin.pipeline.ConnectionPipeline#transition}), and the
  * {@link dev.kpipe.plugin.pipeline.PipelineCoordinator}, which dispatches the broker's network events to the classes
  * that own each concern: {@link dev.kpipe.plugin.pipeline.ResponseSequencer} (arrival order, one send per
- * connection), {@link dev.kpipe.plugin.pipeline.Reservations} (the byte budget for the next read),
+ * connection), {@link dev.kpipe.backpressure.Reservations} (the byte budget for the next read),
  * {@link dev.kpipe.plugin.pipeline.Drains} (drain and hand-back), {@link dev.kpipe.plugin.pipeline.QuietPeriod} (the
- * re-authentication quiet period). The clock is passed in ({@link dev.kpipe.backpressure.Ticker}).
+ * re-authentication quiet period), {@link dev.kpipe.plugin.pipeline.Rounds} (a processor round: the evaluation of
+ * each connection's mute reasons), {@link dev.kpipe.plugin.pipeline.StorageSignal} (storage-side saturation),
+ * {@link dev.kpipe.plugin.pipeline.DynamicSettings} (settings altered at runtime),
+ * {@link dev.kpipe.plugin.pipeline.Ownership} (take-over, hand-back, close) and
+ * {@link dev.kpipe.plugin.pipeline.Throttles} (KIP-219 throttle windows). The clock is passed in
+ * ({@link dev.kpipe.backpressure.Ticker}).
  *
  * <h2>The life of a produce request</h2>
  *
@@ -28,7 +33,7 @@
  *       <td>the local append happened in arrival order; {@code awaitingDispatch} cleared; the connection is queued in
  *       {@code ProcessorPipelines.dispatched} and the processor woken.</td></tr>
  *   <tr><td>{@code Processor.processNewResponses} (network)</td><td>{@code Hooks.round}</td>
- *       <td>{@code onProcessorRound}, then {@code evaluate}</td>
+ *       <td>{@code onProcessorRound}, then {@code Rounds.evaluate}</td>
  *       <td>mute reasons checked (dispatch, throttle, per-connection limits, storage pressure); a reservation for the
  *       next read taken ({@code Reservations.reserve}); the channel unmuted: the next request can be read.</td></tr>
  *   <tr><td>{@code Processor.dequeueResponse} (network), once the produce is acknowledged</td>

@@ -49,7 +49,7 @@ class ConnectionStateTest {
     @Test
     void anIllegalMoveIsAFaultThatClosesAfterTheDrain() {
         PipelineStats stats = new PipelineStats();
-        ConnectionPipeline c = new ConnectionPipeline("c", null, stats, 0L);
+        ConnectionPipeline c = new ConnectionPipeline("c", new ProcessorPipelines(null), stats, 0L);
         assertTrue(c.transition(ConnectionEvent.EXCLUSIVE_HELD));
         c.held = new Object();
         assertFalse(c.transition(ConnectionEvent.DISABLED));
@@ -65,7 +65,7 @@ class ConnectionStateTest {
     @Test
     void closingAfterTheDrainDropsAHeldReauthentication() {
         PipelineStats stats = new PipelineStats();
-        ConnectionPipeline c = new ConnectionPipeline("c", null, stats, 0L);
+        ConnectionPipeline c = new ConnectionPipeline("c", new ProcessorPipelines(null), stats, 0L);
         assertTrue(c.transition(ConnectionEvent.REAUTHENTICATION_HELD));
         c.held = new Object();
         stats.heldRequests.incrementAndGet();

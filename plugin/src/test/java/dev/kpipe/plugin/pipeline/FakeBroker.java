@@ -2,6 +2,7 @@ package dev.kpipe.plugin.pipeline;
 
 import dev.kpipe.backpressure.ByteBudget;
 import dev.kpipe.backpressure.InflightLimits;
+import dev.kpipe.backpressure.Reservation;
 import dev.kpipe.plugin.classify.RequestClassifier;
 import dev.kpipe.plugin.pressure.BrokerQueuePressure;
 import dev.kpipe.plugin.testkit.KafkaRequests;
@@ -20,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.RequestContext;
@@ -482,6 +484,9 @@ final class FakeBroker {
     private static final Field BUDGET_WAITERS;
     private static final Field ENTRY_WAITER;
     private static final Field ENTRY_BYTES;
+    /** {@code Reservation.grants}: a delayed admission takes back the grant its callback counted. */
+    private static final Field RESERVATION_GRANTS;
+    private static final Field BUDGET_SATURATED;
 
     static {
         try {
@@ -494,6 +499,10 @@ final class FakeBroker {
             ENTRY_WAITER.setAccessible(true);
             ENTRY_BYTES = entry.getDeclaredField("bytes");
             ENTRY_BYTES.setAccessible(true);
+            RESERVATION_GRANTS = Reservation.class.getDeclaredField("grants");
+            RESERVATION_GRANTS.setAccessible(true);
+            BUDGET_SATURATED = ByteBudget.class.getDeclaredField("saturated");
+            BUDGET_SATURATED.setAccessible(true);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -555,6 +564,8 @@ final class FakeBroker {
     int injectedClassificationFaults;
     private int topicNamesCalls;
     private int signalCalls;
+    /** Calls of the storage signal by kpipe in the current processor round. */
+    private int signalReadsInRound;
     private int unmuteCalls;
     /** The last call of the storage signal by kpipe threw. */
     private boolean signalFaulted;
@@ -683,6 +694,7 @@ final class FakeBroker {
     /** @return the storage plugin's flag as kpipe sees it: throwing on every n-th call if the scenario says so */
     private StoragePressure faultySignal(StoragePressure inner) {
         return () -> {
+            signalReadsInRound++;
             if (scenario.faults.signalEvery() > 0 && ++signalCalls % scenario.faults.signalEvery() == 0) {
                 injectedFaults++;
                 signalFaulted = true;
@@ -929,7 +941,7 @@ final class FakeBroker {
         for (ConnectionPipeline cp : owned.values()) {
             delivered.putIfAbsent(cp, 0);
         }
-        waitOrder.removeIf(cp -> !cp.waitingForBudget);
+        waitOrder.removeIf(cp -> !cp.reservation.waiting());
         if (budget.waiting() == 0) {
             return;
         }
@@ -954,7 +966,7 @@ final class FakeBroker {
     private void interceptAdmissions(Proc p, boolean wasDirty) {
         syncWaitOrder();
         for (ConnectionPipeline cp : new ArrayList<>(delivered.keySet())) {
-            int fresh = cp.grants.get() - delivered.get(cp);
+            int fresh = cp.reservation.grants() - delivered.get(cp);
             if (fresh <= 0) {
                 continue;
             }
@@ -968,16 +980,13 @@ final class FakeBroker {
             grantLog.add(conn(cp.id).index);
             note("budget grant");
             if (scenario.backPressure.delayedAdmissions()) {
-                cp.grants.decrementAndGet();
-                List<ConnectionPipeline> queued = new ArrayList<>(cp.processor.dispatched);
-                for (int i = queued.size() - 1; i >= 0; i--) {
-                    if (queued.get(i) == cp) {
-                        queued.remove(i);
-                        break;
-                    }
+                ungrant(cp);
+                if (!wasDirty) {
+                    // The processor was idle, so nothing was signalled before: the callback listed the connection.
+                    unlist(cp.processor.dispatched, cp);
                 }
-                cp.processor.dispatched.clear();
-                cp.processor.dispatched.addAll(queued);
+                // else an earlier signal may have listed it (a connection is listed once for all its signals): left
+                // listed, it is evaluated, and without its grant it keeps waiting
                 p.dirty = wasDirty;
                 pendingAdmissions.add(cp);
                 note("admission callback delayed");
@@ -987,13 +996,46 @@ final class FakeBroker {
         }
     }
 
+    /** @return {@code ByteBudget.saturated}: the hysteresis state, read for the model's checks and the fingerprint */
+    private boolean budgetSaturated() {
+        synchronized (budget) {
+            try {
+                return BUDGET_SATURATED.getBoolean(budget);
+            } catch (IllegalAccessException e) {
+                throw new AssertionError(e);
+            }
+        }
+    }
+
+    /** Takes a connection out of a processor's signals, keeping the others in their order. */
+    private static void unlist(Signals signals, ConnectionPipeline cp) {
+        List<ConnectionPipeline> rest = new ArrayList<>();
+        ConnectionPipeline c;
+        while ((c = signals.poll()) != null) {
+            if (c != cp) {
+                rest.add(c);
+            }
+        }
+        rest.forEach(signals::add);
+    }
+
+    /** Takes back the grant that {@code admitted()} counted (the callback is delayed: an ADMIT step replays it). */
+    private static void ungrant(ConnectionPipeline cp) {
+        try {
+            ((AtomicInteger) RESERVATION_GRANTS.get(cp.reservation)).decrementAndGet();
+        } catch (IllegalAccessException e) {
+            throw new AssertionError(e);
+        }
+    }
+
     /** The budget grants the connection that started waiting first, of those still waiting. */
     private void checkFifoGrant(ConnectionPipeline granted) {
         for (ConnectionPipeline w : waitOrder) {
             if (w == granted) {
                 break;
             }
-            if (w.waitingForBudget && !containsIdentity(pendingAdmissions, w) && w.grants.get() == w.grantsConsumed) {
+            if (w.reservation.waiting() && !containsIdentity(pendingAdmissions, w)
+                && w.reservation.grants() == w.reservation.grantsConsumed()) {
                 fail("FIFO broken: connection " + granted.id + " was granted budget before " + w.id
                     + ", which started waiting earlier (wait order " + waitOrder.stream().map(x -> x.id).toList() + ")");
             }
@@ -1115,16 +1157,25 @@ final class FakeBroker {
 
     // ------------------------------------------------------------------ the network thread
 
+    /** One processor round; kpipe reads the storage signal at most once in it, however many connections it evaluates. */
+    private void round(Proc p) {
+        signalReadsInRound = 0;
+        listen("onProcessorRound", () -> {
+            coordinator.onProcessorRound(p);
+            return null;
+        });
+        if (signalReadsInRound > 1) {
+            fail("kpipe read the storage signal " + signalReadsInRound + " times in one processor round");
+        }
+    }
+
     private void micro(Proc p) {
         switch (p.phase) {
             case ROUND_ENTER -> {
                 p.dirty = false;
                 p.effect = false;
                 advance(nanosPerRound);
-                listen("onProcessorRound", () -> {
-                    coordinator.onProcessorRound(p);
-                    return null;
-                });
+                round(p);
                 p.phase = Phase.DEQUEUE;
             }
             case DEQUEUE -> {
@@ -1147,10 +1198,7 @@ final class FakeBroker {
                 }
             }
             case ROUND_EXIT -> {
-                listen("onProcessorRound", () -> {
-                    coordinator.onProcessorRound(p);
-                    return null;
-                });
+                round(p);
                 p.phase = Phase.POLL;
             }
             case POLL -> {
@@ -1291,10 +1339,10 @@ final class FakeBroker {
                 fail("connection " + c.index + " read beyond the in-flight limit (" + cp.slots.size() + " requests, "
                     + cp.inflightBytes + " bytes): " + r);
             }
-            if (budget != null && cp.reserved <= 0) {
+            if (budget != null && cp.reservation.reserved() <= 0) {
                 fail("connection " + c.index + " read without a budget reservation: " + r);
             }
-            if (budget != null && cp.reserved < scenario.size(c.index, r.index) && !scenario.exclusive(r.spec.kind())) {
+            if (budget != null && cp.reservation.reserved() < scenario.size(c.index, r.index) && !scenario.exclusive(r.spec.kind())) {
                 note(scenario.size(c.index, r.index) > budget.capacity() ? "oversize read" : "read above its reservation");
             }
         }
@@ -1327,7 +1375,7 @@ final class FakeBroker {
         }
         int size = scenario.size(c.index, r.index);
         // An upgrade charges the request already read: only if the budget admits it now, overtaking no waiter.
-        boolean budgetAdmitsUpgrade = budget == null || (budget.waiting() == 0 && !budget.saturated()
+        boolean budgetAdmitsUpgrade = budget == null || (budget.waiting() == 0 && !budgetSaturated()
             && (budget.used() == 0 || budget.used() + budget.clamp(size) <= budget.capacity()));
         classificationFaulted = false;
         Admission a = listen("onRequestReceived",
@@ -1494,13 +1542,14 @@ final class FakeBroker {
         if (cp.throttle.throttled()) {
             note("close while throttled");
         }
-        if (cp.waitingForBudget) {
-            boolean granted = containsIdentity(pendingAdmissions, cp) || cp.grants.get() > cp.grantsConsumed;
+        if (cp.reservation.waiting()) {
+            boolean granted = containsIdentity(pendingAdmissions, cp)
+                || cp.reservation.grants() > cp.reservation.grantsConsumed();
             note(granted ? "close while granted, grant not consumed" : "close while waiting for budget");
             if (containsIdentity(pendingAdmissions, cp)) {
                 note("close before the admitted() callback ran");
             }
-        } else if (cp.reserved > 0) {
+        } else if (cp.reservation.reserved() > 0) {
             note("close with a reservation");
         }
         if (cp.pressureBlocked) {
@@ -1658,6 +1707,18 @@ final class FakeBroker {
             fail("classification fallbacks: " + stats.classificationFallbacks() + ", injected: "
                 + injectedClassificationFaults);
         }
+        // every pipelined request waits for its dispatch once; every wait for the budget is one entry of its queue
+        if (stats.waits(WaitReason.AWAITING_DISPATCH) != stats.pipelinedRequests()) {
+            fail("waits for dispatch: " + stats.waits(WaitReason.AWAITING_DISPATCH) + ", pipelined requests: "
+                + stats.pipelinedRequests());
+        }
+        long budgetWaits = budget == null ? 0 : budget.waitsStarted();
+        if (stats.waits(WaitReason.BUDGET) != budgetWaits) {
+            fail("waits for the budget: " + stats.waits(WaitReason.BUDGET) + ", the budget queued " + budgetWaits);
+        }
+        if (stats.waits(WaitReason.MUTED) != 0) {
+            fail("MUTED is not a reason that is counted: " + stats.waits(WaitReason.MUTED));
+        }
     }
 
     /**
@@ -1677,30 +1738,32 @@ final class FakeBroker {
         long expected = 0;
         int waiting = 0;
         for (ConnectionPipeline cp : owned.values()) {
-            int outstanding = cp.grants.get() - cp.grantsConsumed;
+            int outstanding = cp.reservation.grants() - cp.reservation.grantsConsumed();
             boolean pending = containsIdentity(pendingAdmissions, cp);
             // A wait given up (a drain after kpipe was disabled) after the budget granted it but before the admitted()
             // callback counted the grant: the grant is consumed, and its bytes released, ahead of the count.
-            boolean consumedAhead = pending && !cp.waitingForBudget && outstanding == -1;
+            boolean consumedAhead = pending && !cp.reservation.waiting() && outstanding == -1;
             if (consumedAhead) {
                 note("wait given up before its admitted() callback ran");
-            } else if (outstanding < 0 || outstanding > 1 || (outstanding == 1 && !cp.waitingForBudget)
-                || (pending && (outstanding != 0 || !cp.waitingForBudget))) {
-                fail("connection " + cp.id + " has grants=" + cp.grants.get() + " consumed=" + cp.grantsConsumed
-                    + " pendingCallback=" + pending + " waitingForBudget=" + cp.waitingForBudget);
+            } else if (outstanding < 0 || outstanding > 1 || (outstanding == 1 && !cp.reservation.waiting())
+                || (pending && (outstanding != 0 || !cp.reservation.waiting()))) {
+                fail("connection " + cp.id + " has grants=" + cp.reservation.grants() + " consumed="
+                    + cp.reservation.grantsConsumed()
+                    + " pendingCallback=" + pending + " waitingForBudget=" + cp.reservation.waiting());
             }
-            if (cp.reserved < 0 || cp.inflightBytes < 0 || (cp.reserved > 0 && cp.waitingForBudget)) {
-                fail("connection " + cp.id + " reserved=" + cp.reserved + " inflightBytes=" + cp.inflightBytes
-                    + " waitingForBudget=" + cp.waitingForBudget);
+            long reserved = cp.reservation.reserved();
+            if (reserved < 0 || cp.inflightBytes < 0 || (reserved > 0 && cp.reservation.waiting())) {
+                fail("connection " + cp.id + " reserved=" + reserved + " inflightBytes=" + cp.inflightBytes
+                    + " waitingForBudget=" + cp.reservation.waiting());
             }
             Conn c = conn(cp.id);
-            if (c.open && cp.state() != ConnectionState.CLOSED && !cp.muted && cp.reserved == 0) {
+            if (c.open && cp.state() != ConnectionState.CLOSED && !cp.muted && cp.reservation.reserved() == 0) {
                 fail("connection " + c.index + " is unmuted by kpipe without a budget reservation");
             }
-            expected += cp.inflightBytes + cp.reserved;
-            if (cp.waitingForBudget) {
+            expected += cp.inflightBytes + cp.reservation.reserved();
+            if (cp.reservation.waiting()) {
                 if (outstanding > 0 || pending) {
-                    expected += cp.reservationWanted;
+                    expected += cp.reservation.wanted();
                 } else {
                     waiting++;
                 }
@@ -1713,16 +1776,24 @@ final class FakeBroker {
                 continue;
             }
             for (int i = 0; i < pp.holders.size(); i++) {
-                ConnectionPipeline h = pp.holders.get(i);
-                if (h.holderIndex != i || h.reserved <= 0 || owned.get(h.id) != h || h.processor != pp) {
-                    fail("processor lists " + h.id + " as reservation holder " + i + " with holderIndex="
-                        + h.holderIndex + " reserved=" + h.reserved + " owned=" + (owned.get(h.id) == h));
+                Reservation r = pp.holders.get(i);
+                ConnectionPipeline h = null;
+                for (ConnectionPipeline cp : owned.values()) {
+                    if (cp.reservation == r) {
+                        h = cp;
+                    }
+                }
+                if (h == null || r.holderIndex() != i || r.reserved() <= 0 || h.processor != pp) {
+                    fail("processor lists " + (h == null ? "a connection it does not own" : h.id)
+                        + " as reservation holder " + i + " with holderIndex=" + r.holderIndex() + " reserved="
+                        + r.reserved());
                 }
             }
         }
         for (ConnectionPipeline cp : owned.values()) {
-            if (cp.reserved > 0 && cp.holderIndex < 0) {
-                fail("connection " + cp.id + " holds " + cp.reserved + " reserved bytes but is not listed as a holder");
+            if (cp.reservation.reserved() > 0 && cp.reservation.holderIndex() < 0) {
+                fail("connection " + cp.id + " holds " + cp.reservation.reserved()
+                    + " reserved bytes but is not listed as a holder");
             }
         }
         if (used != expected) {
@@ -1757,12 +1828,12 @@ final class FakeBroker {
         }
         long idle = 0;
         for (ConnectionPipeline cp : owned.values()) {
-            if (cp.reserved > 0 && !cp.muted && cp.slots.isEmpty() && cp.awaitingDispatch == null) {
-                idle += cp.reserved;
+            if (cp.reservation.reserved() > 0 && !cp.muted && cp.slots.isEmpty() && cp.awaitingDispatch == null) {
+                idle += cp.reservation.reserved();
             }
         }
         long head = budgetQueue().get(0).getValue();
-        boolean headFits = !budget.saturated() && (budget.used() == 0 || budget.used() + head <= budget.capacity());
+        boolean headFits = !budgetSaturated() && (budget.used() == 0 || budget.used() + head <= budget.capacity());
         return idle > 0 && budget.used() == idle && !headFits;
     }
 
@@ -1789,7 +1860,7 @@ final class FakeBroker {
         boolean starvation = scenario.backPressure.tolerateIdleStarvation() && idleReservationStarvation();
         for (Conn c : conns) {
             ConnectionPipeline waiter = owned.get(c.id);
-            if (starvation && c.clientActive() && waiter != null && waiter.waitingForBudget) {
+            if (starvation && c.clientActive() && waiter != null && waiter.reservation.waiting()) {
                 note("idle-reservation starvation");
                 continue;
             }
@@ -1878,9 +1949,9 @@ final class FakeBroker {
                 fail("admitted() callbacks never ran: " + pendingAdmissions);
             }
             for (ConnectionPipeline cp : delivered.keySet()) {
-                if (cp.grants.get() != cp.grantsConsumed) {
-                    fail("connection " + cp.id + " was granted " + cp.grants.get() + " times but consumed "
-                        + cp.grantsConsumed + " grants");
+                if (cp.reservation.grants() != cp.reservation.grantsConsumed()) {
+                    fail("connection " + cp.id + " was granted " + cp.reservation.grants() + " times but consumed "
+                        + cp.reservation.grantsConsumed() + " grants");
                 }
             }
         }
@@ -2018,7 +2089,7 @@ final class FakeBroker {
         sb.append(saturated ? "!" : "-").append(pressureWindowsLeft);
         sb.append(coordinator.enabled() ? 'E' : 'e').append(enableFlipsLeft).append(everDisabled ? 'x' : '-');
         if (budget != null) {
-            sb.append('U').append(budget.used()).append(budget.saturated() ? 's' : '-').append('F');
+            sb.append('U').append(budget.used()).append(budgetSaturated() ? 's' : '-').append('F');
             budgetQueue().forEach(e -> describe(sb, (ConnectionPipeline) e.getKey(), gens));
             sb.append('A');
             pendingAdmissions.forEach(cp -> describe(sb, cp, gens));
@@ -2036,16 +2107,16 @@ final class FakeBroker {
         sb.append('{').append(cp.id.substring(cp.id.lastIndexOf('-') + 1)).append(owned.get(cp.id) == cp ? 'o' : 's')
             .append(cp.state().ordinal()).append(cp.sendOutstanding ? 'S' : '-').append(cp.muted ? 'M' : '-')
             .append(cp.scheduled ? 'P' : '-').append(cp.pressureBlocked ? 'B' : '-')
-            .append('r').append(cp.reserved).append(cp.waitingForBudget ? "w" + cp.reservationWanted : "")
-            .append('g').append(cp.grants.get() - cp.grantsConsumed).append('L').append(cp.largestRequest)
+            .append('r').append(cp.reservation.reserved()).append(cp.reservation.waiting() ? "w" + cp.reservation.wanted() : "")
+            .append('g').append(cp.reservation.grants() - cp.reservation.grantsConsumed()).append('L').append(cp.largestRequest)
             .append('t').append(cp.throttle.open())
             .append('b').append(cp.inflightBytes).append('a').append(req(cp.awaitingDispatch))
             .append(cp.awaitingAppend != null && cp.awaitingAppend == cp.awaitingDispatch ? "A" : "").append('h')
             .append(req(cp.held))
             // what the clock decides: quiet (re-authentication), idle reservation (revocable)
             .append(nanos() - cp.lastWrittenNanos >= PipelineCoordinator.REAUTHENTICATION_QUIET_NANOS ? 'q' : '-')
-            .append(cp.reserved > 0 && nanos() - cp.reservedAtNanos >= PipelineCoordinator.IDLE_RESERVATION_NANOS
-                && cp.processor.rounds - cp.reservedAtRound >= 2 ? 'i' : '-')
+            .append(cp.reservation.reserved() > 0 && nanos() - cp.reservation.reservedAtNanos() >= PipelineCoordinator.IDLE_RESERVATION_NANOS
+                && cp.processor.rounds - cp.reservation.reservedAtRound() >= 2 ? 'i' : '-')
             .append('[');
         for (Slot s : cp.slots) {
             sb.append(req(s.request)).append(':').append(s.response == null ? "" : ((Response) s.response).id()).append(',');
@@ -2100,7 +2171,7 @@ final class FakeBroker {
             .append('\n');
         if (budget != null) {
             sb.append("  budget: used=").append(budget.used()).append('/').append(budget.capacity()).append(" peak=")
-                .append(budget.peak()).append(" saturated=").append(budget.saturated()).append(" queue=")
+                .append(budget.peak()).append(" saturated=").append(budgetSaturated()).append(" queue=")
                 .append(budgetQueue().stream().map(e -> ((ConnectionPipeline) e.getKey()).id + ":" + e.getValue()).toList())
                 .append(" pendingAdmissions=").append(pendingAdmissions.stream().map(cp -> cp.id).toList())
                 .append(" grants=").append(grantLog).append('\n');

@@ -135,7 +135,7 @@ class PipelineBudgetScenariosTest {
         // return: 2, 0, 1.
         for (int c : new int[] {2, 0, 1}) {
             run.step(RETURN, handlerOf(run, c)).only(NET);
-            assertTrue(run.kpipe(c).waitingForBudget);
+            assertTrue(run.kpipe(c).reservation.waiting());
         }
         assertEquals(3, run.broker.budget.waiting());
         assertTrue(run.broker.unmuteLog.isEmpty());
@@ -158,15 +158,15 @@ class PipelineBudgetScenariosTest {
         Run run = new Run(budgeted(BackPressure.budget(100),
             disconnecting(pAll(40), p1(40)), client(pAll(40), p1(10))));
         run.except(COMPLETE);
-        assertTrue(run.kpipe(0).waitingForBudget);
-        assertTrue(run.kpipe(1).waitingForBudget);
+        assertTrue(run.kpipe(0).reservation.waiting());
+        assertTrue(run.kpipe(1).reservation.waiting());
         assertEquals(80, run.broker.budget.used());
 
         ConnectionPipeline closed = run.kpipe(0);
         run.step(DISCONNECT, 0).except(COMPLETE);
         assertNull(run.kpipe(0));
-        assertEquals(0, closed.reserved);
-        assertFalse(closed.waitingForBudget);
+        assertEquals(0, closed.reservation.reserved());
+        assertFalse(closed.reservation.waiting());
         // Its 40 in-flight bytes went back once; client 1 was admitted (40) and read its 10, whose response waits
         // behind the first one's.
         assertEquals(List.of(1), run.broker.grantLog);
@@ -192,19 +192,20 @@ class PipelineBudgetScenariosTest {
         run.step(COMPLETE, completionOf(run, 1)).except(COMPLETE, ADMIT);
         ConnectionPipeline granted = run.kpipe(0);
         assertEquals(List.of(granted), run.broker.pendingAdmissions);
-        assertTrue(granted.waitingForBudget);
-        assertEquals(0, granted.grants.get());
+        assertTrue(granted.reservation.waiting());
+        assertEquals(0, granted.reservation.grants());
         assertEquals(40 + 40, run.broker.budget.used());
 
         run.step(DISCONNECT, 0).only(NET);
         // The close found the grant already made (cancel failed): it released the reservation and counted the grant
         // as consumed before the callback counted it.
         assertNull(run.kpipe(0));
-        assertEquals(1, granted.grantsConsumed);
+        assertEquals(1, granted.reservation.grantsConsumed());
         assertEquals(50, run.broker.budget.used(), "only client 1's reservation, admitted on the release");
 
         run.step(ADMIT, 0).only(NET);
-        assertEquals(granted.grantsConsumed, granted.grants.get(), "the late callback balances the grant");
+        assertEquals(granted.reservation.grantsConsumed(), granted.reservation.grants(),
+            "the late callback balances the grant");
         assertEquals(ConnectionState.CLOSED, granted.state());
         run.settle();
         run.finish();
@@ -278,7 +279,7 @@ class PipelineBudgetScenariosTest {
         Run run = new Run(budgeted(BackPressure.budget(10), client(p1(6)), client(p1(1), p1(6), p1(6))));
         run.broker.nanosPerRound = PipelineCoordinator.IDLE_RESERVATION_NANOS;
         run.step(WRITE, 0).except(WRITE);
-        assertEquals(6, run.kpipe(0).reserved, "client 0 is idle, unmuted, holding its estimate");
+        assertEquals(6, run.kpipe(0).reservation.reserved(), "client 0 is idle, unmuted, holding its estimate");
         run.step(WRITE, 1).step(WRITE, 1).step(WRITE, 1).progressUntilAnswered(1);
         run.assertReceivedInOrder(1);
         assertTrue(run.stats().reservationsRevoked() > 0);

@@ -31,7 +31,7 @@ class PipelinePropertiesTest {
     /** A choice at or above this picks a client disconnection, when one is possible. */
     private static final int DISCONNECT_CHOICE = 995;
 
-    @Property(tries = 2500, edgeCases = EdgeCasesMode.NONE)
+    @Property(seed = "1405", tries = 2500, edgeCases = EdgeCasesMode.NONE)
     @StatisticsReport(StatisticsReport.StatisticsReportMode.OFF)
     void anyInterleavingOfAnyScenarioKeepsTheInvariantsAndAnswersEveryone(
         @ForAll("scenarios") Scenario scenario, @ForAll("choices") List<Integer> choices) {
@@ -44,7 +44,7 @@ class PipelinePropertiesTest {
         cover(broker, "re-authentication deferred", 3);
     }
 
-    @Property(tries = 1500, edgeCases = EdgeCasesMode.NONE)
+    @Property(seed = "1406", tries = 1500, edgeCases = EdgeCasesMode.NONE)
     @StatisticsReport(StatisticsReport.StatisticsReportMode.OFF)
     void drainsThrottlesAndDisconnectionsUnderATightInflightLimit(
         @ForAll("hostileScenarios") Scenario scenario, @ForAll("choices") List<Integer> choices) {
@@ -71,7 +71,7 @@ class PipelinePropertiesTest {
      * unmuted while saturated, no wedge once the pressure clears (but the known idle-reservation starvation, which is
      * counted), and the budget is empty once every client has gone.
      */
-    @Property(tries = 700, edgeCases = EdgeCasesMode.NONE)
+    @Property(seed = "1407", tries = 700, edgeCases = EdgeCasesMode.NONE)
     @StatisticsReport(StatisticsReport.StatisticsReportMode.OFF)
     void budgetAndStoragePressureUnderAnyInterleaving(
         @ForAll("budgetScenarios") Scenario scenario, @ForAll("choices") List<Integer> choices) {
@@ -99,7 +99,7 @@ class PipelinePropertiesTest {
      * pressure): the invariants hold on every step, and in every quiescent state while disabled kpipe owns no
      * connection (every pipelined connection drained back to classic, every response written in order).
      */
-    @Property(tries = 700, edgeCases = EdgeCasesMode.NONE)
+    @Property(seed = "1408", tries = 700, edgeCases = EdgeCasesMode.NONE)
     @StatisticsReport(StatisticsReport.StatisticsReportMode.OFF)
     void kpipeEnableFlippedAtAnyPointUnderAnyInterleaving(
         @ForAll("flippingScenarios") Scenario scenario, @ForAll("choices") List<Integer> choices) {
@@ -151,7 +151,7 @@ class PipelinePropertiesTest {
                 disconnects.add(s);
                 ConnectionPipeline cp = broker.owned(s.arg());
                 if (cp != null && (cp.held != null || cp.slots.size() > 1
-                    || cp.waitingForBudget)) {
+                    || cp.reservation.waiting())) {
                     interesting.add(s);
                 }
             } else {

@@ -1,0 +1,111 @@
+package dev.kpipe.plugin.pipeline;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.function.Consumer;
+
+/**
+ * The handler-to-network-thread signal of one processor: the connections whose situation another thread changed (a
+ * handler dispatched their request, the byte budget admitted them, kpipe was disabled), for the processor's network
+ * thread to evaluate at its next round. Intrusive, so that a signal allocates nothing: each connection is its own node
+ * ({@link ConnectionPipeline#signalNext}) and is listed at most once at a time ({@link ConnectionPipeline#signalled});
+ * a connection signalled again before the network thread took it is evaluated once for both, as its evaluation looks
+ * at its whole state anyway.
+ *
+ * <p>Invariants: a connection is listed at most once; every signal is followed by an evaluation that starts after it
+ * (a signal that finds its connection listed happened before the network thread unlists it, which it does before the
+ * evaluation); connections are taken in the order they were first signalled. A Treiber stack that the network thread
+ * takes whole and reverses.
+ *
+ * <p>Thread: {@link #add} any thread, lock-free; every other method the processor's network thread.
+ */
+final class Signals {
+
+    private static final VarHandle HEAD;
+    private static final VarHandle SIGNALLED;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            HEAD = l.findVarHandle(Signals.class, "head", ConnectionPipeline.class);
+            SIGNALLED = l.findVarHandle(ConnectionPipeline.class, "signalled", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** The connections signalled since the network thread last took them, newest first. */
+    @SuppressWarnings("unused") // accessed through HEAD
+    private volatile ConnectionPipeline head;
+    /** Taken from {@link #head} and not handed out yet, oldest first. Network thread only. */
+    private ConnectionPipeline taken;
+
+    /**
+     * Signals a connection: its network thread evaluates it at its next round. Thread: any; lock-free; allocates
+     * nothing. The caller wakes the processor.
+     *
+     * @param conn the connection
+     */
+    void add(ConnectionPipeline conn) {
+        if (!SIGNALLED.compareAndSet(conn, 0, 1)) {
+            return; // listed: its network thread has not taken it yet
+        }
+        ConnectionPipeline h;
+        do {
+            h = (ConnectionPipeline) HEAD.getVolatile(this);
+            conn.signalNext = h;
+        } while (!HEAD.compareAndSet(this, h, conn));
+    }
+
+    /** @return the connection signalled first of those listed, unlisted now; {@code null} if none. Network thread. */
+    ConnectionPipeline poll() {
+        ConnectionPipeline c = taken;
+        if (c == null) {
+            ConnectionPipeline stack = (ConnectionPipeline) HEAD.getAndSet(this, (ConnectionPipeline) null);
+            // reverse: oldest first (the nodes are flagged: no other thread writes their links now)
+            while (stack != null) {
+                ConnectionPipeline next = stack.signalNext;
+                stack.signalNext = c;
+                c = stack;
+                stack = next;
+            }
+            if (c == null) {
+                return null;
+            }
+        }
+        taken = c.signalNext;
+        c.signalNext = null;
+        SIGNALLED.setVolatile(c, 0); // after reading its link: a signal from now on lists it again
+        return c;
+    }
+
+    /** @return true if no connection is listed. Network thread (or a test that drives it). */
+    boolean isEmpty() {
+        return taken == null && HEAD.getVolatile(this) == null;
+    }
+
+    /** @return how many connections are listed. Network thread (or a test). */
+    int size() {
+        int n = 0;
+        for (ConnectionPipeline c = taken; c != null; c = c.signalNext) {
+            n++;
+        }
+        for (ConnectionPipeline c = (ConnectionPipeline) HEAD.getVolatile(this); c != null; c = c.signalNext) {
+            n++;
+        }
+        return n;
+    }
+
+    /**
+     * @param action called for each listed connection, the taken ones oldest first, then the others newest first.
+     *     Network thread (or a test); for dumps.
+     */
+    void forEach(Consumer<ConnectionPipeline> action) {
+        for (ConnectionPipeline c = taken; c != null; c = c.signalNext) {
+            action.accept(c);
+        }
+        for (ConnectionPipeline c = (ConnectionPipeline) HEAD.getVolatile(this); c != null; c = c.signalNext) {
+            action.accept(c);
+        }
+    }
+}
