@@ -181,6 +181,10 @@ public final class BenchMain {
         }
       } else if (s.equals("S2")) {
         scenarios.add(Scenario.s2(options));
+      } else if (s.equals("S5")) {
+        for (int w : options.windowsMs()) {
+          scenarios.add(Scenario.s5(w, options));
+        }
       } else {
         scenarios.add(Scenario.s3(options.windowsMs().get(0), options));
       }

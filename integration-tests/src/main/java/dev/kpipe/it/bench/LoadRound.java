@@ -58,6 +58,10 @@ final class LoadRound {
     final byte[] value;
     final long windowStart;
     final long windowEnd;
+    /** S5: records per transaction, 0 for a non-transactional producer. */
+    int commitEvery;
+    /** S5: transactions whose commit returned within the window (sending thread). */
+    final AtomicLong commitsInWindow = new AtomicLong();
     boolean closed; // caller's thread only
 
     Sender(KafkaProducer<byte[], byte[]> producer, String topic, Integer partition, byte[] value, long windowStart,
@@ -73,7 +77,14 @@ final class LoadRound {
     @Override
     public void run() {
       try {
+        if (commitEvery > 0) {
+          producer.initTransactions();
+        }
+        int inTxn = 0;
         while (System.nanoTime() < windowEnd && !Thread.currentThread().isInterrupted()) {
+          if (commitEvery > 0 && inTxn++ == 0) {
+            producer.beginTransaction();
+          }
           long sent = System.nanoTime();
           producer.send(new ProducerRecord<>(topic, partition, null, value), (md, e) -> {
             long now = System.nanoTime();
@@ -85,6 +96,17 @@ final class LoadRound {
               histogram.record((now - sent) / 1000);
             }
           });
+          if (commitEvery > 0 && inTxn == commitEvery) {
+            producer.commitTransaction();
+            inTxn = 0;
+            long now = System.nanoTime();
+            if (now >= windowStart && now < windowEnd) {
+              commitsInWindow.incrementAndGet();
+            }
+          }
+        }
+        if (inTxn > 0) {
+          producer.commitTransaction();
         }
       } catch (RuntimeException e) {
         errors.incrementAndGet();
@@ -122,7 +144,9 @@ final class LoadRound {
         String clientId = "bench-" + scenario.id + "-" + variant.label() + "-r" + round + "-p" + i;
         KafkaProducer<byte[], byte[]> p = new KafkaProducer<>(scenario.producerConfig(cluster.bootstrapServers(),
             clientId));
-        senders.add(new Sender(p, scenario.topic, partition, value, windowStart, windowEnd));
+        Sender sender = new Sender(p, scenario.topic, partition, value, windowStart, windowEnd);
+        sender.commitEvery = scenario.commitEvery;
+        senders.add(sender);
       }
       for (int i = 0; i < senders.size(); i++) {
         Thread t = new Thread(senders.get(i), "bench-sender-" + i);
@@ -201,6 +225,11 @@ final class LoadRound {
       extra.put("producer_records_median", median);
       extra.put("producer_records_max", (double) perProducer[perProducer.length - 1]);
       extra.put("slowest_producer_share_of_median", median > 0 ? perProducer[0] / median : Double.NaN);
+    }
+    if (scenario.isS5()) {
+      long commits = senders.stream().mapToLong(s -> s.commitsInWindow.get()).sum();
+      extra.put("transactions_committed_per_s", commits / seconds);
+      extra.put("committed_records_per_s", commits * scenario.commitEvery / seconds);
     }
     extra.put("producer_leader_requests_sent_per_s", (s1.leaderRequests - s0.leaderRequests) / seconds);
     extra.put("producer_all_requests_sent_per_s", (s1.allRequests - s0.allRequests) / seconds);

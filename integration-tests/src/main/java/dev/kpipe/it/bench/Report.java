@@ -22,6 +22,9 @@ final class Report {
   /** S2 target: kpipe/stock p99 latency at most this. */
   static final double S2_MAX_P99_RATIO = 1.05;
 
+  /** S5 target: kpipe/stock records/s at least this (the commit's round trip lowers the ceiling below S1's). */
+  static final double S5_MIN_RATIO = 3.5;
+
   /** S3 target: the slowest producer's records at least this fraction of the median producer's. */
   static final double S3_MIN_SLOWEST_SHARE = 1.0 / 3;
 
@@ -123,6 +126,11 @@ final class Report {
           share >= S3_MIN_SLOWEST_SHARE, "x"));
       return l;
     }
+    if (scenario.isS5()) {
+      Stat r = ratio(RoundResult::recordsPerSec);
+      l.add(target("records/s kpipe/stock >= " + S5_MIN_RATIO + "x", r.median(), r.median() >= S5_MIN_RATIO, "x"));
+      return l;
+    }
     if (scenario.windowMs > 0) {
       l.add(target("records/s kpipe/stock >= " + S1_MIN_RATIO + "x", ratio(RoundResult::recordsPerSec).median(),
           ratio(RoundResult::recordsPerSec).median() >= S1_MIN_RATIO, "x"));
@@ -176,6 +184,17 @@ final class Report {
         + " (producer-node-metrics response-total, node-1); latency = send() to ack per record)\n");
     if (scenario.isS3()) {
       sb.append(s3Lines());
+    }
+    if (scenario.isS5() && hasPairs()) {
+      double perRequest = stat(Variant.STOCK, Report::recPerReq).median();
+      double ceiling = scenario.s5RatioCeiling(perRequest);
+      double measured = ratio(RoundResult::recordsPerSec).median();
+      sb.append(String.format(Locale.ROOT, "  S5 ceiling: a transaction of %d records = %.1f produce requests (%.1f"
+              + " records each) + 1 commit round trip: stock (n + 1) W, kpipe (n / %d + 1) W, kpipe/stock <= %.2fx;"
+              + " measured %.2fx = %s of it; committed records/s stock %s, kpipe %s%n", scenario.commitEvery,
+          scenario.commitEvery / perRequest, perRequest, scenario.maxInFlight, ceiling, measured,
+          pct(measured / ceiling), fmt(stat(Variant.STOCK, r -> extra(r, "committed_records_per_s")).median()),
+          fmt(stat(Variant.KPIPE, r -> extra(r, "committed_records_per_s")).median())));
     }
     if (scenario.windowMs > 0 && !scenario.isS3()) {
       double c = scenario.ceilingRequestsPerSec();
@@ -289,6 +308,9 @@ final class Report {
     r.put("latency_p99_ms", ratio(RoundResult::p99Ms).toMap());
     r.put("broker_cpu_us_per_record", ratio(Report::cpuPerRecord).toMap());
     summary.put("kpipe_over_stock", r);
+    if (scenario.isS5() && hasPairs()) {
+      summary.put("s5_ratio_ceiling", scenario.s5RatioCeiling(stat(Variant.STOCK, Report::recPerReq).median()));
+    }
     m.put("summary", summary);
     m.put("targets", targets());
     return m;

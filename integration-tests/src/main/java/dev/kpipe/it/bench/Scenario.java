@@ -23,6 +23,11 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *       Kafka's default 1 MiB, so replication keeps up), several hundred idempotent producers (one connection each
  *       to the leader) sending flat out, and a small {@code kpipe.max.inflight.bytes}: the in-flight demand (producers
  *       x 5 requests x batch) is far above the budget, so the budget decides what the leader admits.
+ *   <li><b>S5</b> (exactly-once producers): S1's cluster and producer settings, but the producer is transactional
+ *       ({@code transactional.id} = its client id) and commits every {@link #S5_COMMIT_EVERY} records. Each
+ *       transaction's commit costs about one W on both sides (the commit markers are written with acks=all, and
+ *       the next transaction's first produce waits for them), so the ceiling of kpipe/stock is below S1's: with n
+ *       produce requests per transaction, (n + 1) / (n / max.in.flight + 1).
  * </ul>
  *
  * <p>Immutable.
@@ -30,6 +35,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 final class Scenario {
   /** {@code replica.fetch.min.bytes} of S1's follower: far above anything produced in one window (int config). */
   static final int FOLLOWER_FETCH_MIN_BYTES = 1_000_000_000;
+  /** S5: records per transaction. */
+  static final int S5_COMMIT_EVERY = 500;
 
   final String id;
   final String label;
@@ -53,6 +60,8 @@ final class Scenario {
   private final Map<Integer, List<Integer>> assignment;
   /** Broker settings for the kpipe side only (S3's budget). */
   final Map<String, String> kpipeConfig;
+  /** S5: records per transaction of a transactional producer; 0 for a non-transactional one. */
+  final int commitEvery;
 
   private Scenario(String id, String label, int windowMs, int nodes, String topic, int partitions, int fixedPartition,
       int producers, int recordBytes, String acks, boolean idempotence, int maxInFlight, int batchBytes, int lingerMs,
@@ -77,6 +86,61 @@ final class Scenario {
     this.topicConfig = topicConfig;
     this.assignment = assignment;
     this.kpipeConfig = kpipeConfig;
+    this.commitEvery = 0;
+  }
+
+  /** A copy of {@code base} with another id and label whose producers are transactional (S5). */
+  private Scenario(Scenario base, String id, String label, int commitEvery) {
+    this.id = id;
+    this.label = label;
+    this.windowMs = base.windowMs;
+    this.nodes = base.nodes;
+    this.topic = base.topic;
+    this.partitions = base.partitions;
+    this.fixedPartition = base.fixedPartition;
+    this.producers = base.producers;
+    this.recordBytes = base.recordBytes;
+    this.acks = base.acks;
+    this.idempotence = base.idempotence;
+    this.maxInFlight = base.maxInFlight;
+    this.batchBytes = base.batchBytes;
+    this.lingerMs = base.lingerMs;
+    this.bufferBytes = base.bufferBytes;
+    this.nodeConfig = base.nodeConfig;
+    this.topicConfig = base.topicConfig;
+    this.assignment = base.assignment;
+    this.kpipeConfig = base.kpipeConfig;
+    this.commitEvery = commitEvery;
+  }
+
+  /**
+   * @param windowMs W, the follower's {@code replica.fetch.wait.max.ms}
+   * @param o the options (record size, batch size, buffer)
+   * @return scenario S5 at that window: S1 with one transactional producer committing every {@link
+   *     #S5_COMMIT_EVERY} records
+   */
+  static Scenario s5(int windowMs, BenchOptions o) {
+    return new Scenario(s1(windowMs, o), "S5", "S5 W=" + windowMs + "ms", S5_COMMIT_EVERY);
+  }
+
+  /** @return whether this is S5 (a transactional producer) */
+  boolean isS5() {
+    return commitEvery > 0;
+  }
+
+  /**
+   * S5's ceiling of kpipe/stock records/s: a transaction of {@code commitEvery} records is n produce requests plus
+   * one commit round trip; stock takes (n + 1) W, kpipe at best (n / max.in.flight + 1) W.
+   *
+   * @param recordsPerRequest records per produce request (measured)
+   * @return the ratio ceiling; NaN if not S5 or the figure is not known
+   */
+  double s5RatioCeiling(double recordsPerRequest) {
+    if (!isS5() || !(recordsPerRequest > 0)) {
+      return Double.NaN;
+    }
+    double n = commitEvery / recordsPerRequest;
+    return (n + 1) / (n / maxInFlight + 1);
   }
 
   /**
@@ -188,6 +252,9 @@ final class Scenario {
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none");
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    if (commitEvery > 0) {
+      p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, clientId);
+    }
     return p;
   }
 
@@ -218,6 +285,10 @@ final class Scenario {
     if (!kpipeConfig.isEmpty()) {
       m.put("kpipe_side_config", kpipeConfig);
     }
+    if (commitEvery > 0) {
+      m.put("transactional", true);
+      m.put("records_per_transaction", commitEvery);
+    }
     return m;
   }
 
@@ -227,6 +298,7 @@ final class Scenario {
         + (windowMs > 0 ? ", follower replica.fetch.wait.max.ms=" + windowMs : "")
         + ", acks=" + acks + ", " + producers + " producer(s), " + recordBytes + " B records, batch.size="
         + batchBytes + ", linger.ms=" + lingerMs + ", max.in.flight=" + maxInFlight + ", buffer.memory="
-        + bufferBytes / 1024 + " KiB";
+        + bufferBytes / 1024 + " KiB" + (commitEvery > 0 ? ", transactional, commit every " + commitEvery
+        + " records" : "");
   }
 }
