@@ -104,7 +104,7 @@ class CoordinatorFailoverIT {
         threads.add(t);
         t.start();
       }
-      awaitCommits(writers, 5);
+      awaitCommits(cluster, writers, 5);
       for (String id : ids) {
         assertEquals(victim, Transactions.coordinatorOf(cluster, id), id + " coordinated by broker " + victim);
       }
@@ -113,7 +113,7 @@ class CoordinatorFailoverIT {
       node.kill();
       timeline.add(String.format("%.1fs kill -9 broker %d, coordinator of %s (%d commits so far; %.0f requests"
           + " pipelined on it)", secondsSince(t0), victim, ids, commits(writers), pipelined));
-      awaitCommits(writers, 5);
+      awaitCommits(cluster, writers, 5);
       for (String id : ids) {
         assertNotEquals(victim, Transactions.coordinatorOf(cluster, id), id + "'s coordinator moved");
       }
@@ -124,7 +124,7 @@ class CoordinatorFailoverIT {
       awaitPartitions(cluster, TXN_STATE, TXN_STATE_PARTITIONS, "broker " + victim + " back in every ISR",
           d -> d.isr().size() == 3);
       timeline.add(String.format("%.1fs broker %d restarted and back in every ISR", secondsSince(t0), victim));
-      awaitCommits(writers, 3);
+      awaitCommits(cluster, writers, 3);
       timeline.add(String.format("%.1fs every producer committed 3 more", secondsSince(t0)));
     } finally {
       writers.forEach(w -> w.stop.set(true));
@@ -150,6 +150,16 @@ class CoordinatorFailoverIT {
     }
   }
 
+  private static String dumps(Cluster cluster) {
+    StringBuilder sb = new StringBuilder();
+    for (KafkaNode n : cluster.nodes()) {
+      if (n.isRunning()) {
+        sb.append("node ").append(n.id()).append(":\n").append(Transactions.connectionDump(n)).append('\n');
+      }
+    }
+    return sb.toString();
+  }
+
   private static int commits(List<TxnWriter> writers) {
     return writers.stream().mapToInt(w -> w.commits.get()).sum();
   }
@@ -163,7 +173,8 @@ class CoordinatorFailoverIT {
   }
 
   /** Waits until every writer has committed {@code more} transactions beyond its count now. */
-  private static void awaitCommits(List<TxnWriter> writers, int more) throws InterruptedException {
+  private static void awaitCommits(Cluster cluster, List<TxnWriter> writers, int more)
+      throws InterruptedException {
     int[] target = writers.stream().mapToInt(w -> w.commits.get() + more).toArray();
     long deadline = System.nanoTime() + AWAIT.toNanos();
     for (int i = 0; i < writers.size(); i++) {
@@ -174,7 +185,7 @@ class CoordinatorFailoverIT {
         }
         if (System.nanoTime() > deadline) {
           fail(w.transactionalId() + " committed " + w.commits.get() + " transactions, not " + target[i] + ", within "
-              + AWAIT.toSeconds() + " s; errors " + w.errors);
+              + AWAIT.toSeconds() + " s; errors " + w.errors + "; connection dumps:\n" + dumps(cluster));
         }
         TimeUnit.MILLISECONDS.sleep(50);
       }

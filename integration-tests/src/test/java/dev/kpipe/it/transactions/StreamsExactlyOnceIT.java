@@ -178,7 +178,7 @@ class StreamsExactlyOnceIT {
       }
       if (System.nanoTime() > deadline) {
         fail("the application committed " + committed + " of the input's end offsets " + end + " within "
-            + AWAIT.toSeconds() + " s");
+            + AWAIT.toSeconds() + " s; node 1's connection dump:\n" + Transactions.connectionDump(cluster.node(1)));
       }
       TimeUnit.MILLISECONDS.sleep(100);
     }

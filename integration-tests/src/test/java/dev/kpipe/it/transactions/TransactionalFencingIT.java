@@ -100,7 +100,7 @@ class TransactionalFencingIT {
       }, "fencing-a-sender");
       sender.setDaemon(true);
       sender.start();
-      awaitTrue(() -> acked.get() > 0 && LoadMetrics.requestsInFlight(a) >= 2,
+      awaitTrue(cluster, () -> acked.get() > 0 && LoadMetrics.requestsInFlight(a) >= 2,
           "A has records of its second transaction acknowledged and 2 or more requests in flight");
       int inFlightAtFence = (int) LoadMetrics.requestsInFlight(a);
       int sentBeforeFence = sentInTxn1.get();
@@ -111,7 +111,7 @@ class TransactionalFencingIT {
           new ByteArraySerializer())) {
         b.initTransactions();
         ledger.end(0, 1, Outcome.ABORTED); // InitProducerId aborted A's open transaction
-        awaitTrue(() -> !aErrors.isEmpty(), "A sees an error after B's initTransactions");
+        awaitTrue(cluster, () -> !aErrors.isEmpty(), "A sees an error after B's initTransactions");
         stop.set(true);
         sender.join(AWAIT.toMillis());
         KafkaException commitError = assertThrows(KafkaException.class, a::commitTransaction,
@@ -177,12 +177,13 @@ class TransactionalFencingIT {
     return false;
   }
 
-  private static void awaitTrue(java.util.function.BooleanSupplier condition, String what)
+  private static void awaitTrue(Cluster cluster, java.util.function.BooleanSupplier condition, String what)
       throws InterruptedException {
     long deadline = System.nanoTime() + AWAIT.toNanos();
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {
-        fail("not within " + AWAIT.toSeconds() + " s: " + what);
+        fail("not within " + AWAIT.toSeconds() + " s: " + what + "; node 1's connection dump:\n"
+            + Transactions.connectionDump(cluster.node(1)));
       }
       TimeUnit.MILLISECONDS.sleep(5);
     }

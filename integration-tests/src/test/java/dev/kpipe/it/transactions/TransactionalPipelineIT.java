@@ -3,6 +3,7 @@ package dev.kpipe.it.transactions;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.kpipe.it.harness.Cluster;
 import dev.kpipe.it.harness.KafkaCluster;
@@ -60,7 +61,7 @@ class TransactionalPipelineIT {
 
     // Phase 1: transactional producers alone.
     List<TxnWriter> phase1 = List.of(writer(cluster, 0, ledger), writer(cluster, 1, ledger));
-    runAll(phase1, List.of());
+    runAll(cluster, phase1, List.of());
     double inflightMax = KpipeJmx.kpipe(leader, "inflight-requests-per-connection-max");
     OptionalDouble deferred = Transactions.kpipeIfPresent(leader, Transactions.DEFERRED_DISPATCH_TOTAL);
     double phase1Seconds = (System.nanoTime() - t0) / 1e9;
@@ -69,7 +70,7 @@ class TransactionalPipelineIT {
     List<TxnWriter> phase2 = List.of(writer(cluster, 2, ledger), writer(cluster, 3, ledger));
     List<IdempotentWriter> idempotent = List.of(new IdempotentWriter(cluster, 100, ledger),
         new IdempotentWriter(cluster, 101, ledger));
-    runAll(phase2, idempotent);
+    runAll(cluster, phase2, idempotent);
 
     Transactions.awaitSettled(cluster, TOPIC, PARTITIONS, AWAIT);
     String summary = Transactions.readCommittedAndCheck(cluster, TOPIC, ledger, AWAIT);
@@ -98,7 +99,8 @@ class TransactionalPipelineIT {
         index, TOPIC, PARTITIONS, 3, RECORDS_PER_TXN, 0.3, TXNS, 15_000L + index, ledger);
   }
 
-  private static void runAll(List<TxnWriter> writers, List<IdempotentWriter> others) throws InterruptedException {
+  private static void runAll(Cluster cluster, List<TxnWriter> writers, List<IdempotentWriter> others)
+      throws InterruptedException {
     List<Thread> threads = new ArrayList<>();
     for (Runnable r : concat(writers, others)) {
       Thread t = new Thread(r, "txn-pipeline-writer-" + threads.size());
@@ -108,7 +110,11 @@ class TransactionalPipelineIT {
     }
     for (Thread t : threads) {
       t.join(AWAIT.toMillis());
-      assertTrue(!t.isAlive(), t.getName() + " done within " + AWAIT.toSeconds() + " s");
+      if (t.isAlive()) {
+        fail(t.getName() + " not done within " + AWAIT.toSeconds() + " s; writers' errors "
+            + writers.stream().map(w -> w.transactionalId() + " " + w.errors).toList()
+            + "; node 1's connection dump:\n" + Transactions.connectionDump(cluster.node(1)));
+      }
     }
     for (TxnWriter w : writers) {
       assertNull(w.failure.get(), () -> w.transactionalId() + " failed; errors " + w.errors);

@@ -129,6 +129,19 @@ public final class Transactions {
   }
 
   /**
+   * @return kpipe's connection dump of {@code node} ({@code kafka.server:type=kpipe-connections}, see
+   *     docs/monitoring.md), or what reading it threw: for failure messages
+   */
+  public static String connectionDump(KafkaNode node) {
+    try {
+      return (String) node.jmx().getAttribute(new ObjectName("kafka.server:type=kpipe-connections"),
+          "connection-dump");
+    } catch (Exception e) {
+      return "(no connection dump: " + e + ")";
+    }
+  }
+
+  /**
    * @return a kpipe metric of {@code node}, or empty if kpipe does not have it (a build without that feature)
    * @throws Exception if JMX fails
    */
