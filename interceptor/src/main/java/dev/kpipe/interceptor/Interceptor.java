@@ -9,17 +9,20 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
+import net.bytebuddy.ByteBuddy;
 import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.agent.builder.ResettableClassFileTransformer;
 import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.dynamic.DynamicType;
+import net.bytebuddy.matcher.ElementMatchers;
 import net.bytebuddy.utility.JavaModule;
 
 /**
  * Installs kpipe's advice into the running broker, once per JVM.
  *
  * <p>Steps: pick the binding for the running Kafka version line; check every hook point it needs by
- * reflection (loading, not initializing, the broker classes); retransform the broker classes with
+ * reflection (loading, not initializing, the broker classes); check the optional hook points of deferred dispatch
+ * (KIP-890 verified appends) and tell the listener whether it has them; retransform the broker classes with
  * the binding's advice; check that every class was transformed, and undo everything if one was
  * not. Until {@link #install} succeeds the broker is untouched.
  */
@@ -63,6 +66,24 @@ public final class Interceptor {
 
         /** @return the names of the broker classes the advice transforms */
         List<String> transformedClasses();
+
+        /**
+         * @return the hook points of deferred dispatch (when a verified transactional append happened, KIP-890):
+         *     optional, checked at install like the others; if one is missing, {@link #disableDeferredDispatch()}
+         *     is called and the listener is told ({@code onDeferredDispatchSupport(false, ...)})
+         */
+        default List<HookPoint> deferredDispatchHookPoints() {
+            return List.of();
+        }
+
+        /** Leaves the deferred-dispatch hooks out of {@link #advise} and {@link #transformedClasses()}; install only. */
+        default void disableDeferredDispatch() {
+        }
+
+        /** @return whether the deferred-dispatch hooks are installed with the others */
+        default boolean deferredDispatch() {
+            return false;
+        }
 
         /**
          * @param builder an agent builder configured for retransformation
@@ -147,13 +168,26 @@ public final class Interceptor {
                 + ": missing hook point(s) " + missing);
         }
         binding.link();
+        List<String> missingDeferred = HookPoint.missing(loader, binding.deferredDispatchHookPoints());
+        if (!missingDeferred.isEmpty() || binding.deferredDispatchHookPoints().isEmpty()) {
+            binding.disableDeferredDispatch();
+        }
+        try {
+            listener.onDeferredDispatchSupport(binding.deferredDispatch(), binding.deferredDispatch() ? ""
+                : "Kafka " + version + " lacks " + (missingDeferred.isEmpty() ? "the hook points" : missingDeferred));
+        } catch (RuntimeException e) {
+            hookFault();
+        }
         if (!inst.isRetransformClassesSupported()) {
             throw new UnsupportedBrokerException("kpipe cannot hook Kafka " + version
                 + ": the JVM does not support class retransformation");
         }
         List<String> transformed = new ArrayList<>();
         List<String> errors = new ArrayList<>();
-        AgentBuilder builder = new AgentBuilder.Default()
+        // Byte Buddy ignores synthetic methods by default; one hook (the wrapped callback of
+        // KafkaRequestHandler.wrapAsyncCallback, a Scala lambda body) is synthetic. The matchers name every advised
+        // method exactly, so ignoring none adds no other method.
+        AgentBuilder builder = new AgentBuilder.Default(new ByteBuddy().ignore(ElementMatchers.none()))
             .disableClassFormatChanges()
             .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
             .with(AgentBuilder.InitializationStrategy.NoOp.INSTANCE)

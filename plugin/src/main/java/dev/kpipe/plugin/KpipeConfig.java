@@ -42,6 +42,8 @@ public final class KpipeConfig extends AbstractConfig {
     public static final String TOPICS_INCLUDE = "kpipe.topics.include";
     /** Topics whose produce requests are never pipelined (regex). */
     public static final String TOPICS_EXCLUDE = "kpipe.topics.exclude";
+    /** Transactional produce may be pipelined (KIP-890 verified appends: dispatch waits for the append). */
+    public static final String TRANSACTIONS_PIPELINED = "kpipe.transactions.pipelined";
 
     /**
      * Default for {@link #MAX_INFLIGHT_REQUESTS_PER_CONNECTION}: the Java producer keeps at most 5
@@ -68,7 +70,7 @@ public final class KpipeConfig extends AbstractConfig {
     public static final Set<String> RECONFIGURABLE_CONFIGS = java.util.Collections.unmodifiableSet(
         new java.util.LinkedHashSet<>(List.of(ENABLE, MAX_INFLIGHT_REQUESTS_PER_CONNECTION,
             MAX_INFLIGHT_BYTES_PER_CONNECTION, MAX_INFLIGHT_BYTES, MAX_DELAYED_PRODUCE_REQUESTS, TOPICS_INCLUDE,
-            TOPICS_EXCLUDE)));
+            TOPICS_EXCLUDE, TRANSACTIONS_PIPELINED)));
 
     /**
      * The unit of each setting that counts something, for the settings table of the documentation (generated from
@@ -137,7 +139,12 @@ public final class KpipeConfig extends AbstractConfig {
                 + "drains and becomes classic.")
         .define(TOPICS_EXCLUDE, Type.STRING, "", new RegexValidator(), Importance.MEDIUM,
             "Produce requests naming a matching topic are never pipelined; empty: none. Changes apply as for "
-                + TOPICS_INCLUDE + ".");
+                + TOPICS_INCLUDE + ".")
+        .define(TRANSACTIONS_PIPELINED, Type.BOOLEAN, true, Importance.MEDIUM,
+            "Pipeline transactional produce (exactly-once producers) to included topics: its connection reads the "
+                + "next request once the append happened, after KIP-890 verification with the transaction coordinator "
+                + "when the broker verifies. The other transaction requests stay exclusive. False: transactional "
+                + "produce is exclusive. Applies to requests read from then on.");
 
     /**
      * @param originals the broker's configuration (other keys are ignored)
@@ -196,6 +203,11 @@ public final class KpipeConfig extends AbstractConfig {
     /** @return the configured {@value #STORAGE_PRESSURE_CLASS}, instantiated and configured, or {@code null} */
     public dev.kpipe.spi.StoragePressure storagePressure() {
         return getConfiguredInstance(STORAGE_PRESSURE_CLASS, dev.kpipe.spi.StoragePressure.class);
+    }
+
+    /** @return {@value #TRANSACTIONS_PIPELINED} */
+    public boolean transactionsPipelined() {
+        return getBoolean(TRANSACTIONS_PIPELINED);
     }
 
     /** @return the compiled {@value #TOPICS_INCLUDE} */

@@ -64,6 +64,10 @@ public final class KpipeMetrics implements AutoCloseable {
             + " with responses outstanding, or one written less than 100 ms before, and were deferred until those were"
             + " written and 100 ms had passed (also counted in drain-total).", s -> s.reauthenticationDrains(), stats);
         gauge("pipelined-request-total", "Requests admitted on pipelined connections.", s -> s.pipelinedRequests(), stats);
+        gauge("deferred-dispatch-total", "Produce requests whose dispatch waited for an asynchronous append after"
+            + " KafkaApis.handle returned: transactional produce the broker verified with the transaction coordinator"
+            + " first (KIP-890); their connection read its next request only once the append had happened.",
+            s -> s.deferredDispatches(), stats);
         gauge("throttle-window-total", "Client quota throttle windows on pipelined connections.",
             s -> s.throttleWindows(), stats);
         gauge("throttle-time-ms-total", "Total time pipelined connections spent inside client quota throttle windows"

@@ -213,6 +213,7 @@ final class KpipeRuntime {
             new RequestClassifier(new TopicPolicy(config.topicsInclude(), config.topicsExclude())),
             new InflightLimits(config.maxInflightRequestsPerConnection(), config.maxInflightBytesPerConnection()),
             byteBudget, stats, Ticker.SYSTEM, PipelineCoordinator.WakeupTimer.daemon());
+        pipeline.transactionsPipelined(config.transactionsPipelined());
         StoragePressure pluginPressure = config.storagePressure();
         if (pluginPressure != null) {
             pipeline.pressure(pluginPressure);
@@ -247,6 +248,9 @@ final class KpipeRuntime {
         maxDelayedProduce.set(config.maxDelayedProduceRequests());
         if (changes.containsKey(KpipeConfig.TOPICS_INCLUDE) || changes.containsKey(KpipeConfig.TOPICS_EXCLUDE)) {
             pipeline.topics(new TopicPolicy(config.topicsInclude(), config.topicsExclude()));
+        }
+        if (changes.containsKey(KpipeConfig.TRANSACTIONS_PIPELINED)) {
+            pipeline.transactionsPipelined(config.transactionsPipelined());
         }
         if (pipeline.enabled() != config.enabled()) {
             pipeline.enabled(config.enabled());

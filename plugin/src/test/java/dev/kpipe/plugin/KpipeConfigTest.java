@@ -155,7 +155,8 @@ class KpipeConfigTest {
         assertEquals(List.of(KpipeConfig.ENABLE, KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER, KpipeConfig.LISTENERS,
             KpipeConfig.MAX_DELAYED_PRODUCE_REQUESTS, KpipeConfig.MAX_INFLIGHT_BYTES,
             KpipeConfig.MAX_INFLIGHT_BYTES_PER_CONNECTION, KpipeConfig.MAX_INFLIGHT_REQUESTS_PER_CONNECTION,
-            KpipeConfig.STORAGE_PRESSURE_CLASS, KpipeConfig.TOPICS_EXCLUDE, KpipeConfig.TOPICS_INCLUDE),
+            KpipeConfig.STORAGE_PRESSURE_CLASS, KpipeConfig.TOPICS_EXCLUDE, KpipeConfig.TOPICS_INCLUDE,
+            KpipeConfig.TRANSACTIONS_PIPELINED),
             List.copyOf(settings.keySet()));
         assertEquals(true, settings.get(KpipeConfig.ENABLE));
     }

@@ -55,8 +55,8 @@ class KpipeReconfigurationTest {
     void theDynamicKeysAreEnableTheLimitsAndTheTopicPolicy() {
         assertEquals(Set.of(KpipeConfig.ENABLE, KpipeConfig.MAX_INFLIGHT_REQUESTS_PER_CONNECTION,
             KpipeConfig.MAX_INFLIGHT_BYTES_PER_CONNECTION, KpipeConfig.MAX_INFLIGHT_BYTES,
-            KpipeConfig.MAX_DELAYED_PRODUCE_REQUESTS, KpipeConfig.TOPICS_INCLUDE, KpipeConfig.TOPICS_EXCLUDE),
-            new KpipePlugin().reconfigurableConfigs());
+            KpipeConfig.MAX_DELAYED_PRODUCE_REQUESTS, KpipeConfig.TOPICS_INCLUDE, KpipeConfig.TOPICS_EXCLUDE,
+            KpipeConfig.TRANSACTIONS_PIPELINED), new KpipePlugin().reconfigurableConfigs());
         assertTrue(KpipeConfig.CONFIG_DEF.names().containsAll(KpipeConfig.RECONFIGURABLE_CONFIGS));
         for (String startOnly : List.of(KpipeConfig.LISTENERS, KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER,
             KpipeConfig.STORAGE_PRESSURE_CLASS)) {
@@ -76,6 +76,7 @@ class KpipeReconfigurationTest {
         "kpipe.max.delayed.produce.requests | -1",
         "kpipe.topics.include | orders-[",
         "kpipe.topics.exclude | (audit",
+        "kpipe.transactions.pipelined | sometimes",
     })
     void validateReconfigurationRejectsABadValueNamingTheKeyAndChangesNothing(String key, String value) {
         KpipePlugin plugin = new KpipePlugin();
@@ -93,7 +94,7 @@ class KpipeReconfigurationTest {
             KpipeConfig.MAX_INFLIGHT_REQUESTS_PER_CONNECTION, "1000", KpipeConfig.MAX_INFLIGHT_BYTES, "1",
             KpipeConfig.MAX_INFLIGHT_BYTES_PER_CONNECTION, String.valueOf(Long.MAX_VALUE),
             KpipeConfig.MAX_DELAYED_PRODUCE_REQUESTS, "0", KpipeConfig.TOPICS_INCLUDE, "orders-.*",
-            KpipeConfig.TOPICS_EXCLUDE, "orders-audit"));
+            KpipeConfig.TOPICS_EXCLUDE, "orders-audit", KpipeConfig.TRANSACTIONS_PIPELINED, "false"));
     }
 
     // ------------------------------------------------------------------ what a change does
@@ -168,6 +169,40 @@ class KpipeReconfigurationTest {
         runtime.reconfigure(config(KpipeConfig.ENABLE, "true", KpipeConfig.TOPICS_INCLUDE, "nothing-.*"));
         assertEquals(Admission.CLASSIC, receiveProduce(coordinator, processor, "c4", KafkaRequests.INCLUDED_2));
         assertEquals(Admission.PIPELINED, receiveProduce(coordinator, processor, "c5", "nothing-else"));
+    }
+
+    @Test
+    void transactionalProduceIsPipelinedByDefaultAndExclusiveOnceTheSettingIsTurnedOff() {
+        runtime.start(config(KpipeConfig.ENABLE, "true"));
+        PipelineCoordinator coordinator = runtime.coordinator();
+        coordinator.onDeferredDispatchSupport(true, "");
+        StubProcessor processor = new StubProcessor();
+        assertEquals(Admission.PIPELINED, receiveTransactionalProduce(coordinator, processor, "t1"));
+
+        runtime.reconfigure(config(KpipeConfig.ENABLE, "true", KpipeConfig.TRANSACTIONS_PIPELINED, "false"));
+        assertEquals(Admission.CLASSIC, receiveTransactionalProduce(coordinator, processor, "t2"));
+        assertEquals(Admission.PIPELINED, receiveProduce(coordinator, processor, "t3", KafkaRequests.INCLUDED));
+
+        runtime.reconfigure(config(KpipeConfig.ENABLE, "true", KpipeConfig.TRANSACTIONS_PIPELINED, "true"));
+        assertEquals(Admission.PIPELINED, receiveTransactionalProduce(coordinator, processor, "t4"));
+        coordinator.onDeferredDispatchSupport(false, "Kafka 9.9 lacks [a hook point]");
+        assertEquals(Admission.CLASSIC, receiveTransactionalProduce(coordinator, processor, "t5"),
+            "a broker without deferred dispatch keeps transactional produce exclusive");
+    }
+
+    @Test
+    void startedWithTransactionsOffTransactionalProduceIsExclusive() {
+        runtime.start(config(KpipeConfig.ENABLE, "true", KpipeConfig.TRANSACTIONS_PIPELINED, "false"));
+        PipelineCoordinator coordinator = runtime.coordinator();
+        coordinator.onDeferredDispatchSupport(true, "");
+        assertEquals(Admission.CLASSIC, receiveTransactionalProduce(coordinator, new StubProcessor(), "t1"));
+    }
+
+    private static Admission receiveTransactionalProduce(PipelineCoordinator coordinator, NetworkProcessor processor,
+                                                         String connectionId) {
+        KafkaRequests.Parsed p = KafkaRequests.produce(connectionId, 1, (short) -1, "txn-1", false,
+            KafkaRequests.INCLUDED);
+        return coordinator.onRequestReceived(processor, new Object(), p.context(), p.body(), p.sizeInBytes());
     }
 
     @Test

@@ -39,14 +39,50 @@ public interface NetworkEventListener {
                                 AbstractRequest body, int sizeInBytes);
 
     /**
-     * A handler finished dispatching the request: {@code KafkaApis.handle} returned. For a
-     * non-transactional produce the local append has happened; only the wait for acks remains.
+     * The request's order-defining step happened: for a produce, its batches were appended to the leader logs (or
+     * refused), so a later request of the connection cannot overtake it; only the wait for acks remains. For most
+     * requests that is when {@code KafkaApis.handle} returns. For a transactional produce whose partitions the broker
+     * verifies with the transaction coordinator (KIP-890: the first produce to each partition in each transaction;
+     * {@code AddPartitionsToTxnManager.addOrVerifyTransaction}, {@code verifyTransaction} in 3.8–3.9), the append
+     * runs later, in a {@code CallbackRequest} on some request handler thread: then {@link #onDispatchDeferred}
+     * comes at handle-return, and this method only once that callback has run (whether it appended or answered a
+     * failed verification: fenced producer, coordinator moved, {@code CONCURRENT_TRANSACTIONS} retries exhausted).
+     * Called exactly once per request that {@code KafkaApis.handle} returned for.
      * Thread: a request handler thread.
      *
      * @param request the broker's request handle
      * @param context its context
      */
     void onRequestDispatched(Object request, RequestContext context);
+
+    /**
+     * {@code KafkaApis.handle} returned for a produce request whose append is still to come: the broker sent its
+     * transactional partitions to the transaction coordinator for verification (KIP-890) and will append in a
+     * {@code CallbackRequest} on a request handler thread once the answer arrives. {@link #onRequestDispatched}
+     * follows when that callback has run; never before this method returned. Not called when the verification
+     * finished (or failed) before handle returned: then {@code onRequestDispatched} comes at once. Only called on a
+     * broker whose binding reported {@link #onDeferredDispatchSupport onDeferredDispatchSupport(true, ...)}.
+     * Thread: a request handler thread.
+     *
+     * @param request the broker's request handle
+     * @param context its context
+     */
+    default void onDispatchDeferred(Object request, RequestContext context) {
+    }
+
+    /**
+     * Whether this broker reports deferred dispatch ({@link #onDispatchDeferred}), told once at install, before any
+     * request event. {@code false} means the running Kafka lacks a hook point kpipe needs to see when a verified
+     * transactional append (KIP-890) happened: {@link #onRequestDispatched} then comes at handle-return for every
+     * request, which for such a produce is before its append, so a plugin must not read a connection's next request
+     * early after a transactional produce. Everything else works as usual.
+     * Thread: the installing thread.
+     *
+     * @param supported true if deferred dispatch is reported
+     * @param detail the missing hook points when not supported, else empty
+     */
+    default void onDeferredDispatchSupport(boolean supported, String detail) {
+    }
 
     /**
      * The processor took a response from its response queue. The listener returns the response the

@@ -46,7 +46,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  *   <li>{@code KafkaVersion.of} reads the distribution's version and {@code Interceptor.bindingFor} picks the expected
  *       binding (3.8.x and 3.9.x: {@code v3_8}, 4.0.x: {@code v4_0}, 4.1.x to 4.3.x: {@code v4_1}, 4.4.x:
  *       {@code v4_4}), or refuses an unsupported version with an {@code UnsupportedBrokerException};
- *   <li>every hook point of the picked binding exists ({@code HookPoint.missing} is empty);
+ *   <li>every hook point of the picked binding exists ({@code HookPoint.missing} is empty), the optional ones of
+ *       deferred dispatch (KIP-890 verified appends) included: every supported line has them;
  *   <li>every class, method and field of the broker's libraries that kpipe's own classes use (read from their byte
  *       code) resolves there, so no {@code NoSuchMethodError} can surface later on a broker thread. The other
  *       version lines' binding packages are left out (that broker never loads them), except the classes a binding
@@ -136,6 +137,11 @@ class BindingLinkageTest {
         Object missing = Class.forName("dev.kpipe.interceptor.HookPoint", true, loader)
             .getMethod("missing", ClassLoader.class, List.class).invoke(null, loader, points);
         assertEquals(List.of(), missing, "hook points missing in Kafka " + version);
+        Object deferred = binding.getClass().getMethod("deferredDispatchHookPoints").invoke(binding);
+        Object missingDeferred = Class.forName("dev.kpipe.interceptor.HookPoint", true, loader)
+            .getMethod("missing", ClassLoader.class, List.class).invoke(null, loader, deferred);
+        assertEquals(3, ((List<?>) deferred).size(), "deferred-dispatch hook points of " + expected);
+        assertEquals(List.of(), missingDeferred, "deferred-dispatch (KIP-890) hook points missing in Kafka " + version);
         String own = binding.getClass().getPackageName().replace('.', '/') + "/";
         skipped.remove(own);
         shared = SHARED_CLASSES.getOrDefault(expected, List.of());

@@ -73,7 +73,7 @@ class MetricsJmxIT {
       "inflight-bytes-limit", "budget-waiting-connections", "budget-wait-total", "budget-wait-time-ms-total",
       "budget-oversize-admitted-total", "budget-reservation-revoked-total", "classification-fallback-total",
       "plugin-fault-total", "connections-tracked", "deferred-close-total", "orphaned-receive-total",
-      "reauthentication-drain-total"));
+      "reauthentication-drain-total", "deferred-dispatch-total"));
 
   private static final long BUDGET = 1_048_576;
   /** Acknowledged only after the follower's next fetch (up to 1 s). */

@@ -39,6 +39,17 @@ public final class Binding38 extends KafkaBinding {
     }
 
     @Override
+    protected HookPoint transactionVerification() {
+        return HookPoint.method("kafka.server.AddPartitionsToTxnManager", "verifyTransaction", String.class.getName(), "long",
+            "short", "scala.collection.Seq", "scala.Function1", "kafka.server.TransactionSupportedOperation");
+    }
+
+    @Override
+    protected HookPoint callbackCompletion() {
+        return HookPoint.method(RequestModel38.REQUEST, "callbackRequestCompleteTimeNanos_$eq", "scala.Option");
+    }
+
+    @Override
     protected RequestModel createModel() {
         return new RequestModel38();
     }

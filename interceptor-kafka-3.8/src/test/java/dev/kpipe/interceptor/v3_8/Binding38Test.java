@@ -38,7 +38,20 @@ class Binding38Test {
         List<String> checked = b.hookPoints().stream().map(HookPoint::toString).toList();
         assertTrue(b.advisedMethods().stream().allMatch(m -> checked.contains(m.method().toString())), checked::toString);
         assertEquals(List.of("kafka.network.Processor", "kafka.network.RequestChannel", "kafka.server.KafkaApis",
+            "org.apache.kafka.common.network.KafkaChannel", "kafka.server.AddPartitionsToTxnManager",
+            "kafka.server.KafkaRequestHandler$", "kafka.network.RequestChannel$Request"), b.transformedClasses());
+        b.disableDeferredDispatch();
+        assertEquals(List.of("kafka.network.Processor", "kafka.network.RequestChannel", "kafka.server.KafkaApis",
             "org.apache.kafka.common.network.KafkaChannel"), b.transformedClasses());
+    }
+
+    /** KIP-890: the hooks that tell when a verified transactional append happened exist in Kafka 3.8.1. */
+    @Test
+    void everyDeferredDispatchHookPointExists() {
+        Binding38 b = new Binding38();
+        assertEquals(3, b.deferredDispatchHookPoints().size());
+        assertEquals(List.of(), HookPoint.missing(getClass().getClassLoader(), b.deferredDispatchHookPoints()));
+        assertTrue(b.deferredDispatch());
     }
 
     /** A binding for 4.x ({@code org.apache.kafka.server.common.RequestLocal}) on a 3.8 broker would be refused. */

@@ -39,7 +39,20 @@ class Binding40Test {
         List<String> checked = b.hookPoints().stream().map(HookPoint::toString).toList();
         assertTrue(b.advisedMethods().stream().allMatch(m -> checked.contains(m.method().toString())), checked::toString);
         assertEquals(List.of("kafka.network.Processor", "kafka.network.RequestChannel", "kafka.server.KafkaApis",
+            "org.apache.kafka.common.network.KafkaChannel", "kafka.server.AddPartitionsToTxnManager",
+            "kafka.server.KafkaRequestHandler$", "kafka.network.RequestChannel$Request"), b.transformedClasses());
+        b.disableDeferredDispatch();
+        assertEquals(List.of("kafka.network.Processor", "kafka.network.RequestChannel", "kafka.server.KafkaApis",
             "org.apache.kafka.common.network.KafkaChannel"), b.transformedClasses());
+    }
+
+    /** KIP-890: the hooks that tell when a verified transactional append happened exist in Kafka 4.0.2. */
+    @Test
+    void everyDeferredDispatchHookPointExists() {
+        Binding40 b = new Binding40();
+        assertEquals(3, b.deferredDispatchHookPoints().size());
+        assertEquals(List.of(), HookPoint.missing(getClass().getClassLoader(), b.deferredDispatchHookPoints()));
+        assertTrue(b.deferredDispatch());
     }
 
     /** The 3.8 binding on a 4.0 broker would be refused before anything is installed. */

@@ -39,6 +39,19 @@ public final class Binding41 extends KafkaBinding {
     }
 
     @Override
+    protected HookPoint transactionVerification() {
+        return HookPoint.method("org.apache.kafka.server.transaction.AddPartitionsToTxnManager", "addOrVerifyTransaction",
+            String.class.getName(), "long", "short", "java.util.Collection",
+            "org.apache.kafka.server.transaction.AddPartitionsToTxnManager$AppendCallback",
+            "org.apache.kafka.server.transaction.AddPartitionsToTxnManager$TransactionSupportedOperation");
+    }
+
+    @Override
+    protected HookPoint callbackCompletion() {
+        return HookPoint.method(RequestModel38.REQUEST, "callbackRequestCompleteTimeNanos_$eq", "scala.Option");
+    }
+
+    @Override
     protected RequestModel createModel() {
         return new RequestModel38();
     }

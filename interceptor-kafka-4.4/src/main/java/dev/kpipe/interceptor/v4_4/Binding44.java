@@ -49,6 +49,19 @@ public final class Binding44 extends KafkaBinding {
     }
 
     @Override
+    protected HookPoint transactionVerification() {
+        return HookPoint.method("org.apache.kafka.server.transaction.AddPartitionsToTxnManager", "addOrVerifyTransaction",
+            String.class.getName(), "long", "short", "java.util.Collection",
+            "org.apache.kafka.server.transaction.AddPartitionsToTxnManager$AppendCallback",
+            "org.apache.kafka.server.transaction.AddPartitionsToTxnManager$TransactionSupportedOperation");
+    }
+
+    @Override
+    protected HookPoint callbackCompletion() {
+        return HookPoint.method(REQUEST, "callbackRequestCompleteTimeNanos", "java.util.OptionalLong");
+    }
+
+    @Override
     protected RequestModel createModel() {
         return new RequestModel44();
     }

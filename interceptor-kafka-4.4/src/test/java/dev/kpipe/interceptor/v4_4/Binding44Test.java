@@ -38,7 +38,20 @@ class Binding44Test {
         List<String> checked = b.hookPoints().stream().map(HookPoint::toString).toList();
         assertTrue(b.advisedMethods().stream().allMatch(m -> checked.contains(m.method().toString())), checked::toString);
         assertEquals(List.of("kafka.network.Processor", "kafka.network.RequestChannel", "kafka.server.KafkaApis",
+            "org.apache.kafka.common.network.KafkaChannel", "org.apache.kafka.server.transaction.AddPartitionsToTxnManager",
+            "kafka.server.KafkaRequestHandler$", "org.apache.kafka.network.Request"), b.transformedClasses());
+        b.disableDeferredDispatch();
+        assertEquals(List.of("kafka.network.Processor", "kafka.network.RequestChannel", "kafka.server.KafkaApis",
             "org.apache.kafka.common.network.KafkaChannel"), b.transformedClasses());
+    }
+
+    /** KIP-890: the hooks that tell when a verified transactional append happened exist in Kafka 4.4.0. */
+    @Test
+    void everyDeferredDispatchHookPointExists() {
+        Binding44 b = new Binding44();
+        assertEquals(3, b.deferredDispatchHookPoints().size());
+        assertEquals(List.of(), HookPoint.missing(getClass().getClassLoader(), b.deferredDispatchHookPoints()));
+        assertTrue(b.deferredDispatch());
     }
 
     /** The 3.8–4.3 request model's Scala request class is gone in 4.4. */

@@ -10,6 +10,7 @@ import kafka.network.Processor;
 import kafka.server.KafkaApis;
 import org.apache.kafka.common.network.KafkaChannel;
 import org.apache.kafka.common.network.NetworkReceive;
+import org.apache.kafka.common.protocol.ApiKeys;
 
 /**
  * The static entry points the inlined advice calls, for every Kafka version line: the hooked members of
@@ -32,6 +33,8 @@ public final class Hooks {
     private static volatile RequestModel model;
     private static volatile KafkaBinding binding;
     private static volatile boolean topicNamesPublished;
+    /** The hand-off of deferred appends (KIP-890), or {@code null} when the binding does not report them. */
+    private static volatile DeferredAppends appends;
 
     /** The binding of the processor whose network thread this is. */
     private static final ThreadLocal<ProcessorBinding> CURRENT = new ThreadLocal<>();
@@ -41,11 +44,39 @@ public final class Hooks {
 
     /** Thread: any (install). The listener is published last: advice that sees it sees the filter and model. */
     static void activate(NetworkEventListener l, Predicate<String> filter, RequestModel requestModel,
-                         KafkaBinding kafkaBinding) {
+                         KafkaBinding kafkaBinding, boolean deferredDispatch) {
         listenerFilter = filter;
         model = requestModel;
         binding = kafkaBinding;
+        appends = l != null && deferredDispatch ? new DeferredAppends(new AppendSignals(l, requestModel)) : null;
         listener = l;
+    }
+
+    /** Tells the listener about deferred and completed appends; swallows (and counts) what it throws. */
+    private record AppendSignals(NetworkEventListener l, RequestModel m) implements DeferredAppends.Signals {
+        @Override
+        public void deferred(Object request) {
+            try {
+                l.onDispatchDeferred(request, m.contextOf(request));
+            } catch (Throwable t) {
+                Interceptor.hookFault();
+            }
+        }
+
+        @Override
+        public void dispatched(Object request) {
+            try {
+                l.onRequestDispatched(request, m.contextOf(request));
+            } catch (Throwable t) {
+                Interceptor.hookFault();
+            }
+        }
+    }
+
+    /** @return deferred appends not yet signalled, or 0 without deferred dispatch; thread: any */
+    static int deferredAppendsPending() {
+        DeferredAppends a = appends;
+        return a == null ? 0 : a.pending();
     }
 
     /** Thread: network. Binds the processor to its thread on its first round. */
@@ -265,6 +296,14 @@ public final class Hooks {
         }
     }
 
+    /** {@code KafkaApis.handle} enter. Thread: request handler. */
+    public static void handling(Object request) {
+        DeferredAppends a = appends;
+        if (a != null) {
+            a.handling(request);
+        }
+    }
+
     /** {@code KafkaApis.handle} exit, normal or exceptional. Thread: request handler. */
     public static void dispatched(Object apis, Object request) {
         NetworkEventListener l = listener;
@@ -275,10 +314,86 @@ public final class Hooks {
             if (!topicNamesPublished) {
                 publishTopicNames(l, (KafkaApis) apis);
             }
-            l.onRequestDispatched(request, model.contextOf(request));
+            DeferredAppends a = appends;
+            if (a == null || a.handleReturned(request)) {
+                l.onRequestDispatched(request, model.contextOf(request));
+            }
         } catch (Throwable t) {
             Interceptor.hookFault();
         }
+    }
+
+    /**
+     * {@code AddPartitionsToTxnManager.addOrVerifyTransaction} (or {@code verifyTransaction}) enter: on a handler
+     * inside {@code KafkaApis.handle} of a PRODUCE, its append is deferred. Thread: any.
+     */
+    public static void verificationStarted() {
+        DeferredAppends a = appends;
+        if (a == null) {
+            return;
+        }
+        try {
+            a.verificationStarted(Hooks::isProduce);
+        } catch (Throwable t) {
+            Interceptor.hookFault();
+        }
+    }
+
+    private static boolean isProduce(Object request) {
+        return model.contextOf(request).header.apiKey() == ApiKeys.PRODUCE;
+    }
+
+    /** {@code addOrVerifyTransaction} threw. Thread: any. */
+    public static void verificationThrew() {
+        DeferredAppends a = appends;
+        if (a == null) {
+            return;
+        }
+        try {
+            a.verificationThrew();
+        } catch (Throwable t) {
+            Interceptor.hookFault();
+        }
+    }
+
+    /** {@code KafkaRequestHandler$.$anonfun$wrapAsyncCallback$2} enter. Thread: any. */
+    public static void callbackInvoked(Object request) {
+        DeferredAppends a = appends;
+        if (a == null) {
+            return;
+        }
+        try {
+            a.callbackInvoked(request);
+        } catch (Throwable t) {
+            Interceptor.hookFault();
+        }
+    }
+
+    /**
+     * The request's {@code callbackRequestCompleteTimeNanos} setter exit; only a present time ({@code Some},
+     * {@code OptionalLong.of}) means the callback ran (the handler resets it to empty before a second callback).
+     * Thread: any.
+     */
+    public static void callbackCompleted(Object request, Object time) {
+        DeferredAppends a = appends;
+        if (a == null) {
+            return;
+        }
+        try {
+            if (isTime(time)) {
+                a.callbackCompleted(request);
+            }
+        } catch (Throwable t) {
+            Interceptor.hookFault();
+        }
+    }
+
+    /**
+     * @param time the argument of the {@code callbackRequestCompleteTimeNanos} setter
+     * @return true for a present time ({@code Some}, {@code OptionalLong.of}), false for an empty one or anything else
+     */
+    static boolean isTime(Object time) {
+        return time instanceof java.util.OptionalLong l ? l.isPresent() : time instanceof scala.Option<?> o && o.isDefined();
     }
 
     private static synchronized void publishTopicNames(NetworkEventListener l, KafkaApis apis) {

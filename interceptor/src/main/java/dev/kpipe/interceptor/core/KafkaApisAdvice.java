@@ -2,9 +2,17 @@ package dev.kpipe.interceptor.core;
 
 import net.bytebuddy.asm.Advice;
 
-/** Advice on {@code kafka.server.KafkaApis.handle(request, RequestLocal)}: the request is dispatched. Thread: handler. */
+/**
+ * Advice on {@code kafka.server.KafkaApis.handle(request, RequestLocal)}: the handler starts on the request (for
+ * {@link DeferredAppends}), and the request is dispatched unless its append was deferred. Thread: handler.
+ */
 final class KafkaApisAdvice {
     private KafkaApisAdvice() {
+    }
+
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static void enter(@Advice.Argument(0) Object request) {
+        Hooks.handling(request);
     }
 
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)

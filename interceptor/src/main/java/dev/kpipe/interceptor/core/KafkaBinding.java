@@ -31,7 +31,8 @@ import net.bytebuddy.dynamic.DynamicType;
  * request, response and {@code RequestLocal} classes, adds the hook points of its version-specific members, and
  * supplies its {@link RequestModel}, its metadata cache's topic-name lookup and its produce purgatory's size.
  *
- * <p>Instances are immutable; {@link #activate} is called on the installing thread.
+ * <p>Instances are immutable but for {@link #disableDeferredDispatch()}, which the install calls, if at all, before
+ * anything else; {@link #activate} is called on the installing thread.
  */
 public abstract class KafkaBinding implements Interceptor.Binding {
 
@@ -50,7 +51,12 @@ public abstract class KafkaBinding implements Interceptor.Binding {
     /** The mute state machine's event type. */
     protected static final String MUTE_EVENT = "org.apache.kafka.common.network.KafkaChannel$ChannelMuteEvent";
 
+    /** {@code kafka.server.KafkaRequestHandler$}, the Scala object holding {@code wrapAsyncCallback}. */
+    protected static final String REQUEST_HANDLER_OBJECT = "kafka.server.KafkaRequestHandler$";
+
     private final String versionLine;
+    /** Deferred dispatch is installed; cleared by {@link #disableDeferredDispatch()} before install. */
+    private volatile boolean deferredDispatch = true;
     private final String requestClass;
     private final String responseClass;
     private final String requestLocalClass;
@@ -75,6 +81,22 @@ public abstract class KafkaBinding implements Interceptor.Binding {
      *     {@code numDelayed}
      */
     protected abstract List<HookPoint> versionHookPoints();
+
+    /**
+     * @return the line's transaction verification entry point: {@code kafka.server.AddPartitionsToTxnManager}'s
+     *     {@code verifyTransaction} (3.8–3.9) or {@code addOrVerifyTransaction} (4.0), or
+     *     {@code org.apache.kafka.server.transaction.AddPartitionsToTxnManager.addOrVerifyTransaction} (4.1+), with
+     *     its parameter types
+     */
+    protected abstract HookPoint transactionVerification();
+
+    /**
+     * @return the setter of the request's {@code callbackRequestCompleteTimeNanos}: the Scala
+     *     {@code callbackRequestCompleteTimeNanos_$eq(scala.Option)} up to 4.3, the Java
+     *     {@code callbackRequestCompleteTimeNanos(java.util.OptionalLong)} of {@code org.apache.kafka.network.Request}
+     *     in 4.4
+     */
+    protected abstract HookPoint callbackCompletion();
 
     /**
      * Creates the model; called on activation (and deactivation), after the hook points were checked.
@@ -135,6 +157,49 @@ public abstract class KafkaBinding implements Interceptor.Binding {
                 KafkaChannelAdvice.class));
     }
 
+    /**
+     * The hooks of deferred dispatch (KIP-890 transaction verification; see {@link DeferredAppends}): the line's
+     * verification entry point, the wrapped callback of {@code KafkaRequestHandler.wrapAsyncCallback} (the lambda
+     * {@code $anonfun$wrapAsyncCallback$2(request, Function2, RequestLocal, RequestChannel, Object)}, the same name
+     * on every line, its request and {@code RequestLocal} types the line's) and the callback-completion setter.
+     * Optional: when one is missing the others are not installed either, and the plugin is told
+     * ({@code NetworkEventListener.onDeferredDispatchSupport}).
+     *
+     * @return the advised methods of deferred dispatch
+     */
+    public final List<AdvisedMethod> deferredDispatchMethods() {
+        return List.of(
+            new AdvisedMethod(transactionVerification(), AppendAdvice.Verification.class),
+            new AdvisedMethod(HookPoint.method(REQUEST_HANDLER_OBJECT, "$anonfun$wrapAsyncCallback$2", requestClass,
+                "scala.Function2", requestLocalClass, REQUEST_CHANNEL, Object.class.getName()),
+                AppendAdvice.CallbackInvoked.class),
+            new AdvisedMethod(callbackCompletion(), AppendAdvice.CallbackCompleted.class));
+    }
+
+    @Override
+    public final List<HookPoint> deferredDispatchHookPoints() {
+        return deferredDispatchMethods().stream().map(AdvisedMethod::method).toList();
+    }
+
+    @Override
+    public final void disableDeferredDispatch() {
+        deferredDispatch = false;
+    }
+
+    @Override
+    public final boolean deferredDispatch() {
+        return deferredDispatch;
+    }
+
+    /** @return what {@link #advise} installs: {@link #advisedMethods()}, and the deferred-dispatch hooks if enabled */
+    private List<AdvisedMethod> installedMethods() {
+        List<AdvisedMethod> all = new ArrayList<>(advisedMethods());
+        if (deferredDispatch) {
+            all.addAll(deferredDispatchMethods());
+        }
+        return all;
+    }
+
     /** @return the broker members the core calls or reads (not advised), the same on every line */
     private static List<HookPoint> accessedMembers() {
         return List.of(
@@ -177,7 +242,7 @@ public abstract class KafkaBinding implements Interceptor.Binding {
 
     private Map<String, List<AdvisedMethod>> byClass() {
         Map<String, List<AdvisedMethod>> byClass = new LinkedHashMap<>();
-        for (AdvisedMethod m : advisedMethods()) {
+        for (AdvisedMethod m : installedMethods()) {
             byClass.computeIfAbsent(m.className(), c -> new ArrayList<>()).add(m);
         }
         return byClass;
@@ -212,7 +277,7 @@ public abstract class KafkaBinding implements Interceptor.Binding {
 
     @Override
     public final void activate(NetworkEventListener listener, Predicate<String> listenerFilter) {
-        Hooks.activate(listener, listenerFilter, createModel(), this);
+        Hooks.activate(listener, listenerFilter, createModel(), this, deferredDispatch);
     }
 
     @Override

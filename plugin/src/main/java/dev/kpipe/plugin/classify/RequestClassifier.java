@@ -7,17 +7,22 @@ import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
 
 /**
- * The default classification policy (see {@link RequestClass}): non-transactional PRODUCE (any
- * acks) whose every topic the {@link TopicPolicy} pipelines is {@link RequestClass#PIPELINED};
+ * The default classification policy (see {@link RequestClass}): PRODUCE (any acks) whose every topic the
+ * {@link TopicPolicy} pipelines is {@link RequestClass#PIPELINED}, a transactional one only while
+ * {@code kpipe.transactions.pipelined} is on and the broker reports deferred dispatch (KIP-890: its append may come
+ * after {@code KafkaApis.handle} returned; see {@code NetworkEventListener.onDispatchDeferred});
  * METADATA, API_VERSIONS, GET_TELEMETRY_SUBSCRIPTIONS and PUSH_TELEMETRY are
- * {@link RequestClass#PIPELINED_NO_UPGRADE}; everything else, transactional produce (KIP-890
- * verification is asynchronous) and produce that names a topic outside the policy or an unknown
- * topic id, is {@link RequestClass#EXCLUSIVE}. Thread-safe; runs on network threads; allocates
- * nothing for a cached topic.
+ * {@link RequestClass#PIPELINED_NO_UPGRADE}; everything else (the transaction APIs among them), a transactional
+ * produce otherwise, and produce that names a topic outside the policy or an unknown topic id, is
+ * {@link RequestClass#EXCLUSIVE}. Thread-safe; runs on network threads; allocates nothing for a cached topic.
  */
 public final class RequestClassifier {
     private volatile TopicPolicy topics;
     private volatile TopicNames topicNames;
+    /** {@code kpipe.transactions.pipelined}. */
+    private volatile boolean transactionsPipelined = true;
+    /** The broker reports deferred dispatch (told at install); until then transactional produce is exclusive. */
+    private volatile boolean deferredDispatch;
 
     /** @param topics the topic policy */
     public RequestClassifier(TopicPolicy topics) {
@@ -34,6 +39,30 @@ public final class RequestClassifier {
      */
     public void topics(TopicPolicy topics) {
         this.topics = java.util.Objects.requireNonNull(topics);
+    }
+
+    /**
+     * Sets {@code kpipe.transactions.pipelined}; requests read from now on are classified with it. Thread: any.
+     *
+     * @param pipelined whether transactional produce may be pipelined
+     */
+    public void transactionsPipelined(boolean pipelined) {
+        this.transactionsPipelined = pipelined;
+    }
+
+    /** @return {@code kpipe.transactions.pipelined} as last set; thread: any */
+    public boolean transactionsPipelined() {
+        return transactionsPipelined;
+    }
+
+    /**
+     * Sets whether the broker's hooks report deferred dispatch (KIP-890 verified appends). Without it a
+     * transactional produce is exclusive whatever {@code kpipe.transactions.pipelined} says. Thread: any.
+     *
+     * @param supported what the binding reported
+     */
+    public void deferredDispatch(boolean supported) {
+        this.deferredDispatch = supported;
     }
 
     /**
@@ -68,7 +97,7 @@ public final class RequestClassifier {
     }
 
     private RequestClass classifyProduce(ProduceRequest produce) {
-        if (produce.transactionalId() != null) {
+        if (produce.transactionalId() != null && !(transactionsPipelined && deferredDispatch)) {
             return RequestClass.EXCLUSIVE;
         }
         ProduceRequestData.TopicProduceDataCollection data = produce.data().topicData();

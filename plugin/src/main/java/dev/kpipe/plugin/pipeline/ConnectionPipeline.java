@@ -66,6 +66,12 @@ final class ConnectionPipeline implements ByteBudget.Waiter {
     boolean sendOutstanding;
     /** The request in the dispatch phase, or {@code null}; cleared by the handler thread. */
     volatile Object awaitingDispatch;
+    /**
+     * The request in the dispatch phase whose {@code KafkaApis.handle} returned before its append (KIP-890
+     * verification: {@code onDispatchDeferred}); set and cleared by handler threads. Meaningful only while it is
+     * {@link #awaitingDispatch} (a stale reference is harmless).
+     */
+    volatile Object awaitingAppend;
     final ThrottleWindows throttle = new ThrottleWindows();
     /**
      * What the connection holds for its drain: the exclusive request ({@link ConnectionState#DRAINING_EXCLUSIVE}, and

@@ -55,8 +55,9 @@ public record ConnectionSnapshot(String connectionId, String listener, String pr
         long bytes = c.publishedInflightBytes();
         long oldest = c.publishedOldestReadNanos();
         EnumSet<WaitReason> reasons = EnumSet.noneOf(WaitReason.class);
-        if (c.awaitingDispatch != null) {
-            reasons.add(WaitReason.AWAITING_DISPATCH);
+        Object dispatching = c.awaitingDispatch;
+        if (dispatching != null) {
+            reasons.add(c.awaitingAppend == dispatching ? WaitReason.AWAITING_APPEND : WaitReason.AWAITING_DISPATCH);
         }
         if (c.waitingForBudget) {
             reasons.add(WaitReason.BUDGET);

@@ -313,9 +313,44 @@ public final class PipelineCoordinator implements NetworkEventListener {
             return;
         }
         conn.awaitingDispatch = null;
+        conn.awaitingAppend = null;
         ProcessorPipelines p = conn.processor;
         p.dispatched.add(conn);
         p.processor.wakeup();
+    }
+
+    /**
+     * A pipelined transactional produce awaits its append (KIP-890): the connection stays muted until
+     * {@link #onRequestDispatched} (counted in {@code deferred-dispatch-total}; the dump shows {@code awaiting-append}).
+     * Thread: a handler thread.
+     */
+    @Override
+    public void onDispatchDeferred(Object request, RequestContext context) {
+        ConnectionPipeline conn = connections.get(context.connectionId);
+        if (conn != null && conn.awaitingDispatch == request) {
+            conn.awaitingAppend = request;
+            stats.deferredDispatches.increment();
+        }
+    }
+
+    /** Without deferred dispatch, transactional produce stays exclusive (one ERROR). Thread: the installing thread. */
+    @Override
+    public void onDeferredDispatchSupport(boolean supported, String detail) {
+        classifier.deferredDispatch(supported);
+        if (!supported) {
+            LOG.error("kpipe: cannot see when a verified transactional append happens (KIP-890): {}; transactional "
+                + "produce stays exclusive on this broker, everything else is pipelined", detail);
+        }
+    }
+
+    /**
+     * Sets {@code kpipe.transactions.pipelined} (see {@link RequestClassifier#transactionsPipelined(boolean)}).
+     * Thread: any.
+     *
+     * @param pipelined whether transactional produce may be pipelined
+     */
+    public void transactionsPipelined(boolean pipelined) {
+        classifier.transactionsPipelined(pipelined);
     }
 
     // ---------------------------------------------------------------- rounds

@@ -46,6 +46,18 @@ public final class PipelineStats {
         return reauthenticationDrains.sum();
     }
 
+    /** Produce requests whose dispatch waited for an asynchronous append after handle returned (KIP-890). */
+    final LongAdder deferredDispatches = new LongAdder();
+
+    /**
+     * @return produce requests on pipelined connections whose {@code KafkaApis.handle} returned before their append
+     *     (transaction verification, KIP-890), so that their connection read its next request only once the append
+     *     had happened, since start
+     */
+    public long deferredDispatches() {
+        return deferredDispatches.sum();
+    }
+
     /** Connections closed only after their earlier responses were written, because a later request was refused. */
     final LongAdder deferredCloses = new LongAdder();
 

@@ -10,6 +10,12 @@ public enum WaitReason {
      * returned from {@code KafkaApis.handle} yet.
      */
     AWAITING_DISPATCH("awaiting-dispatch"),
+    /**
+     * Its last request is a transactional produce whose {@code KafkaApis.handle} returned while the broker verifies it
+     * with the transaction coordinator (KIP-890): the next request is read once the append, run later in a
+     * {@code CallbackRequest}, happened ({@code deferred-dispatch-total}).
+     */
+    AWAITING_APPEND("awaiting-append"),
     /** It waits in line for the broker-wide in-flight byte budget ({@code kpipe.max.inflight.bytes}). */
     BUDGET("budget"),
     /**

@@ -57,11 +57,40 @@ class RequestClassifierTest {
 
     @ParameterizedTest(name = "acks={0}")
     @ValueSource(shorts = {-1, 0, 1})
-    void transactionalProduceIsExclusive(short acks) {
+    void transactionalProduceIsExclusiveUntilTheBrokerReportsDeferredDispatch(short acks) {
         assertEquals(RequestClass.EXCLUSIVE,
             classify(produce(acks, "txn-1", KafkaRequests.PRODUCE_BY_NAME, Topic.named(INCLUDED))));
         assertEquals(RequestClass.EXCLUSIVE,
             classify(produce(acks, "txn-1", KafkaRequests.PRODUCE_BY_ID, Topic.byId(KafkaRequests.INCLUDED_ID))));
+    }
+
+    @Test
+    void transactionalProduceIsPipelinedWithDeferredDispatchAndTheSettingOnAndOnlyToIncludedTopics() {
+        classifier.deferredDispatch(true);
+        assertTrue(classifier.transactionsPipelined(), "kpipe.transactions.pipelined defaults to true");
+        assertEquals(RequestClass.PIPELINED,
+            classify(produce((short) -1, "txn-1", KafkaRequests.PRODUCE_BY_NAME, Topic.named(INCLUDED))));
+        assertEquals(RequestClass.PIPELINED, classify(produce((short) -1, "txn-1", KafkaRequests.PRODUCE_BY_NAME,
+            Topic.named(INCLUDED), Topic.named(INCLUDED_2))));
+        assertEquals(RequestClass.EXCLUSIVE, classify(produce((short) -1, "txn-1", KafkaRequests.PRODUCE_BY_NAME,
+            Topic.named(INCLUDED), Topic.named(EXCLUDED))));
+        classifier.transactionsPipelined(false);
+        assertEquals(RequestClass.EXCLUSIVE,
+            classify(produce((short) -1, "txn-1", KafkaRequests.PRODUCE_BY_NAME, Topic.named(INCLUDED))));
+        assertEquals(RequestClass.PIPELINED, classify(produceByName((short) -1, INCLUDED)), "others unaffected");
+        classifier.transactionsPipelined(true);
+        classifier.deferredDispatch(false);
+        assertEquals(RequestClass.EXCLUSIVE,
+            classify(produce((short) -1, "txn-1", KafkaRequests.PRODUCE_BY_NAME, Topic.named(INCLUDED))));
+    }
+
+    /** The transaction's other requests always drain a pipelined connection first. */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.EnumSource(value = ApiKeys.class, names = {"FIND_COORDINATOR",
+        "INIT_PRODUCER_ID", "ADD_PARTITIONS_TO_TXN", "ADD_OFFSETS_TO_TXN", "TXN_OFFSET_COMMIT", "END_TXN"})
+    void theOtherTransactionApisStayExclusive(ApiKeys api) {
+        classifier.deferredDispatch(true);
+        assertEquals(RequestClass.EXCLUSIVE, classifier.classify(api, null));
     }
 
     @Test

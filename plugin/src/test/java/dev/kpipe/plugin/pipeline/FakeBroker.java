@@ -74,7 +74,18 @@ final class FakeBroker {
          */
         CONFIG,
         /** A connection's SASL re-authentication exchange completes (the channel is ready again). */
-        REAUTH_DONE
+        REAUTH_DONE,
+        /**
+         * The transaction coordinator answers a verification (KIP-890; arg: its index among the outstanding ones): the
+         * post-verification callback is queued as a {@code CallbackRequest} ({@code RequestChannel.sendCallbackRequest}).
+         */
+        VERIFIED,
+        /**
+         * A free handler runs a queued {@code CallbackRequest} (arg: its index): the append happens, then the response
+         * (now, or later from the purgatory); then {@code callbackRequestCompleteTimeNanos} is set, and the dispatch is
+         * signalled if handle already returned.
+         */
+        CALLBACK
     }
 
     record Step(StepType type, int arg) {
@@ -108,6 +119,10 @@ final class FakeBroker {
         boolean reauthDeferred;
         /** SASL_REAUTH: re-authentication began (its handshake response was written). */
         boolean reauthBegun;
+        /** PRODUCE_TXN_VERIFIED: handled, its append still to come (verification or callback outstanding). */
+        boolean verifying;
+        /** Its local work (for a produce, the append) happened: in handle, or in its post-verification callback. */
+        boolean appended;
 
         Request(Conn conn, int index, Scenario.Req spec, Parsed parsed) {
             this.conn = conn;
@@ -131,7 +146,8 @@ final class FakeBroker {
         String state() {
             return (read ? "r" : "") + (admission == null ? "" : admission.name().substring(0, 2)) + (forwarded ? "f" : "")
                 + (reauthDeferred ? "D" : "") + (reauthBegun ? "B" : "")
-                + (queued ? "q" : "") + (handled ? "h" : "") + (returned ? "d" : "") + (responded ? "R" : "")
+                + (queued ? "q" : "") + (handled ? "h" : "") + (verifying ? "v" : "") + (appended ? "a" : "")
+                + (returned ? "d" : "") + (responded ? "R" : "")
                 + (settled ? "s" : "");
         }
 
@@ -492,6 +508,10 @@ final class FakeBroker {
     final ArrayDeque<Request> requestQueue = new ArrayDeque<>();
     final Request[] handlers;
     final List<Request> completions = new ArrayList<>();
+    /** Verifications the transaction coordinator has not answered yet (KIP-890), in the order they were sent. */
+    final List<Request> verifications = new ArrayList<>();
+    /** Post-verification callbacks queued as {@code CallbackRequest}s, not yet run by a handler. */
+    final List<Request> callbacks = new ArrayList<>();
     final List<Request> throttleEnds = new ArrayList<>();
     final List<Response> responses = new ArrayList<>();
     final List<Step> trace = new ArrayList<>();
@@ -583,6 +603,9 @@ final class FakeBroker {
         this.coordinator = new PipelineCoordinator(new RequestClassifier(KafkaRequests.policy()), limits,
             budget != null ? budget : ByteBudget.unbounded(this::nanos), stats, this::nanos,
             (processor, delayNanos) -> wakeups.add(delayNanos));
+        if (scenario.transactions) {
+            coordinator.onDeferredDispatchSupport(true, "");
+        }
         Scenario.Faults faults = scenario.faults;
         coordinator.onTopicNames(id -> {
             if (faults.topicNamesEvery() > 0 && ++topicNamesCalls % faults.topicNamesEvery() == 0) {
@@ -629,7 +652,7 @@ final class FakeBroker {
         for (int c = 0; c < largestChargeable.length; c++) {
             List<Scenario.Req> reqs = scenario.clients.get(c).requests();
             for (int i = 0; i < reqs.size(); i++) {
-                if (!reqs.get(i).kind().exclusive()) {
+                if (!scenario.exclusive(reqs.get(i).kind())) {
                     largestChargeable[c] = Math.max(largestChargeable[c], scenario.size(c, i));
                 }
             }
@@ -713,6 +736,12 @@ final class FakeBroker {
         for (int k = 0; k < completions.size(); k++) {
             steps.add(new Step(StepType.COMPLETE, k));
         }
+        for (int k = 0; k < verifications.size(); k++) {
+            steps.add(new Step(StepType.VERIFIED, k));
+        }
+        for (int k = 0; free > 0 && k < callbacks.size(); k++) {
+            steps.add(new Step(StepType.CALLBACK, k));
+        }
         for (int k = 0; k < throttleEnds.size(); k++) {
             steps.add(new Step(StepType.END_THROTTLE, k));
         }
@@ -781,11 +810,25 @@ final class FakeBroker {
                 handlers[step.arg()] = null;
                 r.returned = true;
                 r.conn.dispatchPhase.remove(r);
-                listen("onRequestDispatched", () -> {
-                    coordinator.onRequestDispatched(r, r.context());
-                    return null;
-                });
+                if (scenario.transactions && !r.appended) {
+                    // The interceptor's two-party hand-off: handle returned first; the callback completes it.
+                    note("dispatch deferred");
+                    listen("onDispatchDeferred", () -> {
+                        coordinator.onDispatchDeferred(r, r.context());
+                        return null;
+                    });
+                } else {
+                    if (r.spec.kind() == Scenario.Kind.PRODUCE_TXN_VERIFIED) {
+                        note(r.appended ? "appended before handle returned" : "dispatched before append");
+                    }
+                    listen("onRequestDispatched", () -> {
+                        coordinator.onRequestDispatched(r, r.context());
+                        return null;
+                    });
+                }
             }
+            case VERIFIED -> callbacks.add(verifications.remove(step.arg()));
+            case CALLBACK -> runCallback(callbacks.remove(step.arg()));
             case COMPLETE -> respond(completions.remove(step.arg()));
             case END_THROTTLE -> {
                 Request r = throttleEnds.remove(step.arg());
@@ -969,11 +1012,51 @@ final class FakeBroker {
         }
         r.conn.lastHandled = r.index;
         r.handled = true;
+        for (Request earlier : r.conn.requests) {
+            if (earlier.index < r.index && earlier.verifying) {
+                fail("connection " + r.conn.index + ": " + r + " dispatched before the append of " + earlier
+                    + " (a verified transactional produce: KIP-890)");
+            }
+        }
+        if (r.spec.kind() == Scenario.Kind.PRODUCE_TXN_VERIFIED) {
+            // ReplicaManager.handleProduceAppend: AddPartitionsToTxnManager.addOrVerifyTransaction; the append runs
+            // in the post-verification callback, later, on some handler.
+            r.verifying = true;
+            verifications.add(r);
+            if (verifications.stream().filter(v -> v.conn == r.conn).count() > 1) {
+                fail("two verifications of connection " + r.conn.index + " outstanding (the coordinator would evict "
+                    + "one with NETWORK_EXCEPTION)");
+            }
+            return;
+        }
+        r.appended = true;
         // KafkaApis.handle: the local work happens now; the response now or later.
         if (r.spec.delayed()) {
             completions.add(r);
         } else {
             respond(r);
+        }
+    }
+
+    /**
+     * A handler runs the post-verification callback of a verified transactional produce: it appends (or answers the
+     * verification's error), sends the response now or leaves it to the purgatory, and the handler's {@code finally}
+     * sets {@code callbackRequestCompleteTimeNanos}: the interceptor signals the dispatch if handle already returned.
+     */
+    private void runCallback(Request r) {
+        r.appended = true;
+        r.verifying = false;
+        if (r.spec.delayed()) {
+            completions.add(r);
+        } else {
+            respond(r);
+        }
+        if (scenario.transactions && r.returned) {
+            note("append after handle returned");
+            listen("onRequestDispatched", () -> {
+                coordinator.onRequestDispatched(r, r.context());
+                return null;
+            });
         }
     }
 
@@ -1207,7 +1290,7 @@ final class FakeBroker {
             if (budget != null && cp.reserved <= 0) {
                 fail("connection " + c.index + " read without a budget reservation: " + r);
             }
-            if (budget != null && cp.reserved < scenario.size(c.index, r.index) && !r.spec.kind().exclusive()) {
+            if (budget != null && cp.reserved < scenario.size(c.index, r.index) && !scenario.exclusive(r.spec.kind())) {
                 note(scenario.size(c.index, r.index) > budget.capacity() ? "oversize read" : "read above its reservation");
             }
         }
@@ -1247,7 +1330,7 @@ final class FakeBroker {
             () -> coordinator.onRequestReceived(p, r, r.context(), r.body(), size));
         r.admission = a;
         Scenario.Kind kind = r.spec.kind();
-        boolean exclusive = kind.exclusive() || classificationFaulted;
+        boolean exclusive = scenario.exclusive(kind) || classificationFaulted;
         Admission expected;
         if (!coordinator.enabled()) {
             // no upgrade; a request read on a pipelined connection before its drain started is exclusive
@@ -1256,7 +1339,7 @@ final class FakeBroker {
             }
             expected = cp == null || (cp.slots.isEmpty() && !cp.throttle.throttled()) ? Admission.CLASSIC : Admission.HELD;
         } else if (cp == null) {
-            boolean upgrades = kind.upgrades() && !classificationFaulted;
+            boolean upgrades = scenario.upgrades(kind) && !classificationFaulted;
             expected = upgrades && budgetAdmitsUpgrade ? Admission.PIPELINED : Admission.CLASSIC;
             if (upgrades && !budgetAdmitsUpgrade) {
                 note("upgrade deferred: no budget room");
@@ -1913,6 +1996,10 @@ final class FakeBroker {
         }
         sb.append("W");
         completions.forEach(r -> sb.append(r.conn.index).append('.').append(r.index).append(','));
+        sb.append("V");
+        verifications.forEach(r -> sb.append(r.conn.index).append('.').append(r.index).append(','));
+        sb.append("C");
+        callbacks.forEach(r -> sb.append(r.conn.index).append('.').append(r.index).append(','));
         sb.append("T");
         throttleEnds.forEach(r -> sb.append(r.conn.index).append('.').append(r.index).append(','));
         sb.append("Z");
@@ -1948,7 +2035,8 @@ final class FakeBroker {
             .append('r').append(cp.reserved).append(cp.waitingForBudget ? "w" + cp.reservationWanted : "")
             .append('g').append(cp.grants.get() - cp.grantsConsumed).append('L').append(cp.largestRequest)
             .append('t').append(cp.throttle.open())
-            .append('b').append(cp.inflightBytes).append('a').append(req(cp.awaitingDispatch)).append('h')
+            .append('b').append(cp.inflightBytes).append('a').append(req(cp.awaitingDispatch))
+            .append(cp.awaitingAppend != null && cp.awaitingAppend == cp.awaitingDispatch ? "A" : "").append('h')
             .append(req(cp.held))
             // what the clock decides: quiet (re-authentication), idle reservation (revocable)
             .append(nanos() - cp.lastWrittenNanos >= PipelineCoordinator.REAUTHENTICATION_QUIET_NANOS ? 'q' : '-')

@@ -25,8 +25,18 @@ final class Scenario {
         PRODUCE_ACKS_0,
         /** PRODUCE acks=1 to an included and an excluded topic: exclusive. */
         PRODUCE_EXCLUDED,
-        /** Transactional PRODUCE to an included topic: exclusive. */
+        /**
+         * Transactional PRODUCE to an included topic, to partitions already in the transaction (appended inside
+         * {@code KafkaApis.handle}): exclusive, or pipelined when the scenario has {@link Scenario#transactions}.
+         */
         PRODUCE_TRANSACTIONAL,
+        /**
+         * Transactional PRODUCE whose partition the broker verifies with the transaction coordinator first (KIP-890:
+         * the first produce to it in a transaction): {@code KafkaApis.handle} returns before the append, which runs
+         * in a {@code CallbackRequest} on a handler once the coordinator answered (a VERIFIED then a CALLBACK step).
+         * Exclusive, or pipelined when the scenario has {@link Scenario#transactions}.
+         */
+        PRODUCE_TXN_VERIFIED,
         /** METADATA: pipelined on a pipelined connection, classic on a classic one. */
         METADATA,
         /** API_VERSIONS: pipelined on a pipelined connection, classic on a classic one. */
@@ -53,8 +63,13 @@ final class Scenario {
             return this == PRODUCE_ACKS_ALL || this == PRODUCE_ACKS_1 || this == PRODUCE_ACKS_0;
         }
 
+        /** @return exclusive whatever the scenario (transactional produce depends on {@link Scenario#exclusive}) */
         boolean exclusive() {
-            return this == PRODUCE_EXCLUDED || this == PRODUCE_TRANSACTIONAL || this == FETCH || this == SASL_REAUTH;
+            return this == PRODUCE_EXCLUDED || this == FETCH || this == SASL_REAUTH;
+        }
+
+        boolean transactional() {
+            return this == PRODUCE_TRANSACTIONAL || this == PRODUCE_TXN_VERIFIED;
         }
 
         String code() {
@@ -64,6 +79,7 @@ final class Scenario {
                 case PRODUCE_ACKS_0 -> "P0";
                 case PRODUCE_EXCLUDED -> "Pexcl";
                 case PRODUCE_TRANSACTIONAL -> "Ptxn";
+                case PRODUCE_TXN_VERIFIED -> "Ptv";
                 case METADATA -> "Meta";
                 case API_VERSIONS -> "ApiV";
                 case FETCH -> "Fetch";
@@ -230,6 +246,12 @@ final class Scenario {
      * flip disables, the second enables again, ...), at any point of the run.
      */
     final int enableFlips;
+    /**
+     * The binding reports deferred dispatch ({@code onDeferredDispatchSupport(true)}) and
+     * {@code kpipe.transactions.pipelined} is on: transactional produce is pipelined. Otherwise the fake is a broker
+     * whose binding lacks those hooks: dispatch is signalled at handle-return, and transactional produce is exclusive.
+     */
+    final boolean transactions;
     /** Parsed requests, per client, and their correlation ids. */
     final List<List<Parsed>> parsed;
 
@@ -245,6 +267,7 @@ final class Scenario {
         this.backPressure = BackPressure.NONE;
         this.faults = Faults.NONE;
         this.enableFlips = 0;
+        this.transactions = false;
         this.parsed = new ArrayList<>();
         Random random = new Random(seed);
         for (int c = 0; c < clients.size(); c++) {
@@ -262,6 +285,10 @@ final class Scenario {
     }
 
     private Scenario(Scenario s, BackPressure backPressure, Faults faults, int enableFlips) {
+        this(s, backPressure, faults, enableFlips, s.transactions);
+    }
+
+    private Scenario(Scenario s, BackPressure backPressure, Faults faults, int enableFlips, boolean transactions) {
         this.processors = s.processors;
         this.handlers = s.handlers;
         this.maxInflight = s.maxInflight;
@@ -273,6 +300,22 @@ final class Scenario {
         this.backPressure = backPressure;
         this.faults = faults;
         this.enableFlips = enableFlips;
+        this.transactions = transactions;
+    }
+
+    /** @return this scenario on a broker that reports deferred dispatch: transactional produce is pipelined */
+    Scenario withTransactions() {
+        return new Scenario(this, backPressure, faults, enableFlips, true);
+    }
+
+    /** @return whether kpipe must treat a request of this kind as exclusive in this scenario */
+    boolean exclusive(Kind kind) {
+        return kind.exclusive() || (kind.transactional() && !transactions);
+    }
+
+    /** @return whether a request of this kind upgrades a classic connection in this scenario */
+    boolean upgrades(Kind kind) {
+        return kind.upgrades() || (kind.transactional() && transactions);
     }
 
     /** @return this scenario with this back pressure (budget, storage pressure) */
@@ -319,8 +362,8 @@ final class Scenario {
                 KafkaRequests.INCLUDED);
             case PRODUCE_EXCLUDED -> KafkaRequests.produce(connectionId, correlationId, (short) 1, null, r.byTopicId(),
                 KafkaRequests.INCLUDED, KafkaRequests.EXCLUDED);
-            case PRODUCE_TRANSACTIONAL -> KafkaRequests.produce(connectionId, correlationId, (short) -1, "txn-1",
-                r.byTopicId(), KafkaRequests.INCLUDED);
+            case PRODUCE_TRANSACTIONAL, PRODUCE_TXN_VERIFIED -> KafkaRequests.produce(connectionId, correlationId,
+                (short) -1, "txn-1", r.byTopicId(), KafkaRequests.INCLUDED);
             case METADATA -> KafkaRequests.metadata(connectionId, correlationId);
             case API_VERSIONS -> KafkaRequests.apiVersions(connectionId, correlationId);
             case FETCH -> KafkaRequests.fetch(connectionId, correlationId);
@@ -336,6 +379,7 @@ final class Scenario {
             + (fineGrained ? ", fine-grained" : "") + (backPressure.equals(BackPressure.NONE) ? "" : ", " + backPressure)
             + (faults.any() ? ", " + faults : "")
             + (enableFlips > 0 ? ", enableFlips=" + enableFlips : "")
+            + (transactions ? ", transactions" : "")
             + ", clients=" + clients + "}";
     }
 }

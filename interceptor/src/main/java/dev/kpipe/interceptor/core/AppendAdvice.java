@@ -1,0 +1,44 @@
+package dev.kpipe.interceptor.core;
+
+import net.bytebuddy.asm.Advice;
+
+/**
+ * Advice on the members that tell when a verified transactional append (KIP-890) happened; each forwards to
+ * {@link Hooks} and so to {@link DeferredAppends}. Installed only when the binding's deferred-dispatch hook points
+ * exist ({@link KafkaBinding#deferredDispatchMethods()}).
+ */
+final class AppendAdvice {
+    private AppendAdvice() {
+    }
+
+    /** {@code AddPartitionsToTxnManager.addOrVerifyTransaction} ({@code verifyTransaction} up to 3.9). */
+    static final class Verification {
+        @Advice.OnMethodEnter(suppress = Throwable.class)
+        static void enter() {
+            Hooks.verificationStarted();
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+        static void exit(@Advice.Thrown Throwable thrown) {
+            if (thrown != null) {
+                Hooks.verificationThrew();
+            }
+        }
+    }
+
+    /** {@code KafkaRequestHandler$.$anonfun$wrapAsyncCallback$2(request, ...)}: the wrapped callback is invoked. */
+    static final class CallbackInvoked {
+        @Advice.OnMethodEnter(suppress = Throwable.class)
+        static void enter(@Advice.Argument(0) Object request) {
+            Hooks.callbackInvoked(request);
+        }
+    }
+
+    /** The request's {@code callbackRequestCompleteTimeNanos} setter: its {@code CallbackRequest} has run. */
+    static final class CallbackCompleted {
+        @Advice.OnMethodExit(suppress = Throwable.class)
+        static void exit(@Advice.This Object request, @Advice.Argument(0) Object time) {
+            Hooks.callbackCompleted(request, time);
+        }
+    }
+}

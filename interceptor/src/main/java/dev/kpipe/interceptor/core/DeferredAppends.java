@@ -1,0 +1,279 @@
+package dev.kpipe.interceptor.core;
+
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * When a produce request's append happened, for requests whose append the broker defers past {@code KafkaApis.handle}
+ * (KIP-890 transaction verification): the two-party hand-off between handle-return and the post-verification callback.
+ *
+ * <p>The broker's path (3.8 to 4.4, {@code javap}): inside {@code KafkaApis.handle(R)},
+ * {@code ReplicaManager.handleProduceAppend} wraps its append callback with {@code KafkaRequestHandler.wrapAsyncCallback}
+ * and, for partitions that need verification, calls {@code AddPartitionsToTxnManager.addOrVerifyTransaction}
+ * ({@code verifyTransaction} up to 3.9) — {@link #verificationStarted}. The wrapped callback is invoked once, with the
+ * final result (after any {@code CONCURRENT_TRANSACTIONS} retries, which run unwrapped): on the thread handling R it
+ * runs inline ({@link #callbackInvoked} with {@code inline}), elsewhere it queues a {@code CallbackRequest} for R; a
+ * request handler runs that later, and R's {@code callbackRequestCompleteTimeNanos} is set once it has appended (by
+ * {@code RequestChannel.sendResponse} if the response went out during the callback, else in the handler's
+ * {@code finally}) — {@link #callbackCompleted}. {@link #handleReturned} is the other party: whichever of
+ * handle-return and callback-completion comes last signals the dispatch.
+ *
+ * <p>States of one deferred request ({@link State}), moved only by {@link State#next}:
+ * <table>
+ *   <caption>Transitions</caption>
+ *   <tr><th>from</th><th>event</th><th>to</th><th>signal</th></tr>
+ *   <tr><td>VERIFYING</td><td>CALLBACK_INLINE</td><td>APPENDED_INLINE</td><td></td></tr>
+ *   <tr><td>VERIFYING</td><td>CALLBACK_QUEUED</td><td>CALLBACK_QUEUED</td><td></td></tr>
+ *   <tr><td>VERIFYING</td><td>VERIFICATION_THREW</td><td>DONE</td><td>(handle-return dispatches)</td></tr>
+ *   <tr><td>VERIFYING</td><td>HANDLE_RETURNED</td><td>DEFERRED</td><td>deferred</td></tr>
+ *   <tr><td>APPENDED_INLINE</td><td>HANDLE_RETURNED</td><td>DONE</td><td>dispatched</td></tr>
+ *   <tr><td>CALLBACK_QUEUED</td><td>CALLBACK_COMPLETED</td><td>CALLBACK_DONE</td><td></td></tr>
+ *   <tr><td>CALLBACK_QUEUED</td><td>HANDLE_RETURNED</td><td>DEFERRED_QUEUED</td><td>deferred</td></tr>
+ *   <tr><td>CALLBACK_DONE</td><td>HANDLE_RETURNED</td><td>DONE</td><td>dispatched</td></tr>
+ *   <tr><td>DEFERRED</td><td>CALLBACK_QUEUED</td><td>DEFERRED_QUEUED</td><td></td></tr>
+ *   <tr><td>DEFERRED_QUEUED</td><td>CALLBACK_COMPLETED</td><td>DONE</td><td>dispatched</td></tr>
+ * </table>
+ * Any other event leaves the state as it is (a second completion time, a callback of another kind for the same
+ * request). So {@code dispatched} is signalled exactly once per request, after both its handle-return and its append,
+ * and {@code deferred}, if at all, before it: the deferred signal is given under the request's lock, which the
+ * completing party takes before signalling.
+ *
+ * <p>Threads: {@link #handling}, {@link #verificationStarted}, {@link #verificationThrew} and {@link #handleReturned} on
+ * the request handler thread inside {@code KafkaApis.handle}; {@link #callbackInvoked} on the thread that completes the
+ * verification (the coordinator's inter-broker send thread, a scheduler thread, or the handler itself);
+ * {@link #callbackCompleted} on a request handler (or whichever thread sends the response). Lock-free on the path of
+ * a request that is not deferred (one thread-local read); a deferred one takes its own monitor.
+ */
+public final class DeferredAppends {
+
+    /** What the hand-off tells the plugin. Implementations must not block or throw. */
+    public interface Signals {
+        /**
+         * @param request handle returned; its append awaits the callback
+         */
+        void deferred(Object request);
+
+        /**
+         * @param request its append happened (or was refused); the connection may read its next request
+         */
+        void dispatched(Object request);
+    }
+
+    /** One deferred request's state. */
+    public enum State {
+        /** Inside handle; the verification was sent, its callback not invoked yet. */
+        VERIFYING,
+        /** Inside handle; the callback ran inline on this thread: the append is done. */
+        APPENDED_INLINE,
+        /** Inside handle; the callback was queued as a {@code CallbackRequest}. */
+        CALLBACK_QUEUED,
+        /** Inside handle; the {@code CallbackRequest} already ran on another handler. */
+        CALLBACK_DONE,
+        /** Handle returned; the verification is outstanding. */
+        DEFERRED,
+        /** Handle returned; the {@code CallbackRequest} is queued or running. */
+        DEFERRED_QUEUED,
+        /** Dispatch signalled (or nothing deferred); forgotten. */
+        DONE;
+
+        /**
+         * @param e the event
+         * @return the next state, or {@code null} if the event does not apply in this state (ignored)
+         */
+        State next(Event e) {
+            return switch (this) {
+                case VERIFYING -> switch (e) {
+                    case CALLBACK_INLINE -> APPENDED_INLINE;
+                    case CALLBACK_QUEUED -> CALLBACK_QUEUED;
+                    case VERIFICATION_THREW -> DONE;
+                    case HANDLE_RETURNED -> DEFERRED;
+                    default -> null;
+                };
+                case APPENDED_INLINE -> e == Event.HANDLE_RETURNED ? DONE : null;
+                case CALLBACK_QUEUED -> switch (e) {
+                    case CALLBACK_COMPLETED -> CALLBACK_DONE;
+                    case HANDLE_RETURNED -> DEFERRED_QUEUED;
+                    default -> null;
+                };
+                case CALLBACK_DONE -> e == Event.HANDLE_RETURNED ? DONE : null;
+                case DEFERRED -> e == Event.CALLBACK_QUEUED ? DEFERRED_QUEUED : null;
+                case DEFERRED_QUEUED -> e == Event.CALLBACK_COMPLETED ? DONE : null;
+                case DONE -> null;
+            };
+        }
+    }
+
+    /** What happened to a deferred request. */
+    public enum Event {
+        /** The post-verification callback ran on the thread inside handle. */
+        CALLBACK_INLINE,
+        /** The post-verification callback was re-scheduled as a {@code CallbackRequest}. */
+        CALLBACK_QUEUED,
+        /** The {@code CallbackRequest} ran: {@code callbackRequestCompleteTimeNanos} was set. */
+        CALLBACK_COMPLETED,
+        /** {@code addOrVerifyTransaction} threw: no callback will come. */
+        VERIFICATION_THREW,
+        /** {@code KafkaApis.handle} returned. */
+        HANDLE_RETURNED
+    }
+
+    /** A deferred request; its monitor guards {@link #state}. */
+    private static final class Deferral {
+        final Object request;
+        State state = State.VERIFYING;
+
+        Deferral(Object request) {
+            this.request = request;
+        }
+    }
+
+    /** The request a handler thread is inside {@code KafkaApis.handle} for, and its deferral if any. */
+    private static final class Handling {
+        Object request;
+        Deferral deferral;
+    }
+
+    /** Identity key: the broker's request classes do not override equals, but kpipe does not rely on it. */
+    private record Key(Object request) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && k.request == request;
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(request);
+        }
+    }
+
+    private final ThreadLocal<Handling> handling = ThreadLocal.withInitial(Handling::new);
+    private final ConcurrentHashMap<Key, Deferral> pending = new ConcurrentHashMap<>();
+    private final Signals signals;
+
+    /** @param signals where the hand-off reports */
+    public DeferredAppends(Signals signals) {
+        this.signals = signals;
+    }
+
+    /**
+     * {@code KafkaApis.handle(request)} is entered on this thread.
+     *
+     * @param request the request
+     */
+    public void handling(Object request) {
+        Handling h = handling.get();
+        h.request = request;
+        h.deferral = null;
+    }
+
+    /**
+     * {@code addOrVerifyTransaction} is entered on this thread: if this thread is inside handle for a request, that
+     * request's append is deferred until its callback has run. Outside handle (a {@code CONCURRENT_TRANSACTIONS} retry
+     * on a scheduler thread) nothing changes.
+     *
+     * @param isProduce whether the request being handled is a PRODUCE (only those are tracked)
+     * @return true if a deferral was started
+     */
+    public boolean verificationStarted(java.util.function.Predicate<Object> isProduce) {
+        Handling h = handling.get();
+        if (h.request == null || h.deferral != null || !isProduce.test(h.request)) {
+            return false;
+        }
+        Deferral d = new Deferral(h.request);
+        h.deferral = d;
+        pending.put(new Key(h.request), d);
+        return true;
+    }
+
+    /** {@code addOrVerifyTransaction} threw on this thread: its callback will not come. */
+    public void verificationThrew() {
+        Deferral d = handling.get().deferral;
+        if (d != null) {
+            apply(d, Event.VERIFICATION_THREW);
+        }
+    }
+
+    /**
+     * The wrapped post-verification callback of {@code request} was invoked on this thread.
+     *
+     * @param request the request whose callback it is ({@code wrapAsyncCallback}'s captured request)
+     */
+    public void callbackInvoked(Object request) {
+        if (pending.isEmpty()) {
+            return;
+        }
+        Deferral d = pending.get(new Key(request));
+        if (d != null) {
+            apply(d, handling.get().request == request ? Event.CALLBACK_INLINE : Event.CALLBACK_QUEUED);
+        }
+    }
+
+    /**
+     * {@code callbackRequestCompleteTimeNanos} of {@code request} was set to a time: its callback has run.
+     *
+     * @param request the request
+     */
+    public void callbackCompleted(Object request) {
+        if (pending.isEmpty()) {
+            return;
+        }
+        Deferral d = pending.get(new Key(request));
+        if (d != null) {
+            apply(d, Event.CALLBACK_COMPLETED);
+        }
+    }
+
+    /**
+     * {@code KafkaApis.handle(request)} returned on this thread.
+     *
+     * @param request the request
+     * @return true if the caller signals the dispatch now (nothing deferred, or the append already happened); false if
+     *     it was deferred ({@link Signals#deferred} was called) or a nested handle of another request returned
+     */
+    public boolean handleReturned(Object request) {
+        Handling h = handling.get();
+        if (h.request != request) {
+            return true;
+        }
+        Deferral d = h.deferral;
+        h.request = null;
+        h.deferral = null;
+        if (d == null) {
+            return true;
+        }
+        return apply(d, Event.HANDLE_RETURNED) == State.DONE;
+    }
+
+    /**
+     * Applies an event; signals deferred (under the lock) or dispatched (after it) as the table says.
+     *
+     * @return the state after the event
+     */
+    private State apply(Deferral d, Event e) {
+        State to;
+        boolean dispatchNow;
+        synchronized (d) {
+            State from = d.state;
+            to = from.next(e);
+            if (to == null) {
+                return from;
+            }
+            d.state = to;
+            if (e == Event.HANDLE_RETURNED && to != State.DONE) {
+                signals.deferred(d.request);
+            }
+            dispatchNow = to == State.DONE && e == Event.CALLBACK_COMPLETED;
+        }
+        if (to == State.DONE) {
+            pending.remove(new Key(d.request), d);
+        }
+        if (dispatchNow) {
+            signals.dispatched(d.request);
+        }
+        return to;
+    }
+
+    /** @return deferred requests whose dispatch is not signalled yet (a leak check); thread: any */
+    public int pending() {
+        return pending.size();
+    }
+}
