@@ -31,7 +31,9 @@ import org.slf4j.LoggerFactory;
  *   <li><b>classic</b> (no state here): Kafka's own mute state machine; a {@link RequestClass#PIPELINED}
  *       request <b>upgrades</b> the connection.</li>
  *   <li><b>pipelined</b>: after a request is read the connection stays muted until the handler
- *       returns from {@code KafkaApis.handle} (dispatched), then it is unmuted unless another mute
+ *       returns from {@code KafkaApis.handle} (dispatched; for a transactional produce the broker verifies first,
+ *       KIP-890, once its append ran in the post-verification callback: {@link #onDispatchDeferred}), then it is
+ *       unmuted unless another mute
  *       reason holds (throttled, in-flight limit). So at most one request per connection is ever in
  *       the dispatch phase and appends happen in arrival order whatever {@code num.io.threads} is.
  *       Responses are handed to the broker one at a time, in arrival order; correlation ids are never
@@ -63,7 +65,8 @@ import org.slf4j.LoggerFactory;
  * connections upgrade on their next pipelined request.
  *
  * <p>Threads: every method runs on the network thread of the connection's processor, except
- * {@link #onRequestDispatched} (a handler thread), {@link #onTopicNames} and the setters (any). Nothing blocks.
+ * {@link #onRequestDispatched} and {@link #onDispatchDeferred} (handler threads), {@link #onTopicNames} and the setters
+ * (any). Nothing blocks.
  *
  * <p>Faults: no throwable leaves this class into a broker thread. A throwable of the classification policy makes the
  * request exclusive (handled classically; {@code classification-fallback-total}); of the storage-side signal, the
@@ -499,6 +502,13 @@ public final class PipelineCoordinator implements NetworkEventListener {
     public void onResponseCompleted(NetworkProcessor processor, Object response) {
         ConnectionPipeline conn = sequencer.completed(processor, response);
         if (conn != null) {
+            Object appending = conn.awaitingAppend;
+            if (appending != null && appending == conn.awaitingDispatch && processor.requestOf(response) == appending) {
+                // The response of a deferred append is written, so the append happened (the broker answers a produce
+                // only after it): a completion the broker's hooks missed must not keep the connection muted for good.
+                conn.awaitingDispatch = null;
+                conn.awaitingAppend = null;
+            }
             conn.schedule();
         }
     }

@@ -510,6 +510,8 @@ final class FakeBroker {
     final List<Request> completions = new ArrayList<>();
     /** Verifications the transaction coordinator has not answered yet (KIP-890), in the order they were sent. */
     final List<Request> verifications = new ArrayList<>();
+    /** The interceptor misses every callback completion: only the written response can end a deferred dispatch. */
+    boolean loseCallbackSignals;
     /** Post-verification callbacks queued as {@code CallbackRequest}s, not yet run by a handler. */
     final List<Request> callbacks = new ArrayList<>();
     final List<Request> throttleEnds = new ArrayList<>();
@@ -1051,7 +1053,9 @@ final class FakeBroker {
         } else {
             respond(r);
         }
-        if (scenario.transactions && r.returned) {
+        if (scenario.transactions && r.returned && loseCallbackSignals) {
+            note("callback signal lost");
+        } else if (scenario.transactions && r.returned) {
             note("append after handle returned");
             listen("onRequestDispatched", () -> {
                 coordinator.onRequestDispatched(r, r.context());

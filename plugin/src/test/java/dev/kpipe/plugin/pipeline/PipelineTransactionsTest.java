@@ -84,6 +84,18 @@ class PipelineTransactionsTest {
         run.finish();
     }
 
+    /** If the broker's hooks ever missed a callback's completion, the written response still ends the wait. */
+    @Test
+    void aMissedCallbackCompletionEndsWhenTheResponseIsWrittenNotNever() {
+        Run run = new Run(Scenario.single(c(ptv(), Req.of(PRODUCE_ACKS_1), Req.of(PRODUCE_TXN_VERIFIED)))
+            .withTransactions());
+        run.broker.loseCallbackSignals = true;
+        run.settle();
+        run.assertReceivedInOrder(0);
+        assertTrue(run.broker.coverage.containsKey("callback signal lost"), run.broker.coverage::toString);
+        run.finish();
+    }
+
     private static ConnectionSnapshot only(Run run) {
         List<ConnectionSnapshot> all = run.broker.coordinator.connectionSnapshots();
         assertEquals(1, all.size(), all::toString);
