@@ -186,6 +186,10 @@ public final class BenchMain {
         scenarios.add(Scenario.s2Fixed(options));
       } else if (s.equals("S1L")) {
         scenarios.add(Scenario.s1Large(options));
+      } else if (s.equals("S5")) {
+        for (int w : options.windowsMs()) {
+          scenarios.add(Scenario.s5(w, options));
+        }
       } else {
         scenarios.add(Scenario.s3(options.windowsMs().get(0), options));
       }

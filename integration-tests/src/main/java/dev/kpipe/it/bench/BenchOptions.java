@@ -12,7 +12,7 @@ import java.util.Locale;
  * @param demo the short demo preset (S1 at W = 100 ms, 3 rounds x 15 s per side)
  * @param sweep {@code --scenario sweep}: S1 at every W of {@code windowsMs} (default {@link Sweep#DEFAULT_WINDOWS_MS}),
  *     summed up as a table and a chart ({@link Sweep})
- * @param scenarios {@code S1}, {@code S2} and/or {@code S3}, in run order
+ * @param scenarios {@code S1}, {@code S2}, {@code S3} and/or {@code S5}, in run order
  * @param windowsMs S1's follower fetch waits W, in ms
  * @param rounds rounds per variant (stock and kpipe alternate: stock 1, kpipe 1, stock 2, ...)
  * @param durationSeconds measured window of each round, s
@@ -48,6 +48,7 @@ record BenchOptions(boolean demo, boolean sweep, List<String> scenarios, List<In
       options:
         --scenario S1|S2|S3|all     scenarios to run (default S1; comma list allowed; all = S1,S2,S3)
         --scenario S2F|S1L          S2 at a fixed offered load (with an A/A run); S1 with 1 MiB batches
+        --scenario S5               S1 with a transactional producer committing every 500 records (each W)
         --scenario sweep            S1 at W = 10,25,50,100,250,500 ms (or --window-ms), then a table and a PNG
                                     chart next to the JSON; 2 rounds x 12 s per side unless given (~9 minutes)
         --scenario soak             the reliability soak instead (--scenario soak --help for its options)
@@ -117,7 +118,7 @@ record BenchOptions(boolean demo, boolean sweep, List<String> scenarios, List<In
                 l.add("S2");
                 l.add("S3");
               }
-              case "S1", "S2", "S3", "S2F", "S1L" -> l.add(u);
+              case "S1", "S2", "S3", "S2F", "S1L", "S5" -> l.add(u);
               case "SWEEP" -> {
                 l.add("S1");
                 sweep = true;

@@ -63,11 +63,18 @@ final class LoadRound {
     final long windowEnd;
     /** Paces this sender at its share of a fixed offered load (S2F), or null for flat out. */
     final RatePacer pacer;
+    /** S5: records per transaction, 0 for a non-transactional producer. */
+    final int commitEvery;
+    /** S5: transactions whose commit returned within the window (sending thread). */
+    final AtomicLong commitsInWindow = new AtomicLong();
+    /** S5: records sent in the open transaction (sending thread). */
+    private int inTxn;
     boolean closed; // caller's thread only
 
     Sender(KafkaProducer<byte[], byte[]> producer, String topic, Integer partition, byte[] value, long windowStart,
-        long windowEnd, RatePacer pacer) {
+        long windowEnd, RatePacer pacer, int commitEvery) {
       this.pacer = pacer;
+      this.commitEvery = commitEvery;
       this.producer = producer;
       this.topic = topic;
       this.partition = partition;
@@ -79,6 +86,9 @@ final class LoadRound {
     @Override
     public void run() {
       try {
+        if (commitEvery > 0) {
+          producer.initTransactions();
+        }
         while (System.nanoTime() < windowEnd && !Thread.currentThread().isInterrupted()) {
           if (pacer != null) {
             long now = System.nanoTime();
@@ -94,13 +104,20 @@ final class LoadRound {
             send();
           }
         }
+        if (inTxn > 0) {
+          producer.commitTransaction();
+        }
       } catch (RuntimeException e) {
         errors.incrementAndGet();
         firstError.compareAndSet(null, e);
       }
     }
 
+    /** Sends one record; a transactional sender begins a transaction before its first and commits after its last. */
     private void send() {
+      if (commitEvery > 0 && inTxn++ == 0) {
+        producer.beginTransaction();
+      }
       long sent = System.nanoTime();
       producer.send(new ProducerRecord<>(topic, partition, null, value), (md, e) -> {
         long now = System.nanoTime();
@@ -112,8 +129,17 @@ final class LoadRound {
           histogram.record((now - sent) / 1000);
         }
       });
+      if (commitEvery > 0 && inTxn == commitEvery) {
+        producer.commitTransaction();
+        inTxn = 0;
+        long now = System.nanoTime();
+        if (now >= windowStart && now < windowEnd) {
+          commitsInWindow.incrementAndGet();
+        }
+      }
     }
   }
+
 
   /** Counters read at one edge of the measured window. */
   private record Snapshot(long nanos, double leaderResponses, double leaderRequests, double allRequests,
@@ -146,7 +172,8 @@ final class LoadRound {
             clientId));
         RatePacer pacer = scenario.isFixedLoad()
             ? new RatePacer(scenario.offeredRecordsPerSec / (double) scenario.producers, start) : null;
-        senders.add(new Sender(p, scenario.topic, partition, value, windowStart, windowEnd, pacer));
+        senders.add(new Sender(p, scenario.topic, partition, value, windowStart, windowEnd, pacer,
+            scenario.commitEvery));
       }
       for (int i = 0; i < senders.size(); i++) {
         Thread t = new Thread(senders.get(i), "bench-sender-" + i);
@@ -240,6 +267,11 @@ final class LoadRound {
       extra.put("producer_records_median", median);
       extra.put("producer_records_max", (double) perProducer[perProducer.length - 1]);
       extra.put("slowest_producer_share_of_median", median > 0 ? perProducer[0] / median : Double.NaN);
+    }
+    if (scenario.isS5()) {
+      long commits = senders.stream().mapToLong(s -> s.commitsInWindow.get()).sum();
+      extra.put("transactions_committed_per_s", commits / seconds);
+      extra.put("committed_records_per_s", commits * scenario.commitEvery / seconds);
     }
     extra.put("producer_leader_requests_sent_per_s", (s1.leaderRequests - s0.leaderRequests) / seconds);
     extra.put("producer_all_requests_sent_per_s", (s1.allRequests - s0.allRequests) / seconds);

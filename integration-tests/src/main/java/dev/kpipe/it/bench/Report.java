@@ -26,6 +26,9 @@ final class Report {
   /** S2 target: kpipe/stock p99 latency at most this. */
   static final double S2_MAX_P99_RATIO = 1.05;
 
+  /** S5 target: kpipe/stock records/s at least this (the commit's round trip lowers the ceiling below S1's). */
+  static final double S5_MIN_RATIO = 3.5;
+
   /** S3 target: the slowest producer's records at least this fraction of the median producer's. */
   static final double S3_MIN_SLOWEST_SHARE = 1.0 / 3;
 
@@ -159,6 +162,11 @@ final class Report {
           share >= S3_MIN_SLOWEST_SHARE, "x"));
       return l;
     }
+    if (scenario.isS5()) {
+      Stat r = ratio(RoundResult::recordsPerSec);
+      l.add(target("records/s kpipe/stock >= " + S5_MIN_RATIO + "x", r.median(), r.median() >= S5_MIN_RATIO, "x"));
+      return l;
+    }
     if (scenario.windowMs > 0) {
       double min = scenario.minRatio();
       l.add(target("records/s kpipe/stock >= " + min + "x", ratio(RoundResult::recordsPerSec).median(),
@@ -221,6 +229,17 @@ final class Report {
     }
     if (scenario.windowMs == 0 || hasControl()) {
       sb.append(CostLines.of(this));
+    }
+    if (scenario.isS5() && hasPairs()) {
+      double perRequest = stat(Variant.STOCK, Report::recPerReq).median();
+      double ceiling = scenario.s5RatioCeiling(perRequest);
+      double measured = ratio(RoundResult::recordsPerSec).median();
+      sb.append(String.format(Locale.ROOT, "  S5 ceiling: a transaction of %d records = %.1f produce requests (%.1f"
+              + " records each) + 1 commit round trip: stock (n + 1) W, kpipe (n / %d + 1) W, kpipe/stock <= %.2fx;"
+              + " measured %.2fx = %s of it; committed records/s stock %s, kpipe %s%n", scenario.commitEvery,
+          scenario.commitEvery / perRequest, perRequest, scenario.maxInFlight, ceiling, measured,
+          pct(measured / ceiling), fmt(stat(Variant.STOCK, r -> extra(r, "committed_records_per_s")).median()),
+          fmt(stat(Variant.KPIPE, r -> extra(r, "committed_records_per_s")).median())));
     }
     if (scenario.windowMs > 0 && !scenario.isS3()) {
       double c = scenario.ceilingRequestsPerSec();
@@ -347,6 +366,9 @@ final class Report {
       aa.put("produce_requests_per_record", controlRatio(Report::requestsPerThousandRecords).toMap());
       aa.put("latency_p99_ms", controlRatio(RoundResult::p99Ms).toMap());
       summary.put("aa_stock_b_over_stock", aa);
+    }
+    if (scenario.isS5() && hasPairs()) {
+      summary.put("s5_ratio_ceiling", scenario.s5RatioCeiling(stat(Variant.STOCK, Report::recPerReq).median()));
     }
     m.put("summary", summary);
     m.put("targets", targets());

@@ -31,6 +31,11 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *       32 MiB {@code buffer.memory}; the follower's fetches may carry 64 MiB per partition (Kafka's default
  *       {@code replica.fetch.max.bytes} of 1 MiB holds one 1 MiB batch per fetch, so replication, and every acks=all
  *       produce, would be capped at one batch per W on both sides).
+ *   <li><b>S5</b> (exactly-once producers): S1's cluster and producer settings, but the producer is transactional
+ *       ({@code transactional.id} = its client id) and commits every {@link #S5_COMMIT_EVERY} records. Each
+ *       transaction's commit costs about one W on both sides (the commit markers are written with acks=all, and
+ *       the next transaction's first produce waits for them), so the ceiling of kpipe/stock is below S1's: with n
+ *       produce requests per transaction, (n + 1) / (n / max.in.flight + 1).
  * </ul>
  *
  * <p>Immutable.
@@ -38,6 +43,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 final class Scenario {
   /** {@code replica.fetch.min.bytes} of S1's follower: far above anything produced in one window (int config). */
   static final int FOLLOWER_FETCH_MIN_BYTES = 1_000_000_000;
+  /** S5: records per transaction. */
+  static final int S5_COMMIT_EVERY = 500;
 
   final String id;
   final String label;
@@ -65,6 +72,8 @@ final class Scenario {
   final int offeredRecordsPerSec;
   /** Whether a second stock cluster runs in the same alternation (A/A), to show the noise. */
   final boolean aaControl;
+  /** S5: records per transaction of a transactional producer; 0 for a non-transactional one. */
+  final int commitEvery;
 
   private Scenario(String id, String label, int windowMs, int nodes, String topic, int partitions, int fixedPartition,
       int producers, int recordBytes, String acks, boolean idempotence, int maxInFlight, int batchBytes, int lingerMs,
@@ -100,6 +109,63 @@ final class Scenario {
     this.topicConfig = topicConfig;
     this.assignment = assignment;
     this.kpipeConfig = kpipeConfig;
+    this.commitEvery = 0;
+  }
+
+  /** A copy of {@code base} with another id and label whose producers are transactional (S5). */
+  private Scenario(Scenario base, String id, String label, int commitEvery) {
+    this.id = id;
+    this.label = label;
+    this.windowMs = base.windowMs;
+    this.nodes = base.nodes;
+    this.topic = base.topic;
+    this.partitions = base.partitions;
+    this.fixedPartition = base.fixedPartition;
+    this.producers = base.producers;
+    this.recordBytes = base.recordBytes;
+    this.acks = base.acks;
+    this.idempotence = base.idempotence;
+    this.maxInFlight = base.maxInFlight;
+    this.batchBytes = base.batchBytes;
+    this.lingerMs = base.lingerMs;
+    this.bufferBytes = base.bufferBytes;
+    this.nodeConfig = base.nodeConfig;
+    this.topicConfig = base.topicConfig;
+    this.assignment = base.assignment;
+    this.kpipeConfig = base.kpipeConfig;
+    this.offeredRecordsPerSec = base.offeredRecordsPerSec;
+    this.aaControl = base.aaControl;
+    this.commitEvery = commitEvery;
+  }
+
+  /**
+   * @param windowMs W, the follower's {@code replica.fetch.wait.max.ms}
+   * @param o the options (record size, batch size, buffer)
+   * @return scenario S5 at that window: S1 with one transactional producer committing every {@link
+   *     #S5_COMMIT_EVERY} records
+   */
+  static Scenario s5(int windowMs, BenchOptions o) {
+    return new Scenario(s1(windowMs, o), "S5", "S5 W=" + windowMs + "ms", S5_COMMIT_EVERY);
+  }
+
+  /** @return whether this is S5 (a transactional producer) */
+  boolean isS5() {
+    return commitEvery > 0;
+  }
+
+  /**
+   * S5's ceiling of kpipe/stock records/s: a transaction of {@code commitEvery} records is n produce requests plus
+   * one commit round trip; stock takes (n + 1) W, kpipe at best (n / max.in.flight + 1) W.
+   *
+   * @param recordsPerRequest records per produce request (measured)
+   * @return the ratio ceiling; NaN if not S5 or the figure is not known
+   */
+  double s5RatioCeiling(double recordsPerRequest) {
+    if (!isS5() || !(recordsPerRequest > 0)) {
+      return Double.NaN;
+    }
+    double n = commitEvery / recordsPerRequest;
+    return (n + 1) / (n / maxInFlight + 1);
   }
 
   /**
@@ -271,6 +337,9 @@ final class Scenario {
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none");
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    if (commitEvery > 0) {
+      p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, clientId);
+    }
     return p;
   }
 
@@ -308,6 +377,10 @@ final class Scenario {
       m.put("offered_records_per_s", offeredRecordsPerSec);
     }
     m.put("aa_control", aaControl);
+    if (commitEvery > 0) {
+      m.put("transactional", true);
+      m.put("records_per_transaction", commitEvery);
+    }
     return m;
   }
 
@@ -317,6 +390,7 @@ final class Scenario {
         + (windowMs > 0 ? ", follower replica.fetch.wait.max.ms=" + windowMs : "")
         + ", acks=" + acks + ", " + producers + " producer(s), " + recordBytes + " B records, batch.size="
         + batchBytes + ", linger.ms=" + lingerMs + ", max.in.flight=" + maxInFlight + ", buffer.memory="
-        + bufferBytes / 1024 + " KiB" + (isFixedLoad() ? ", offered " + offeredRecordsPerSec + " records/s" : "");
+        + bufferBytes / 1024 + " KiB" + (isFixedLoad() ? ", offered " + offeredRecordsPerSec + " records/s" : "")
+        + (commitEvery > 0 ? ", transactional, commit every " + commitEvery + " records" : "");
   }
 }
