@@ -138,5 +138,4 @@ public final class Transactions {
       return "(no connection dump: " + e + ")";
     }
   }
-  }
 }
