@@ -20,6 +20,7 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.Test;
  * partition. The heavy transaction tests (commit/abort mixes, fencing, Streams exactly-once, a coordinator killed)
  * are elsewhere.
  */
+@Tag("core") // also run against every supported Kafka line (failsafe executions core-kafka-*)
 @KafkaCluster(nodes = 1, kpipe = true)
 class TransactionalProduceIT {
 
