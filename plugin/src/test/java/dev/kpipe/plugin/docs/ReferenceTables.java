@@ -5,11 +5,14 @@ import dev.kpipe.backpressure.Ticker;
 import dev.kpipe.plugin.KpipeConfig;
 import dev.kpipe.plugin.KpipeMetrics;
 import dev.kpipe.plugin.pipeline.PipelineStats;
+import dev.kpipe.plugin.pipeline.WaitReason;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.ConfigKey;
 import org.apache.kafka.common.metrics.KafkaMetric;
@@ -43,7 +46,8 @@ final class ReferenceTables {
   }
 
   /**
-   * @return the metrics tables, Markdown: per metrics group its JMX object name, then one row per metric by name
+   * @return the metrics tables, Markdown: per metrics group its JMX object name, then one row per metric by name, the
+   *     per-reason wait counters ({@link WaitReason#metricName()}) folded into one row that names the reasons
    */
   static String metrics() {
     Map<String, Map<String, String>> byGroup = new TreeMap<>();
@@ -63,8 +67,24 @@ final class ReferenceTables {
       }
       sb.append("`").append(KpipeMetrics.JMX_PREFIX).append(":type=").append(g.getKey()).append("`:\n\n");
       sb.append("| metric | meaning |\n|---|---|\n");
-      g.getValue().forEach((name, description) -> sb.append("| `").append(name).append("` | ")
-          .append(cell(description)).append(" |\n"));
+      Set<String> waits = new TreeSet<>();
+      StringBuilder reasons = new StringBuilder();
+      for (WaitReason r : WaitReason.values()) {
+        if (r.counted() && g.getValue().containsKey(r.metricName())) {
+          waits.add(r.metricName());
+          reasons.append(reasons.length() == 0 ? "" : ", ").append('`').append(r.label()).append('`');
+        }
+      }
+      g.getValue().forEach((name, description) -> {
+        if (!waits.contains(name)) {
+          sb.append("| `").append(name).append("` | ").append(cell(description)).append(" |\n");
+        }
+      });
+      if (!waits.isEmpty()) {
+        sb.append("| `wait-<reason>-total` | Waits of pipelined connections, one counter per reason (").append(reasons)
+            .append("; the connection dump's `waiting=` names), each counted once when a wait starts; what each"
+                + " means: [docs/monitoring.md](docs/monitoring.md). |\n");
+      }
     }
     return sb.toString();
   }
