@@ -69,6 +69,10 @@ public final class KpipeMetrics implements AutoCloseable {
             + " KafkaApis.handle returned: transactional produce the broker verified with the transaction coordinator"
             + " first (KIP-890); their connection read its next request only once the append had happened.",
             s -> s.deferredDispatches(), stats);
+        gauge("deferred-dispatch-fallback-total", "Deferred dispatches (deferred-dispatch-total) whose wait ended"
+            + " because their response was written before the broker's completion of the append was seen: rare races;"
+            + " a rising share means kpipe's completion hooks miss on this broker.", s -> s.deferredDispatchFallbacks(),
+            stats);
         gauge("throttle-window-total", "Client quota throttle windows on pipelined connections.",
             s -> s.throttleWindows(), stats);
         gauge("throttle-time-ms-total", "Total time pipelined connections spent inside client quota throttle windows"

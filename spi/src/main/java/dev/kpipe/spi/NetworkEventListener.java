@@ -47,8 +47,10 @@ public interface NetworkEventListener {
      * runs later, in a {@code CallbackRequest} on some request handler thread: then {@link #onDispatchDeferred}
      * comes at handle-return, and this method only once that callback has run (whether it appended or answered a
      * failed verification: fenced producer, coordinator moved, {@code CONCURRENT_TRANSACTIONS} retries exhausted).
-     * Called exactly once per request that {@code KafkaApis.handle} returned for.
-     * Thread: a request handler thread.
+     * Called at most once per request that {@code KafkaApis.handle} returned for (a deferred one whose completion
+     * the broker's hooks miss is not signalled; the written response then tells the plugin the append happened).
+     * Thread: a request handler thread, or for a deferred append whichever thread completes it (the handler running
+     * the {@code CallbackRequest}, or one sending the response).
      *
      * @param request the broker's request handle
      * @param context its context

@@ -73,7 +73,7 @@ class MetricsJmxIT {
       "inflight-bytes-limit", "budget-waiting-connections", "budget-wait-total", "budget-wait-time-ms-total",
       "budget-oversize-admitted-total", "budget-reservation-revoked-total", "classification-fallback-total",
       "plugin-fault-total", "connections-tracked", "deferred-close-total", "orphaned-receive-total",
-      "reauthentication-drain-total", "deferred-dispatch-total",
+      "reauthentication-drain-total", "deferred-dispatch-total", "deferred-dispatch-fallback-total",
       // one per counted WaitReason (KpipeMetrics derives them from the enum; a new reason must be added here and to
       // docs/monitoring.md's table of series, which DashboardTest checks against this list)
       "wait-awaiting-dispatch-total", "wait-awaiting-append-total", "wait-budget-total", "wait-inflight-limit-total", "wait-storage-pressure-total",

@@ -63,12 +63,16 @@ final class ConnectionPipeline implements Reservation.Holder {
     long inflightBytes;
     /** The head slot's response was handed to the broker and has not completed. */
     boolean sendOutstanding;
-    /** The request in the dispatch phase, or {@code null}; cleared by the handler thread. */
+    /**
+     * The request in the dispatch phase, or {@code null}: set by the network thread when it reads the request, cleared
+     * once by {@link #endDispatch} (a handler thread's dispatch signal, or the network thread when the response of a
+     * deferred append is written first).
+     */
     volatile Object awaitingDispatch;
     /**
      * The request in the dispatch phase whose {@code KafkaApis.handle} returned before its append (KIP-890
-     * verification: {@code onDispatchDeferred}); set and cleared by handler threads. Meaningful only while it is
-     * {@link #awaitingDispatch} (a stale reference is harmless).
+     * verification: {@code onDispatchDeferred}); set by a handler thread, cleared by {@link #endDispatch}. Meaningful
+     * only while it is {@link #awaitingDispatch} (a stale reference is harmless).
      */
     volatile Object awaitingAppend;
     final ThrottleWindows throttle = new ThrottleWindows();
@@ -176,60 +180,34 @@ final class ConnectionPipeline implements Reservation.Holder {
         return legal;
     }
 
-    /** @return true if {@link #invariantViolation()} finds nothing; network thread (or a test that drives it) */
+    /** @return true if {@link ConnectionInvariants#violation} finds nothing; network thread (or a test) */
     boolean invariantsHold() {
         return invariantViolation() == null;
     }
 
-    /**
-     * The invariants of one connection's bookkeeping, checked by the fake broker after every step. Network thread.
-     * <ul>
-     *   <li>{@link #held} is set exactly in {@code DRAINING_EXCLUSIVE} and {@code DRAINING_REAUTHENTICATION}, and may
-     *       be set in {@code CLOSING_AFTER_DRAIN};</li>
-     *   <li>a send is outstanding only for a head slot with a response; {@link #heldResponses} counts the other slots
-     *       with a response;</li>
-     *   <li>{@link #inflightBytes} is the sum of the slots' bytes; reservations are never negative, never held while
-     *       waiting for the budget, and held exactly when the processor lists the connection as a holder;</li>
-     *   <li>a terminal connection ({@code HANDED_BACK}, {@code CLOSED}) holds nothing: no slot, no request, no
-     *       reservation, no wait.</li>
-     * </ul>
-     *
-     * @return a description of the first violation, or {@code null} if every invariant holds
-     */
+    /** @return {@link ConnectionInvariants#violation}: the first violated invariant, or {@code null}; network thread */
     String invariantViolation() {
-        ConnectionState s = state;
-        boolean heldAllowed = s == ConnectionState.CLOSING_AFTER_DRAIN;
-        boolean heldRequired = s == ConnectionState.DRAINING_EXCLUSIVE || s == ConnectionState.DRAINING_REAUTHENTICATION;
-        if (heldRequired ? held == null : held != null && !heldAllowed) {
-            return s + " with held=" + held;
-        }
-        Slot head = slots.peekFirst();
-        if (sendOutstanding && (head == null || head.response == null)) {
-            return "a send outstanding without a head response";
-        }
-        long bytes = 0;
-        int withResponse = 0;
-        for (Slot sl : slots) {
-            bytes += sl.bytes;
-            withResponse += sl.response != null && !(sl == head && sendOutstanding) ? 1 : 0;
-        }
-        if (bytes != inflightBytes) {
-            return "inflightBytes=" + inflightBytes + " but its slots hold " + bytes;
-        }
-        String reservationViolation = reservation.invariantViolation();
-        if (reservationViolation != null) {
-            return reservationViolation;
-        }
-        if (!s.owned()) {
-            if (!slots.isEmpty() || held != null || reservation.reserved() != 0 || reservation.waiting()) {
-                return s + " but still holds state";
-            }
-        } else if (withResponse != heldResponses) {
-            return "heldResponses=" + heldResponses + " but " + withResponse + " slots hold a response";
-        }
-        return null;
+        return ConnectionInvariants.violation(this);
     }
 
+    /**
+     * Ends {@code request}'s dispatch phase if it is still the one in it: compare-and-set, so that of a handler's
+     * dispatch signal and the network thread's written-response fallback exactly one wins, and neither clears a later
+     * request's phase. Thread: any.
+     *
+     * @param request the broker's request handle
+     * @return true if this call ended it
+     */
+    boolean endDispatch(Object request) {
+        if (!AWAITING_DISPATCH.compareAndSet(this, request, null)) {
+            return false;
+        }
+        AWAITING_APPEND.compareAndSet(this, request, null);
+        return true;
+    }
+
+    private static final VarHandle AWAITING_DISPATCH;
+    private static final VarHandle AWAITING_APPEND;
     private static final VarHandle INFLIGHT;
     private static final VarHandle INFLIGHT_BYTES;
     private static final VarHandle OLDEST_READ_NANOS;
@@ -238,6 +216,8 @@ final class ConnectionPipeline implements Reservation.Holder {
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
+            AWAITING_DISPATCH = l.findVarHandle(ConnectionPipeline.class, "awaitingDispatch", Object.class);
+            AWAITING_APPEND = l.findVarHandle(ConnectionPipeline.class, "awaitingAppend", Object.class);
             INFLIGHT = l.findVarHandle(ConnectionPipeline.class, "publishedInflight", int.class);
             INFLIGHT_BYTES = l.findVarHandle(ConnectionPipeline.class, "publishedInflightBytes", long.class);
             OLDEST_READ_NANOS = l.findVarHandle(ConnectionPipeline.class, "publishedOldestReadNanos", long.class);

@@ -15,7 +15,9 @@ import org.slf4j.LoggerFactory;
  * <p>Invariants: {@code awaitingAppend} is {@code null} or the connection's {@code awaitingDispatch}; a deferred
  * request is counted once ({@code deferred-dispatch-total}, {@code wait-awaiting-append-total}). A written response
  * of the deferred request also ends the wait (the broker answers a produce only after its append), so a completion the
- * broker's hooks missed cannot keep the connection muted for good.
+ * broker's hooks missed cannot keep the connection muted for good ({@code deferred-dispatch-fallback-total}); the
+ * dispatch signal and this fallback end the dispatch phase by compare-and-set ({@code ConnectionPipeline.endDispatch}),
+ * so exactly one of them does, and never a later request's.
  *
  * <p>Threads: {@link #deferred} on a request handler thread; {@link #responseWritten} on the connection's network
  * thread; {@link #support} on the installing thread.
@@ -58,9 +60,8 @@ final class DeferredDispatch {
      */
     void responseWritten(NetworkProcessor processor, ConnectionPipeline conn, Object response) {
         Object appending = conn.awaitingAppend;
-        if (appending != null && appending == conn.awaitingDispatch && processor.requestOf(response) == appending) {
-            conn.awaitingDispatch = null;
-            conn.awaitingAppend = null;
+        if (appending != null && processor.requestOf(response) == appending && conn.endDispatch(appending)) {
+            stats.deferredDispatchFallbacks.increment();
         }
     }
 

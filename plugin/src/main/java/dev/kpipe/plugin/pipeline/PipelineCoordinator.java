@@ -27,12 +27,12 @@ import org.apache.kafka.common.requests.RequestContext;
  * <ul>
  *   <li><b>classic</b> (no state here): Kafka's own mute state machine; a {@link RequestClass#PIPELINED}
  *       request <b>upgrades</b> the connection.</li>
- *   <li><b>pipelined</b>: after a request is read the connection stays muted until the handler
- *       returns from {@code KafkaApis.handle} (dispatched; for a transactional produce the broker verifies first,
- *       KIP-890, once its append ran in the post-verification callback: {@link #onDispatchDeferred}), then it is
- *       unmuted unless another mute
- *       reason holds (throttled, in-flight limit). So at most one request per connection is ever in
- *       the dispatch phase and appends happen in arrival order whatever {@code num.io.threads} is.
+ *   <li><b>pipelined</b>: after a request is read the connection stays muted until it is dispatched: the handler
+ *       returned from {@code KafkaApis.handle} or, for a transactional produce the broker first verifies with the
+ *       transaction coordinator (KIP-890, {@link #onDispatchDeferred}), its append ran in the post-verification
+ *       callback. Then it is unmuted unless another mute reason holds (throttled, in-flight limit). So at most one
+ *       request per connection is ever in the dispatch phase and appends happen in arrival order whatever
+ *       {@code num.io.threads} is.
  *       Responses are handed to the broker one at a time, in arrival order; correlation ids are never
  *       looked at. An acks=0 produce's no-op response takes its turn like any other.</li>
  *   <li><b>draining</b>: an {@link RequestClass#EXCLUSIVE} request arrived; it is held, the
@@ -59,8 +59,8 @@ import org.apache.kafka.common.requests.RequestContext;
  * arrival order ({@link DynamicSettings}).
  *
  * <p>Threads: every method runs on the network thread of the connection's processor, except
- * {@link #onRequestDispatched} and {@link #onDispatchDeferred} (handler threads), {@link #onTopicNames} and the setters
- * (any). Nothing blocks.
+ * {@link #onRequestDispatched} and {@link #onDispatchDeferred} (request handler threads, or whichever thread completes
+ * a verified append), {@link #onTopicNames} and the setters (any). Nothing blocks.
  *
  * <p>Faults: no throwable leaves this class into a broker thread; what each kind of fault leads to, and which count in
  * {@code plugin-fault-total}, is in {@code docs/core.md} ("Faults").
@@ -254,11 +254,9 @@ public final class PipelineCoordinator implements NetworkEventListener {
     @Override
     public void onRequestDispatched(Object request, RequestContext context) {
         ConnectionPipeline conn = connections.get(context.connectionId);
-        if (conn == null || conn.awaitingDispatch != request) {
+        if (conn == null || !conn.endDispatch(request)) {
             return;
         }
-        conn.awaitingDispatch = null;
-        conn.awaitingAppend = null;
         ProcessorPipelines p = conn.processor;
         p.dispatched.add(conn);
         p.processor.wakeup();

@@ -58,6 +58,17 @@ public final class PipelineStats {
         return deferredDispatches.sum();
     }
 
+    /** Deferred dispatches ended by their written response rather than by the broker's completion hooks. */
+    final LongAdder deferredDispatchFallbacks = new LongAdder();
+
+    /**
+     * @return deferred dispatches (of {@link #deferredDispatches()}) whose wait ended because their response was
+     *     written before the append's completion was signalled, since start: rare races, or hooks that miss
+     */
+    public long deferredDispatchFallbacks() {
+        return deferredDispatchFallbacks.sum();
+    }
+
     /** Waits started on connections kpipe owns, by {@link WaitReason#ordinal()}. */
     private final LongAdder[] waits = new LongAdder[WaitReason.values().length];
 
@@ -69,7 +80,7 @@ public final class PipelineStats {
 
     /**
      * A connection kpipe owns started waiting for the reason (it was not waiting for it just before). Thread: the
-     * connection's network thread; no allocation.
+     * connection's network thread, or a handler thread for {@link WaitReason#AWAITING_APPEND}; no allocation.
      *
      * @param reason why it waits
      */
