@@ -80,6 +80,23 @@ public final class AppendHooks {
     }
 
     /**
+     * {@code Processor.updateRequestMetrics} enter (from {@link Hooks#completed}): forgets a deferral whose completion
+     * the hooks missed ({@link DeferredAppends#responseSent}). Thread: network.
+     *
+     * @param response the broker's response
+     */
+    static void responseSent(Object response) {
+        DeferredAppends a = appends;
+        if (a != null && a.anyPending()) {
+            try {
+                a.responseSent(model.requestOf(response));
+            } catch (Throwable t) {
+                Interceptor.hookFault();
+            }
+        }
+    }
+
+    /**
      * {@code AddPartitionsToTxnManager.addOrVerifyTransaction} (or {@code verifyTransaction}) enter: on a handler
      * inside {@code KafkaApis.handle} of a PRODUCE, its append is deferred. Thread: any.
      */

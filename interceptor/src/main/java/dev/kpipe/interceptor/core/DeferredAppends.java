@@ -272,6 +272,31 @@ public final class DeferredAppends {
         return to;
     }
 
+    /**
+     * The request's response completed on its network thread ({@code Processor.updateRequestMetrics}): the broker
+     * answers a produce only after its append, so a deferral still pending then is one whose completion the hooks
+     * missed; it is forgotten without a signal (the plugin ends the connection's wait on the written response itself),
+     * so nothing keeps the request. Thread: a network thread. Lock-free while nothing is deferred.
+     *
+     * @param request the request the response answers
+     */
+    public void responseSent(Object request) {
+        if (pending.isEmpty()) {
+            return;
+        }
+        Deferral d = pending.remove(new Key(request));
+        if (d != null) {
+            synchronized (d) {
+                d.state = State.DONE;
+            }
+        }
+    }
+
+    /** @return whether any deferral is pending; thread: any, lock-free */
+    public boolean anyPending() {
+        return !pending.isEmpty();
+    }
+
     /** @return deferred requests whose dispatch is not signalled yet (a leak check); thread: any */
     public int pending() {
         return pending.size();

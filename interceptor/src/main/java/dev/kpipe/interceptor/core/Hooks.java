@@ -105,6 +105,7 @@ public final class Hooks {
         } catch (Throwable t) {
             Interceptor.hookFault();
         }
+        AppendHooks.responseSent(response);
     }
 
     /** {@code Processor.handleChannelMuteEvent} enter. Thread: network. @return true to skip the broker's body */
@@ -273,11 +274,16 @@ public final class Hooks {
             return;
         }
         try {
-            if (!topicNamesPublished) {
-                publishTopicNames(l, (KafkaApis) apis);
-            }
+            // first, so that a fault publishing the topic names cannot leave the request undispatched
             if (AppendHooks.handleReturned(request)) {
                 l.onRequestDispatched(request, model.contextOf(request));
+            }
+        } catch (Throwable t) {
+            Interceptor.hookFault();
+        }
+        try {
+            if (!topicNamesPublished) {
+                publishTopicNames(l, (KafkaApis) apis);
             }
         } catch (Throwable t) {
             Interceptor.hookFault();
