@@ -104,6 +104,9 @@ class TransactionalProduceIT {
         + " %.0f deferred dispatches%n", cluster.kafkaVersion(), RECORDS, RECORDS / PER_TRANSACTION, pipelined, deferred);
     assertTrue(pipelined > RECORDS / PER_TRANSACTION, "transactional produce pipelined: " + pipelined);
     assertTrue(deferred > 0, "some produce waited for its verified append: " + deferred);
+    double fallbacks = KpipeJmx.kpipe(node, "deferred-dispatch-fallback-total");
+    assertTrue(fallbacks <= deferred / 2, "the broker's completion hooks, not the written response, ended the waits: "
+        + fallbacks + " of " + deferred + " by the response");
     assertEquals(0.0, KpipeJmx.kpipe(node, "plugin-fault-total"), "no throwable caught in kpipe");
   }
 }

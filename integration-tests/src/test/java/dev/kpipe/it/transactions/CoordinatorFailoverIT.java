@@ -110,6 +110,11 @@ class CoordinatorFailoverIT {
       }
       KafkaNode node = cluster.node(victim);
       double pipelined = KpipeJmx.kpipe(node, "pipelined-request-total");
+      double deferredBeforeKill = 0;
+      for (int n = 1; n <= 3; n++) {
+        deferredBeforeKill += KpipeJmx.kpipe(cluster.node(n), Transactions.DEFERRED_DISPATCH_TOTAL);
+      }
+      assertTrue(deferredBeforeKill > 0, "the producers' transactional produce was pipelined before the kill");
       node.kill();
       timeline.add(String.format("%.1fs kill -9 broker %d, coordinator of %s (%d commits so far; %.0f requests"
           + " pipelined on it)", secondsSince(t0), victim, ids, commits(writers), pipelined));
