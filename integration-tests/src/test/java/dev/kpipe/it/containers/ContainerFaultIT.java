@@ -36,12 +36,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
  *
  * <p>Each fault must move leadership off the broker while it lasts, and the cluster must be fully in sync after it.
  * Afterwards every acknowledged record is read back exactly once, at its acknowledged offset, in per-partition order;
- * with {@code read_committed} exactly the committed transactions' records; no producer error is fatal. With kpipe,
- * the idempotent producers' connections are pipelined before and after each fault (kpipe's {@code
- * pipelined-request-total} grows in each phase), kpipe's live-state gauges return to 0 on every broker and no
- * broker logged a WARN or ERROR about kpipe. kpipe
- * classifies transactional produce as exclusive today: the transactional producer runs on classic connections. The
- * same run on stock brokers (no kpipe jar) comes first, and both are printed side by side.
+ * with {@code read_committed} exactly the committed transactions' records (a transaction whose commit failed without a
+ * timeout, its outcome unknown to the client, all or nothing); no producer error is fatal, except that the
+ * transactional producer is replaced when it reaches a fatal state, as an exactly-once application does (counted,
+ * printed). With kpipe, the producers' connections are pipelined before and after each fault (kpipe's {@code
+ * pipelined-request-total} grows in each phase), kpipe's live-state gauges return to 0 on every broker and no broker
+ * logged a WARN or ERROR about kpipe. The same run on stock brokers (no kpipe jar) comes first, and both are printed
+ * side by side.
  *
  * <p>Skipped with one line where Docker or the image cannot be had ({@link DockerEngine}).
  */
@@ -136,6 +137,8 @@ class ContainerFaultIT {
       long[] read = load.verify(Duration.ofMinutes(3));
       out.put("acknowledged / read back", load.ackedCount() + " / " + read[0]);
       out.put("committed tx records / read back", load.committedCount() + " / " + read[1]);
+      out.put("tx producers replaced / outcome unknown", load.replacedProducers() + " / "
+          + load.uncertainTransactions());
       out.put("producer errors (non-fatal)", load.errors().isEmpty() ? "none" : load.errors().toString());
       assertTrue(load.committedCount() > 0, "transactions committed");
       if (withKpipe) {

@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -54,6 +55,13 @@ final class FaultLoad {
   /** value -> partition * 2^40 + offset of each acknowledged idempotent record. */
   private final Map<String, Long> acked = new ConcurrentHashMap<>();
   private final Set<String> committed = ConcurrentHashMap.newKeySet();
+  /**
+   * Transactions whose commit failed with an error other than a timeout: committed or aborted, the client cannot
+   * tell; read back all or nothing. By transaction number.
+   */
+  private final Map<Long, List<String>> uncertain = new ConcurrentHashMap<>();
+  /** Transactional producers closed and replaced because they reached a fatal state (as an exactly-once app does). */
+  private final AtomicInteger replacedProducers = new AtomicInteger();
   private final Map<String, Integer> errors = new ConcurrentHashMap<>();
   private final List<Throwable> fatal = new ArrayList<>();
   private final List<Thread> threads = new ArrayList<>();
@@ -128,16 +136,28 @@ final class FaultLoad {
     }
   }
 
-  private void runTransactional() {
+  private KafkaProducer<String, String> transactionalProducer() {
     Map<String, Object> c = producerConfig();
     c.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "fault-load-tx-" + txTopic);
     c.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 120_000);
+    KafkaProducer<String, String> producer = new KafkaProducer<>(c, new StringSerializer(), new StringSerializer());
+    try {
+      producer.initTransactions(); // fences an earlier producer of the id and completes or aborts its transaction
+      return producer;
+    } catch (RuntimeException e) {
+      producer.close(Duration.ZERO);
+      throw e;
+    }
+  }
+
+  private void runTransactional() {
     long txn = 0;
-    try (KafkaProducer<String, String> producer = new KafkaProducer<>(c, new StringSerializer(),
-        new StringSerializer())) {
-      producer.initTransactions();
+    KafkaProducer<String, String> producer = null;
+    try {
+      producer = transactionalProducer();
       while (running) {
         List<String> values = new ArrayList<>(TX_RECORDS);
+        boolean committing = false;
         try {
           producer.beginTransaction();
           for (int k = 0; k < TX_RECORDS; k++) {
@@ -149,6 +169,7 @@ final class FaultLoad {
               }
             });
           }
+          committing = true;
           commit(producer);
           committed.addAll(values);
         } catch (ProducerFencedException | OutOfOrderSequenceException | AuthorizationException
@@ -157,7 +178,20 @@ final class FaultLoad {
           return;
         } catch (KafkaException e) {
           error(e);
-          abort(producer);
+          if (committing) {
+            uncertain.put(txn, values);
+          }
+          try {
+            abort(producer);
+          } catch (KafkaException fatalState) {
+            // e.g. "Cannot execute transactional method because we are in an error state": a real exactly-once
+            // application closes the producer and starts a new one with the same transactional.id
+            error(fatalState);
+            producer.close(Duration.ZERO);
+            producer = null;
+            replacedProducers.incrementAndGet();
+            producer = transactionalProducer();
+          }
         }
         txn++;
         TimeUnit.MILLISECONDS.sleep(50); // about 10 transactions a second
@@ -166,6 +200,10 @@ final class FaultLoad {
       Thread.currentThread().interrupt();
     } catch (RuntimeException e) {
       fatal(e);
+    } finally {
+      if (producer != null) {
+        producer.close(Duration.ofSeconds(30));
+      }
     }
   }
 
@@ -223,6 +261,16 @@ final class FaultLoad {
     return acked.size();
   }
 
+  /** @return transactional producers replaced after reaching a fatal state */
+  int replacedProducers() {
+    return replacedProducers.get();
+  }
+
+  /** @return transactions whose outcome the client could not tell (read back all or nothing) */
+  int uncertainTransactions() {
+    return uncertain.size();
+  }
+
   /** @return transactional records committed so far */
   long committedCount() {
     return committed.size();
@@ -272,7 +320,8 @@ final class FaultLoad {
   /**
    * Reads both topics back: every acknowledged idempotent record exactly once, at the offset it was acknowledged
    * with, and each producer's records of a partition in the order sent; with {@code read_committed}, exactly the
-   * records of committed transactions, each once, in order.
+   * records of committed transactions, each once, in order, and of each transaction whose commit failed without a
+   * timeout (its outcome unknown to the client) all records or none.
    *
    * @return {@code {idempotent records read, transactional records read}}
    */
@@ -306,14 +355,23 @@ final class FaultLoad {
     RecordReadBack.Counts tx = RecordReadBack.readToEnd(rc, txTopic, new StringDeserializer(),
         new StringDeserializer(), timeout, r -> {
           assertTrue(txSeen.add(r.value()), () -> "committed record read once: " + r.value());
-          assertTrue(committed.contains(r.value()), () -> "only committed records are read: " + r.value());
           int dash = r.value().indexOf('-');
+          long txn = Long.parseLong(r.value().substring(1, dash));
+          assertTrue(committed.contains(r.value()) || uncertain.containsKey(txn),
+              () -> "only committed records are read: " + r.value());
           long order = Long.parseLong(r.value().substring(1, dash)) * 1000 + Long.parseLong(r.value().substring(dash + 1));
           Long prev = lastTx.put(r.partition(), order);
           assertTrue(prev == null || prev < order, () -> "committed records in order in partition " + r.partition()
               + ": " + r.value());
         });
-    assertEquals(committed.size(), txSeen.size(), "every committed transactional record read back");
+    long uncertainRead = 0;
+    for (Map.Entry<Long, List<String>> u : uncertain.entrySet()) {
+      long read = u.getValue().stream().filter(txSeen::contains).count();
+      assertTrue(read == 0 || read == u.getValue().size(), "transaction " + u.getKey() + " (outcome unknown to the"
+          + " client) read back all or nothing: " + read + " of " + u.getValue().size());
+      uncertainRead += read;
+    }
+    assertEquals(committed.size() + uncertainRead, txSeen.size(), "every committed transactional record read back");
     return new long[] {idem.total(), tx.total()};
   }
 }
