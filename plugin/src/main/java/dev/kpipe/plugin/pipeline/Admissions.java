@@ -75,8 +75,7 @@ final class Admissions {
             cls = RequestClass.EXCLUSIVE;
         } else {
             try {
-                // the body's API, as parsed from the header: RequestHeader.apiKey() looks the id up in a boxed map
-                cls = classifier.classify(body != null ? body.apiKey() : context.header.apiKey(), body);
+                cls = classifier.classify(context.header.apiKey(), body);
             } catch (Throwable e) {
                 stats.classificationFallbacks.increment();
                 LOG.debug("kpipe: classification failed for {} on {}; handled as exclusive", context.header, id, e);
