@@ -52,6 +52,11 @@ public final class TopicPolicy {
         if (d != null && (d.topic == topic || d.topic.equals(topic))) {
             return d.pipelines;
         }
+        return lookUp(topic);
+    }
+
+    /** Out of line, so that {@link #pipelines} stays small enough to inline into the classification. */
+    private boolean lookUp(String topic) {
         boolean pipelines = decisions.get(topic, decide);
         last = new Decision(topic, pipelines);
         return pipelines;
