@@ -7,6 +7,7 @@ import dev.kpipe.spi.TopicNames;
 import java.util.List;
 import java.util.function.IntSupplier;
 import kafka.server.KafkaApis;
+import org.apache.kafka.metadata.KRaftMetadataCache;
 import org.apache.kafka.metadata.MetadataCache;
 import org.apache.kafka.server.purgatory.DelayedOperationPurgatory;
 
@@ -69,6 +70,9 @@ public final class Binding44 extends KafkaBinding {
     @Override
     protected TopicNames topicNames(KafkaApis apis) {
         MetadataCache cache = apis.metadataCache();
+        if (cache instanceof KRaftMetadataCache kraft) {
+            return new ImageTopicNames(kraft);
+        }
         return id -> cache.getTopicName(id).orElse(null);
     }
 

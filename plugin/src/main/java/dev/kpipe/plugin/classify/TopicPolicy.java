@@ -10,7 +10,8 @@ import org.apache.kafka.common.internals.Topic;
  * Which topics' produce requests may be pipelined: names matching {@code kpipe.topics.include}
  * and not {@code kpipe.topics.exclude}; internal topics ({@code __consumer_offsets},
  * {@code __transaction_state}, ...) never. Decisions are cached per topic name in a bounded
- * Caffeine cache. Thread-safe.
+ * Caffeine cache; the last decision taken is kept beside it ({@link #pipelines}), so a stream of produce requests to
+ * one topic, the common case, costs a string comparison per request instead of a cache look-up. Thread-safe.
  */
 public final class TopicPolicy {
     /** Cached topic decisions at most; the least recently used are evicted beyond it. */
@@ -20,6 +21,15 @@ public final class TopicPolicy {
     private final Pattern exclude;
     private final Cache<String, Boolean> decisions;
     private final Function<String, Boolean> decide = this::decide;
+    /**
+     * The last decision taken, or {@code null}: an immutable pair, so a racing reader sees a whole one (final fields,
+     * JLS 17.5); a plain field, since a stale pair is as right as a fresh one (the decision of a name never changes
+     * for a policy).
+     */
+    private Decision last;
+
+    private record Decision(String topic, boolean pipelines) {
+    }
 
     /**
      * @param include names that may be pipelined
@@ -38,7 +48,18 @@ public final class TopicPolicy {
      * @return true if produce requests to it may be pipelined
      */
     public boolean pipelines(String topic) {
-        return decisions.get(topic, decide);
+        Decision d = last;
+        if (d != null && (d.topic == topic || d.topic.equals(topic))) {
+            return d.pipelines;
+        }
+        return lookUp(topic);
+    }
+
+    /** Out of line, so that {@link #pipelines} stays small enough to inline into the classification. */
+    private boolean lookUp(String topic) {
+        boolean pipelines = decisions.get(topic, decide);
+        last = new Decision(topic, pipelines);
+        return pipelines;
     }
 
     private Boolean decide(String topic) {
