@@ -53,6 +53,14 @@
  *       <td>{@code onTryUnmute}</td><td>Kafka's unmute is refused: kpipe decides ({@code evaluate}).</td></tr>
  * </table>
  *
+ * A transactional produce whose partitions the broker verifies with the transaction coordinator first (KIP-890: the
+ * first produce to each partition in each transaction) differs in the second row only: {@code KafkaApis.handle}
+ * returns with the append not done, so the interceptor calls {@code onDispatchDeferred} instead
+ * ({@link dev.kpipe.plugin.pipeline.DeferredDispatch}: {@code awaitingAppend} set, {@code deferred-dispatch-total}
+ * counted, the connection stays muted); once the post-verification {@code CallbackRequest} has run on a request
+ * handler (the request's {@code callbackRequestCompleteTimeNanos} is set) it calls {@code onRequestDispatched}, and
+ * the rows go on as above. So a connection never has two verifications outstanding.
+ *
  * An exclusive request (a FETCH) read on the same connection instead moves it to DRAINING_EXCLUSIVE (it is held),
  * and once every earlier response is written {@code Drains} hands it back to Kafka (HANDED_BACK) as if Kafka had just
  * read it. A close ({@code Processor.close}, {@code processDisconnected}: {@code onConnectionClosed}) moves any state
