@@ -1,5 +1,13 @@
 package dev.kpipe.it.bench;
 
+import static dev.kpipe.it.bench.RoundMetrics.brokerMaxProduceRequestBytes;
+import static dev.kpipe.it.bench.RoundMetrics.brokerProduceRequests;
+import static dev.kpipe.it.bench.RoundMetrics.budgetMetrics;
+import static dev.kpipe.it.bench.RoundMetrics.clientMetrics;
+import static dev.kpipe.it.bench.RoundMetrics.counter;
+import static dev.kpipe.it.bench.RoundMetrics.kpipeMetric;
+import static dev.kpipe.it.bench.RoundMetrics.sum;
+
 import dev.kpipe.it.harness.Cluster;
 import dev.kpipe.it.harness.KafkaNode;
 import java.time.Duration;
@@ -7,18 +15,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.ToDoubleFunction;
-import javax.management.InstanceNotFoundException;
-import javax.management.MBeanServerConnection;
-import javax.management.ObjectName;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.Metric;
-import org.apache.kafka.common.MetricName;
 
 /**
  * One measured round of a scenario against one running cluster: creates the scenario's producers, runs them flat out
@@ -49,98 +46,6 @@ final class LoadRound {
     this.progress = progress;
   }
 
-  /** Sending loop and the counters its callbacks update. */
-  private static final class Sender implements Runnable {
-    final KafkaProducer<byte[], byte[]> producer;
-    final LatencyHistogram histogram = new LatencyHistogram(); // written by the producer's I/O thread only
-    final AtomicLong acked = new AtomicLong(); // all acks, warm-up included (progress)
-    final AtomicLong errors = new AtomicLong();
-    final AtomicReference<Exception> firstError = new AtomicReference<>();
-    final String topic;
-    final Integer partition;
-    final byte[] value;
-    final long windowStart;
-    final long windowEnd;
-    /** Paces this sender at its share of a fixed offered load (S2F), or null for flat out. */
-    final RatePacer pacer;
-    /** S5: records per transaction, 0 for a non-transactional producer. */
-    final int commitEvery;
-    /** S5: transactions whose commit returned within the window (sending thread). */
-    final AtomicLong commitsInWindow = new AtomicLong();
-    /** S5: records sent in the open transaction (sending thread). */
-    private int inTxn;
-    boolean closed; // caller's thread only
-
-    Sender(KafkaProducer<byte[], byte[]> producer, String topic, Integer partition, byte[] value, long windowStart,
-        long windowEnd, RatePacer pacer, int commitEvery) {
-      this.pacer = pacer;
-      this.commitEvery = commitEvery;
-      this.producer = producer;
-      this.topic = topic;
-      this.partition = partition;
-      this.value = value;
-      this.windowStart = windowStart;
-      this.windowEnd = windowEnd;
-    }
-
-    @Override
-    public void run() {
-      try {
-        if (commitEvery > 0) {
-          producer.initTransactions();
-        }
-        while (System.nanoTime() < windowEnd && !Thread.currentThread().isInterrupted()) {
-          if (pacer != null) {
-            long now = System.nanoTime();
-            long due = pacer.take(now);
-            if (due == 0) {
-              LockSupport.parkNanos(Math.max(10_000, Math.min(pacer.nextDueNanos() - now, 1_000_000)));
-              continue;
-            }
-            for (long i = 0; i < due; i++) {
-              send();
-            }
-          } else {
-            send();
-          }
-        }
-        if (inTxn > 0) {
-          producer.commitTransaction();
-        }
-      } catch (RuntimeException e) {
-        errors.incrementAndGet();
-        firstError.compareAndSet(null, e);
-      }
-    }
-
-    /** Sends one record; a transactional sender begins a transaction before its first and commits after its last. */
-    private void send() {
-      if (commitEvery > 0 && inTxn++ == 0) {
-        producer.beginTransaction();
-      }
-      long sent = System.nanoTime();
-      producer.send(new ProducerRecord<>(topic, partition, null, value), (md, e) -> {
-        long now = System.nanoTime();
-        acked.incrementAndGet();
-        if (e != null) {
-          errors.incrementAndGet();
-          firstError.compareAndSet(null, e);
-        } else if (now >= windowStart && now < windowEnd) {
-          histogram.record((now - sent) / 1000);
-        }
-      });
-      if (commitEvery > 0 && inTxn == commitEvery) {
-        producer.commitTransaction();
-        inTxn = 0;
-        long now = System.nanoTime();
-        if (now >= windowStart && now < windowEnd) {
-          commitsInWindow.incrementAndGet();
-        }
-      }
-    }
-  }
-
-
   /** Counters read at one edge of the measured window. */
   private record Snapshot(long nanos, double leaderResponses, double leaderRequests, double allRequests,
       long brokerNanos, double brokerProduceRequests,
@@ -163,7 +68,7 @@ final class LoadRound {
     long windowStart = start + Duration.ofSeconds(warmupSeconds).toNanos();
     long windowEnd = windowStart + Duration.ofSeconds(durationSeconds).toNanos();
     Integer partition = scenario.fixedPartition >= 0 ? scenario.fixedPartition : null;
-    List<Sender> senders = new ArrayList<>();
+    List<LoadSender> senders = new ArrayList<>();
     List<Thread> threads = new ArrayList<>();
     try {
       for (int i = 0; i < scenario.producers; i++) {
@@ -172,7 +77,7 @@ final class LoadRound {
             clientId));
         RatePacer pacer = scenario.isFixedLoad()
             ? new RatePacer(scenario.offeredRecordsPerSec / (double) scenario.producers, start) : null;
-        senders.add(new Sender(p, scenario.topic, partition, value, windowStart, windowEnd, pacer,
+        senders.add(new LoadSender(p, scenario.topic, partition, value, windowStart, windowEnd, pacer,
             scenario.commitEvery));
       }
       for (int i = 0; i < senders.size(); i++) {
@@ -225,8 +130,8 @@ final class LoadRound {
     }
   }
 
-  private static void closeAll(List<Sender> senders) {
-    for (Sender s : senders) {
+  private static void closeAll(List<LoadSender> senders) {
+    for (LoadSender s : senders) {
       if (!s.closed) {
         s.closed = true;
         s.producer.close(Duration.ofSeconds(60));
@@ -234,12 +139,12 @@ final class LoadRound {
     }
   }
 
-  private RoundResult result(List<Sender> senders, Snapshot s0, Snapshot s1, Map<String, Double> clientEnd,
+  private RoundResult result(List<LoadSender> senders, Snapshot s0, Snapshot s1, Map<String, Double> clientEnd,
       int durationSeconds) {
     LatencyHistogram h = new LatencyHistogram();
     long errors = 0;
     Exception firstError = null;
-    for (Sender s : senders) {
+    for (LoadSender s : senders) {
       h.add(s.histogram);
       errors += s.errors.get();
       if (firstError == null) {
@@ -294,9 +199,9 @@ final class LoadRound {
         extra);
   }
 
-  private static long acked(List<Sender> senders) {
+  private static long acked(List<LoadSender> senders) {
     long n = 0;
-    for (Sender s : senders) {
+    for (LoadSender s : senders) {
       n += s.acked.get();
     }
     return n;
@@ -309,7 +214,7 @@ final class LoadRound {
     }
   }
 
-  private Snapshot snapshot(List<Sender> senders) {
+  private Snapshot snapshot(List<LoadSender> senders) {
     long now = System.nanoTime();
     double responses = sum(senders, p -> counter(p, "producer-node-metrics", "response-total", LEADER_NODE_TAG));
     double leader = sum(senders, p -> counter(p, "producer-node-metrics", "request-total", LEADER_NODE_TAG));
@@ -333,101 +238,5 @@ final class LoadRound {
     }
     return new Snapshot(now, responses, leader, all, brokerNanos, brokerProduce, pipelined, inflightMax, fetches,
         replicationOut);
-  }
-
-  /** Client-side averages at the end of the window (Kafka's windowed averages: the last ~30-60 s). */
-  private static Map<String, Double> clientMetrics(List<Sender> senders) {
-    Map<String, Double> m = new LinkedHashMap<>();
-    int n = senders.size();
-    m.put("producer_request_latency_avg_ms",
-        sum(senders, p -> metric(p, "producer-node-metrics", "request-latency-avg", LEADER_NODE_TAG)) / n);
-    m.put("producer_records_per_request_avg",
-        sum(senders, p -> metric(p, "producer-metrics", "records-per-request-avg", null)) / n);
-    m.put("producer_batch_size_avg_bytes",
-        sum(senders, p -> metric(p, "producer-metrics", "batch-size-avg", null)) / n);
-    m.put("producer_record_queue_time_avg_ms",
-        sum(senders, p -> metric(p, "producer-metrics", "record-queue-time-avg", null)) / n);
-    return m;
-  }
-
-  /** @return the sum of a figure over the senders' producers (NaN if it is NaN for one) */
-  private static double sum(List<Sender> senders, ToDoubleFunction<KafkaProducer<?, ?>> figure) {
-    double sum = 0;
-    for (Sender s : senders) {
-      sum += figure.applyAsDouble(s.producer);
-    }
-    return sum;
-  }
-
-  /** Like {@link #metric} for a counter: 0 while it does not exist (per-node counters appear on first connect). */
-  static double counter(KafkaProducer<?, ?> producer, String group, String name, String nodeTag) {
-    double v = metric(producer, group, name, nodeTag);
-    return Double.isNaN(v) ? 0 : v;
-  }
-
-  /**
-   * @param nodeTag the {@code node-id} tag (e.g. {@code node-1}), or null for a metric without one
-   * @return the metric's value, or NaN if the producer has no such metric
-   */
-  static double metric(KafkaProducer<?, ?> producer, String group, String name, String nodeTag) {
-    for (Map.Entry<MetricName, ? extends Metric> e : producer.metrics().entrySet()) {
-      MetricName mn = e.getKey();
-      if (mn.name().equals(name) && mn.group().equals(group)
-          && (nodeTag == null || nodeTag.equals(mn.tags().get("node-id")))) {
-        Object v = e.getValue().metricValue();
-        return v instanceof Number n ? n.doubleValue() : Double.NaN;
-      }
-    }
-    return Double.NaN;
-  }
-
-  /** @return the broker's count of Produce requests received (all versions), from its RequestMetrics, or NaN */
-  static double brokerProduceRequests(KafkaNode node) {
-    try {
-      MBeanServerConnection jmx = node.jmx();
-      Set<ObjectName> names = jmx.queryNames(
-          new ObjectName("kafka.network:type=RequestMetrics,name=RequestsPerSec,request=Produce,*"), null);
-      double sum = 0;
-      for (ObjectName n : names) {
-        sum += ((Number) jmx.getAttribute(n, "Count")).doubleValue();
-      }
-      return sum;
-    } catch (Exception e) {
-      return Double.NaN;
-    }
-  }
-
-  /** The leader's budget figures at the end of the window (S3): kpipe-metrics, as over JMX. */
-  private static Map<String, Double> budgetMetrics(KafkaNode node) {
-    Map<String, Double> m = new LinkedHashMap<>();
-    for (String name : List.of("inflight-bytes-max", "inflight-bytes-limit", "budget-wait-total",
-        "budget-wait-time-ms-total", "upgrade-deferred-total", "budget-reservation-revoked-total",
-        "budget-oversize-admitted-total", "pipelined-connections", "inflight-requests-per-connection-max",
-        "plugin-fault-total")) {
-      m.put("kpipe_" + name.replace('-', '_'), kpipeMetric(node, name));
-    }
-    return m;
-  }
-
-  /** @return the largest Produce request the broker read since start, in bytes (RequestMetrics RequestBytes Max) */
-  static double brokerMaxProduceRequestBytes(KafkaNode node) {
-    try {
-      return ((Number) node.jmx().getAttribute(
-          new ObjectName("kafka.network:type=RequestMetrics,name=RequestBytes,request=Produce"), "Max")).doubleValue();
-    } catch (Exception e) {
-      return Double.NaN;
-    }
-  }
-
-  /** @return a kpipe metric of the node, or NaN if unavailable */
-  static double kpipeMetric(KafkaNode node, String name) {
-    try {
-      return ((Number) node.jmx().getAttribute(new ObjectName("kafka.server:type=kpipe-metrics"), name))
-          .doubleValue();
-    } catch (InstanceNotFoundException e) {
-      return Double.NaN;
-    } catch (Exception e) {
-      return Double.NaN;
-    }
   }
 }
