@@ -2,12 +2,20 @@ package dev.kpipe.it.bench;
 
 import dev.kpipe.it.harness.Cluster;
 import dev.kpipe.it.harness.HarnessSettings;
+import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartitionInfo;
 
 /**
  * Starts a scenario's clusters for {@link BenchMain}: stock and kpipe (at the same time unless {@code
  * --sequential-start}), then the A/A control (a second stock cluster) if the scenario has one. Stateless; called
- * from the benchmark's main thread (the parallel start uses one more thread for the stock cluster).
+ * from the benchmark's main thread (the parallel start uses one more thread for the stock cluster). Also creates the
+ * scenario's topic on each ({@link #createTopic}).
  */
 final class BenchClusters {
   private BenchClusters() {
@@ -77,5 +85,36 @@ final class BenchClusters {
     System.err.printf(Locale.ROOT, "bench: %s clusters up in %.1f s (stock %s, kpipe %s)%n", s.label,
         (System.nanoTime() - t0) / 1e9, stock.dir(), kpipe.dir());
     return new Cluster[] {stock, kpipe};
+  }
+
+  /** Creates the scenario's topic and waits until node 1 leads every partition with the full ISR. */
+  static void createTopic(Cluster c, Scenario s) throws Exception {
+    Admin admin = c.admin();
+    admin.createTopics(List.of(s.newTopic())).all().get(60, TimeUnit.SECONDS);
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (true) {
+      try {
+        TopicDescription d = admin.describeTopics(List.of(s.topic)).allTopicNames().get(10, TimeUnit.SECONDS)
+            .get(s.topic);
+        boolean ok = d.partitions().size() == s.partitions;
+        for (TopicPartitionInfo p : d.partitions()) {
+          ok &= p.leader() != null && p.leader().id() == 1 && p.isr().size() == p.replicas().size();
+        }
+        if (ok) {
+          try {
+            c.node(1).jmx(); // connect now, not at the first window edge
+          } catch (RuntimeException e) {
+            System.err.println("bench: no JMX connection to node 1 (broker-side figures will be missing): " + e);
+          }
+          return;
+        }
+      } catch (ExecutionException e) {
+        // not yet known everywhere
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("topic " + s.topic + " not led by node 1 with full ISR within 60 s");
+      }
+      Thread.sleep(100);
+    }
   }
 }

@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -16,15 +15,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
-import java.util.zip.ZipException;
-import java.util.zip.ZipFile;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.common.TopicPartitionInfo;
 
 /**
  * The kpipe benchmark and demo, from the command line: runs scenario S1 (pipelining over a slow-ack path) and/or S2
@@ -104,10 +96,10 @@ public final class BenchMain {
   }
 
   private static int run(BenchOptions o) throws Exception {
-    configureHarness(o);
+    BenchSetup.configureHarness(o);
     HarnessSettings settings = HarnessSettings.load();
     settings.kafkaHome(); // fails early with a hint if the distribution is not laid out
-    checkPluginJar(settings.pluginJar());
+    BenchSetup.checkPluginJar(settings.pluginJar());
     Path outDir = o.outDir() != null ? o.outDir() : settings.workDir().getParent().resolve("bench");
     Files.createDirectories(outDir);
     Path json = outDir.resolve("bench-" + LocalDateTime.now().format(TS) + (o.demo() ? "-demo" : "") + ".json");
@@ -125,51 +117,6 @@ public final class BenchMain {
       return new BenchMain(o, settings, progress, json).runAll();
     } finally {
       done.set(true);
-    }
-  }
-
-  /**
-   * Fails early if the drop-in jar is missing or is not the complete shaded jar (e.g. caught while a build rewrites
-   * it), which would otherwise only show as a broker dying with NoClassDefFoundError.
-   */
-  private static void checkPluginJar(Path jar) throws IOException {
-    if (!Files.isRegularFile(jar)) {
-      throw new IllegalStateException("kpipe jar missing at " + jar + ": run mvn -B -q package -DskipTests first");
-    }
-    try (ZipFile z = new ZipFile(jar.toFile())) {
-      for (String entry : List.of("dev/kpipe/plugin/KpipePlugin.class", "dev/kpipe/interceptor/Interceptor.class",
-          "dev/kpipe/spi/NetworkProcessor.class")) {
-        if (z.getEntry(entry) == null) {
-          throw new IllegalStateException("kpipe jar " + jar + " lacks " + entry
-              + " (not the shaded jar, or being rebuilt); rebuild with mvn -B -q package -DskipTests");
-        }
-      }
-    } catch (ZipException e) {
-      throw new IllegalStateException("kpipe jar " + jar + " is not readable (being rebuilt?): " + e.getMessage());
-    }
-  }
-
-  /** Passes the options that the harness reads from system properties. */
-  private static void configureHarness(BenchOptions o) {
-    HarnessSettings defaults = HarnessSettings.load();
-    if (o.kafkaVersion() != null && !o.kafkaVersion().equals(defaults.kafkaVersion())) {
-      Path home = Path.of(System.getProperty("kpipe.it.kafka.home",
-          defaults.kafkaHome().getParent().resolve("kafka-" + o.kafkaVersion()).toString()));
-      System.setProperty("kpipe.it.kafka.version", o.kafkaVersion());
-      System.setProperty("kpipe.it.kafka.home", home.toString());
-    }
-    List<String> jvm = new ArrayList<>();
-    if (System.getProperty("kpipe.it.jvm.opts") != null) {
-      jvm.add(System.getProperty("kpipe.it.jvm.opts"));
-    }
-    if (o.brokerJvmOpts() != null) {
-      jvm.add(o.brokerJvmOpts());
-    }
-    if (o.jfr()) {
-      jvm.add("-XX:StartFlightRecording=filename=broker.jfr,settings=profile,dumponexit=true");
-    }
-    if (!jvm.isEmpty()) {
-      System.setProperty("kpipe.it.jvm.opts", String.join(" ", jvm));
     }
   }
 
@@ -290,7 +237,7 @@ public final class BenchMain {
     try {
       progress.context(s.label + ": creating topics");
       for (Cluster c : clusters) {
-        createTopic(c, s);
+        BenchClusters.createTopic(c, s);
       }
       for (int round = 1; round <= options.rounds(); round++) {
         for (Cluster c : RoundOrder.of(round, stock, kpipe, control)) {
@@ -342,37 +289,6 @@ public final class BenchMain {
       System.err.printf(Locale.ROOT, "bench: %s clusters stopped in %.1f s%n", s.label, (System.nanoTime() - t0) / 1e9);
     }
     return report;
-  }
-
-  /** Creates the scenario's topic and waits until node 1 leads every partition with the full ISR. */
-  private static void createTopic(Cluster c, Scenario s) throws Exception {
-    Admin admin = c.admin();
-    admin.createTopics(List.of(s.newTopic())).all().get(60, TimeUnit.SECONDS);
-    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    while (true) {
-      try {
-        TopicDescription d = admin.describeTopics(List.of(s.topic)).allTopicNames().get(10, TimeUnit.SECONDS)
-            .get(s.topic);
-        boolean ok = d.partitions().size() == s.partitions;
-        for (TopicPartitionInfo p : d.partitions()) {
-          ok &= p.leader() != null && p.leader().id() == 1 && p.isr().size() == p.replicas().size();
-        }
-        if (ok) {
-          try {
-            c.node(1).jmx(); // connect now, not at the first window edge
-          } catch (RuntimeException e) {
-            System.err.println("bench: no JMX connection to node 1 (broker-side figures will be missing): " + e);
-          }
-          return;
-        }
-      } catch (ExecutionException e) {
-        // not yet known everywhere
-      }
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("topic " + s.topic + " not led by node 1 with full ISR within 60 s");
-      }
-      Thread.sleep(100);
-    }
   }
 
   private String demoSentence(Report r) {
