@@ -121,6 +121,11 @@ final class Report {
     return Stat.of(pairRatios(kpipe, stock, f));
   }
 
+  /** @return the rounds of one side, in order */
+  List<RoundResult> rounds(Variant v) {
+    return v == Variant.STOCK ? stock : kpipe;
+  }
+
   Stat ceilingFraction(Variant v) {
     double ceiling = scenario.ceilingRequestsPerSec();
     return stat(v, r -> r.produceRequestsPerSec() / ceiling);
@@ -225,7 +230,7 @@ final class Report {
     sb.append("  (median [min..max] over rounds; ratios per round pair; produce req/s = responses from the leader"
         + " (producer-node-metrics response-total, node-1); latency = send() to ack per record)\n");
     if (scenario.isS3()) {
-      sb.append(s3Lines());
+      sb.append(S3Lines.of(this));
     }
     if (scenario.windowMs == 0 || hasControl()) {
       sb.append(CostLines.of(this));
@@ -266,56 +271,13 @@ final class Report {
     return sb.toString();
   }
 
-  private static double extra(RoundResult r, String key) {
+  static double extra(RoundResult r, String key) {
     return r.extra().get(key) instanceof Number n ? n.doubleValue() : Double.NaN;
   }
 
   /** @return the largest value of an extra figure over the rounds of one side, NaN if none */
   double maxExtra(Variant v, String key) {
     return stat(v, r -> extra(r, key)).max();
-  }
-
-  private static String mib(double bytes) {
-    return String.format(Locale.ROOT, "%.1f MiB", bytes / (1024.0 * 1024));
-  }
-
-  /** S3's back-pressure figures: per side fairness, errors, heap; for kpipe the budget's peak and waits. */
-  private String s3Lines() {
-    StringBuilder sb = new StringBuilder();
-    for (Variant v : Variant.values()) {
-      List<RoundResult> rs = v == Variant.STOCK ? stock : kpipe;
-      if (rs.isEmpty()) {
-        continue;
-      }
-      long errors = rs.stream().mapToLong(RoundResult::errors).sum();
-      sb.append(String.format(Locale.ROOT, "  %-6s slowest/median producer %s (records in the window: min %s,"
-              + " median %s, max %s); errors %d; leader heap used peak %s, old gen after GC peak %s (-Xmx %s)%n",
-          v.label(), stat(stat(v, r -> extra(r, "slowest_producer_share_of_median")), 2),
-          fmt(stat(v, r -> extra(r, "producer_records_min")).min()),
-          fmt(stat(v, r -> extra(r, "producer_records_median")).median()),
-          fmt(stat(v, r -> extra(r, "producer_records_max")).max()), errors,
-          mib(maxExtra(v, "leader_heap_used_peak_bytes")), maxExtra(v, "leader_old_gen_after_gc_peak_bytes") > 0
-              ? mib(maxExtra(v, "leader_old_gen_after_gc_peak_bytes")) : "n/a (no old-generation collection)",
-          mib(maxExtra(v, "leader_heap_max_bytes"))));
-    }
-    if (!kpipe.isEmpty()) {
-      double peak = maxExtra(Variant.KPIPE, "kpipe_inflight_bytes_max");
-      double largest = maxExtra(Variant.KPIPE, "broker_produce_request_bytes_max");
-      long budget = scenario.budgetBytes();
-      sb.append(String.format(Locale.ROOT, "  kpipe  in-flight bytes peak %s (%,.0f B) vs budget %s + largest produce"
-              + " request %,.0f B = %,.0f B: %s; connections pipelined %s; budget waits %s (%s ms waited in all);"
-              + " upgrades deferred %s; idle reservations revoked %s; oversize admitted %s%n",
-          mib(peak), peak, mib(budget), largest, budget + largest, peak <= budget + largest ? "within" : "EXCEEDED",
-          fmt(maxExtra(Variant.KPIPE, "kpipe_pipelined_connections")),
-          fmt(maxExtra(Variant.KPIPE, "kpipe_budget_wait_total")),
-          fmt(maxExtra(Variant.KPIPE, "kpipe_budget_wait_time_ms_total")),
-          fmt(maxExtra(Variant.KPIPE, "kpipe_upgrade_deferred_total")),
-          fmt(maxExtra(Variant.KPIPE, "kpipe_budget_reservation_revoked_total")),
-          fmt(maxExtra(Variant.KPIPE, "kpipe_budget_oversize_admitted_total"))));
-      sb.append("  (kpipe counters are the leader's since start, at the end of each round: the peak covers every"
-          + " round so far, warm-ups included)\n");
-    }
-    return sb.toString();
   }
 
   /** @return the JSON summary of this scenario */
