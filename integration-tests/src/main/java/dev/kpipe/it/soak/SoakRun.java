@@ -195,9 +195,9 @@ public final class SoakRun {
    */
   private List<Map<Integer, BrokerProbe.Heap>> load(String phase, Duration length, boolean sampleHeap)
       throws Exception {
-    List<SoakWorkers.Worker> workers = SoakWorkers.all(options, incarnations, stats, cluster.clientConfig());
-    workers.forEach(SoakWorkers.Worker::start);
-    List<SoakWorkers.Worker> restartable = workers.stream().filter(SoakWorkers.Worker::scheduledRestarts).toList();
+    List<SoakWorker> workers = SoakWorkers.all(options, incarnations, stats, cluster.clientConfig());
+    workers.forEach(SoakWorker::start);
+    List<SoakWorker> restartable = workers.stream().filter(SoakWorker::scheduledRestarts).toList();
     List<Map<Integer, BrokerProbe.Heap>> samples = new ArrayList<>();
     long start = System.nanoTime();
     long end = start + length.toNanos();
@@ -229,8 +229,8 @@ public final class SoakRun {
         TimeUnit.MILLISECONDS.sleep(100);
       }
     } finally {
-      workers.forEach(SoakWorkers.Worker::stop);
-      for (SoakWorkers.Worker w : workers) {
+      workers.forEach(SoakWorker::stop);
+      for (SoakWorker w : workers) {
         if (!w.join(JOIN_TIMEOUT)) {
           violation(w.name + " did not close its client within " + JOIN_TIMEOUT.toSeconds() + " s");
         }

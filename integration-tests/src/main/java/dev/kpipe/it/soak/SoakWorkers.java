@@ -4,28 +4,16 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.ListOffsetsOptions;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.GroupIdNotFoundException;
-import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -49,7 +37,6 @@ final class SoakWorkers {
   /** ...at this rate: one new producer, with new connections to both brokers, about every second. */
   static final int SHORT_LIVED_RECORDS_PER_SECOND = 100;
   private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(60);
-  private static final long CALL_TIMEOUT_S = 30;
 
   private SoakWorkers() {}
 
@@ -63,131 +50,12 @@ final class SoakWorkers {
     return b.putInt(VALUE_BYTES - 4, ~seq).array();
   }
 
-  /** A client with its own thread; {@link #requestRestart()} and {@link #stop()} may be called from any thread. */
-  abstract static class Worker implements Runnable {
-    final String name;
-    final SoakStats stats;
-    final Map<String, Object> baseConfig;
-    private final AtomicBoolean running = new AtomicBoolean(true);
-    private final AtomicBoolean restart = new AtomicBoolean();
-    private final Thread thread;
-
-    Worker(String name, SoakStats stats, Map<String, Object> baseConfig) {
-      this.name = name;
-      this.stats = stats;
-      this.baseConfig = baseConfig;
-      this.thread = new Thread(this, "soak-" + name);
-      this.thread.setDaemon(true);
-    }
-
-    void start() {
-      thread.start();
-    }
-
-    void requestRestart() {
-      restart.set(true);
-    }
-
-    /** Asks the worker to close its client and end; see {@link #join}. */
-    void stop() {
-      running.set(false);
-    }
-
-    /** @return whether the thread ended within the timeout */
-    boolean join(Duration timeout) throws InterruptedException {
-      thread.join(timeout.toMillis());
-      return !thread.isAlive();
-    }
-
-    boolean running() {
-      return running.get();
-    }
-
-    /** @return whether the soak's periodic round-robin restarts include this worker */
-    boolean scheduledRestarts() {
-      return true;
-    }
-
-    @Override
-    public final void run() {
-      boolean open = false;
-      boolean restarting = false;
-      try {
-        while (running()) {
-          if (restart.getAndSet(false) && open) {
-            open = false;
-            restarting = true;
-            closeQuietly();
-          }
-          if (!open) {
-            try {
-              open();
-              open = true;
-            } catch (RuntimeException e) {
-              stats.error(name, "creating the client failed", e);
-              pause(1000);
-              continue;
-            }
-            if (restarting) {
-              restarting = false;
-              restarted();
-            }
-          }
-          try {
-            step();
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return;
-          } catch (Exception e) {
-            stats.error(name, "unexpected failure", e);
-            pause(200);
-          }
-        }
-      } catch (RuntimeException | Error e) {
-        stats.error(name, "worker thread died", e);
-      } finally {
-        if (open) {
-          closeQuietly();
-        }
-      }
-    }
-
-    private void closeQuietly() {
-      try {
-        close();
-      } catch (RuntimeException e) {
-        stats.error(name, "closing the client failed", e);
-      }
-    }
-
-    /** Sleeps up to {@code ms}, returning early when stopped. */
-    void pause(long ms) {
-      long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
-      try {
-        while (running() && System.nanoTime() < end) {
-          TimeUnit.MILLISECONDS.sleep(Math.min(50, Math.max(1, TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime()))));
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        stop();
-      }
-    }
-
-    abstract void open();
-
-    abstract void step() throws Exception;
-
-    abstract void close();
-
-    abstract void restarted();
-  }
-
   /**
    * An idempotent producer (acks=all, 5 requests in flight) sending paced records round robin to the partitions of
    * {@link #TOPIC}, each carrying its slot, incarnation and per-partition sequence number. A short-lived one closes
    * itself and starts over (new producer id, new connections) after every {@link #SHORT_LIVED_RECORDS} records.
    */
-  static final class IdempotentProducer extends Worker {
+  static final class IdempotentProducer extends SoakWorker {
     private final int slot;
     private final AtomicInteger incarnations;
     private final int recordsPerSecond;
@@ -274,7 +142,7 @@ final class SoakWorkers {
   }
 
   /** An acks=0 producer (no response per request: kpipe's no-response path) to {@link #ACKS0_TOPIC}. */
-  static final class Acks0Producer extends Worker {
+  static final class Acks0Producer extends SoakWorker {
     private final int recordsPerSecond;
     private final byte[] value = new byte[VALUE_BYTES];
     private KafkaProducer<byte[], byte[]> producer;
@@ -333,7 +201,7 @@ final class SoakWorkers {
   }
 
   /** A group member polling a topic with automatic offset commits. */
-  static final class GroupConsumer extends Worker {
+  static final class GroupConsumer extends SoakWorker {
     private final String topic;
     private final String group;
     private final String groupProtocol;
@@ -384,123 +252,14 @@ final class SoakWorkers {
   }
 
   /**
-   * An admin client cycling through topic and group administration: create a scratch topic, wait until its leaders
-   * serve it, describe it, list offsets of the main topic (earliest and latest), describe the cluster, list topics,
-   * describe the consumer group and its offsets, delete the scratch topic; then a short pause.
-   */
-  static final class AdminWorker extends Worker {
-    private Admin admin;
-
-    AdminWorker(SoakStats stats, Map<String, Object> baseConfig) {
-      super("admin", stats, baseConfig);
-    }
-
-    @Override
-    void open() {
-      Map<String, Object> p = new HashMap<>(baseConfig);
-      p.put(AdminClientConfig.CLIENT_ID_CONFIG, "soak-admin");
-      admin = Admin.create(p);
-    }
-
-    @Override
-    void step() throws InterruptedException {
-      String scratch = "soak-scratch-" + stats.scratchTopics.getAndIncrement();
-      boolean created = false;
-      try {
-        call(admin.createTopics(List.of(new NewTopic(scratch, 3, (short) 2))).all());
-        created = true;
-        stats.topicsCreated.incrementAndGet();
-        awaitServed(scratch);
-        call(admin.describeTopics(List.of(scratch, TOPIC)).allTopicNames());
-        Map<TopicPartition, OffsetSpec> earliest = new LinkedHashMap<>();
-        Map<TopicPartition, OffsetSpec> latest = new LinkedHashMap<>();
-        for (int p = 0; p < PARTITIONS; p++) {
-          earliest.put(new TopicPartition(TOPIC, p), OffsetSpec.earliest());
-          latest.put(new TopicPartition(TOPIC, p), OffsetSpec.latest());
-        }
-        call(admin.listOffsets(earliest).all());
-        call(admin.listOffsets(latest).all());
-        call(admin.describeCluster().nodes());
-        call(admin.listTopics().names());
-        try {
-          call(admin.describeConsumerGroups(List.of(GROUP)).all());
-        } catch (ExecutionException e) {
-          if (!(e.getCause() instanceof GroupIdNotFoundException)) {
-            throw e;
-          }
-          stats.adminRetries.incrementAndGet(); // the consumers have not joined yet (start of a phase)
-        }
-        call(admin.listConsumerGroupOffsets(GROUP).partitionsToOffsetAndMetadata());
-        call(admin.deleteTopics(List.of(scratch)).all());
-        created = false;
-        stats.topicsDeleted.incrementAndGet();
-      } catch (ExecutionException | TimeoutException e) {
-        stats.error(name, "admin call failed (scratch topic " + scratch + ")",
-            e instanceof ExecutionException ? e.getCause() : e);
-      } finally {
-        if (created) { // an admin call failed after the topic was created: do not leave it behind
-          try {
-            admin.deleteTopics(List.of(scratch)).all().get(CALL_TIMEOUT_S, TimeUnit.SECONDS);
-            stats.topicsDeleted.incrementAndGet();
-          } catch (ExecutionException | TimeoutException e) {
-            stats.error(name, "deleting scratch topic " + scratch + " failed", e);
-          }
-        }
-      }
-      pause(500);
-    }
-
-    /**
-     * Waits until every partition of a new topic is served by its leader: {@code CreateTopics} returns when the
-     * controller committed the topic, before the brokers applied it, so they may answer a retriable error for a
-     * moment (see {@code Cluster.awaitTopicsReady}).
-     */
-    private void awaitServed(String topic) throws ExecutionException, TimeoutException, InterruptedException {
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(CALL_TIMEOUT_S);
-      while (true) {
-        try {
-          Map<TopicPartition, OffsetSpec> latest = new LinkedHashMap<>();
-          call(admin.describeTopics(List.of(topic)).allTopicNames()).get(topic).partitions()
-              .forEach(p -> latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
-          call(admin.listOffsets(latest, new ListOffsetsOptions().timeoutMs(5000)).all());
-          return;
-        } catch (ExecutionException e) {
-          if (!(e.getCause() instanceof RetriableException) || System.nanoTime() > deadline) {
-            throw e;
-          }
-          stats.adminRetries.incrementAndGet();
-          TimeUnit.MILLISECONDS.sleep(50);
-        }
-      }
-    }
-
-    private <T> T call(org.apache.kafka.common.KafkaFuture<T> f)
-        throws ExecutionException, TimeoutException, InterruptedException {
-      T t = f.get(CALL_TIMEOUT_S, TimeUnit.SECONDS);
-      stats.adminCalls.incrementAndGet();
-      return t;
-    }
-
-    @Override
-    void close() {
-      admin.close(Duration.ofSeconds(30));
-    }
-
-    @Override
-    void restarted() {
-      stats.adminRestarts.incrementAndGet();
-    }
-  }
-
-  /**
    * @return every worker of one load phase, not started: the idempotent producers, a short-lived idempotent
    *     producer (slot {@code idempotentProducers}, {@link #SHORT_LIVED_RECORDS} records each), the acks=0 producer, two
    *     classic-protocol consumers of {@link #GROUP}, one consumer-protocol consumer of {@link #ACKS0_GROUP}, the
    *     admin worker
    */
-  static List<Worker> all(SoakOptions o, List<AtomicInteger> incarnations, SoakStats stats,
+  static List<SoakWorker> all(SoakOptions o, List<AtomicInteger> incarnations, SoakStats stats,
       Map<String, Object> baseConfig) {
-    List<Worker> w = new ArrayList<>();
+    List<SoakWorker> w = new ArrayList<>();
     for (int i = 0; i < o.idempotentProducers(); i++) {
       w.add(new IdempotentProducer(i, incarnations.get(i), o.recordsPerSecond(), false, stats, baseConfig));
     }
@@ -511,7 +270,7 @@ final class SoakWorkers {
     w.add(new GroupConsumer("consumer-0", TOPIC, GROUP, "classic", stats, baseConfig));
     w.add(new GroupConsumer("consumer-1", TOPIC, GROUP, "classic", stats, baseConfig));
     w.add(new GroupConsumer("acks0-consumer", ACKS0_TOPIC, ACKS0_GROUP, "consumer", stats, baseConfig));
-    w.add(new AdminWorker(stats, baseConfig));
+    w.add(new SoakAdminWorker(stats, baseConfig));
     return w;
   }
 }
