@@ -4,11 +4,8 @@ import dev.kpipe.it.harness.Cluster;
 import dev.kpipe.it.harness.ClusterSpec;
 import dev.kpipe.it.harness.KafkaNode;
 import java.io.PrintStream;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -17,11 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * The soak: mixed load for a long time on a 2-node kpipe cluster, then checks that nothing leaked and nothing went
@@ -147,7 +140,7 @@ public final class SoakRun {
     errorLinesAtEnd.forEach((id, c) -> brokerErrorLines.put(id, c - errorLinesAtStart.getOrDefault(id, 0L)));
 
     log.println("soak: reading back the main topic");
-    long[] readBack = readBack();
+    long[] readBack = new SoakReadBack(cluster, stats, this::violation).readBack();
     long acks0InLog = 0;
     for (long end : cluster.admin().listOffsets(Map.of(
             new TopicPartition(SoakWorkers.ACKS0_TOPIC, 0), OffsetSpec.latest(),
@@ -289,78 +282,6 @@ public final class SoakRun {
     return m;
   }
 
-  /**
-   * Reads the whole main topic and checks each idempotent producer incarnation's records: per partition, sequence
-   * numbers 0, 1, 2, ... each exactly once and in order, up to the number it sent.
-   *
-   * @return {records read, incarnations checked}
-   */
-  private long[] readBack() throws Exception {
-    Map<String, Object> props = new HashMap<>(cluster.clientConfig());
-    props.put(ConsumerConfig.CLIENT_ID_CONFIG, "soak-read-back");
-    props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000);
-    props.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 8 << 20);
-    Map<Long, int[]> next = new HashMap<>();
-    long read = 0;
-    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(),
-        new ByteArrayDeserializer())) {
-      List<TopicPartition> tps = new ArrayList<>();
-      for (int p = 0; p < SoakWorkers.PARTITIONS; p++) {
-        tps.add(new TopicPartition(SoakWorkers.TOPIC, p));
-      }
-      consumer.assign(tps);
-      consumer.seekToBeginning(tps);
-      Map<TopicPartition, Long> end = consumer.endOffsets(tps, Duration.ofSeconds(30));
-      long total = end.values().stream().mapToLong(Long::longValue).sum();
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(Math.max(120, total / 10_000));
-      while (tps.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
-        if (System.nanoTime() > deadline) {
-          violation("read-back did not reach the end offsets " + end + " in time (read " + read + ")");
-          break;
-        }
-        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-          read++;
-          ByteBuffer b = ByteBuffer.wrap(r.value());
-          int slot = b.getInt(0);
-          int inc = b.getInt(4);
-          int partition = b.getInt(8);
-          int seq = b.getInt(12);
-          String where = String.format(Locale.ROOT, "partition %d offset %d (producer %d incarnation %d seq %d)",
-              r.partition(), r.offset(), slot, inc, seq);
-          if (r.value().length != SoakWorkers.VALUE_BYTES || partition != r.partition()
-              || b.getInt(SoakWorkers.VALUE_BYTES - 4) != ~seq) {
-            violation("corrupt record at " + where);
-            continue;
-          }
-          SoakStats.Incarnation led = stats.ledger.get(SoakStats.key(slot, inc));
-          if (led == null) {
-            violation("record of an unknown producer incarnation at " + where);
-            continue;
-          }
-          int[] nx = next.computeIfAbsent(SoakStats.key(slot, inc), k -> new int[SoakWorkers.PARTITIONS]);
-          if (seq != nx[partition]) {
-            violation((seq < nx[partition] ? "duplicate or reordered" : "gap before") + " record at " + where
-                + ", expected seq " + nx[partition]);
-          }
-          nx[partition] = Math.max(nx[partition], seq + 1);
-        }
-      }
-    }
-    for (SoakStats.Incarnation led : stats.ledger.values()) {
-      int[] nx = next.getOrDefault(SoakStats.key(led.slot(), led.incarnation()), new int[SoakWorkers.PARTITIONS]);
-      for (int p = 0; p < SoakWorkers.PARTITIONS; p++) {
-        if (nx[p] != led.sent()[p]) {
-          violation(String.format(Locale.ROOT, "producer %d incarnation %d partition %d: sent %d records, read"
-              + " back up to seq %d", led.slot(), led.incarnation(), p, led.sent()[p], nx[p]));
-        }
-        if (led.acked().get(p) != led.sent()[p]) {
-          violation(String.format(Locale.ROOT, "producer %d incarnation %d partition %d: sent %d, acknowledged %d",
-              led.slot(), led.incarnation(), p, led.sent()[p], led.acked().get(p)));
-        }
-      }
-    }
-    return new long[] {read, stats.ledger.size()};
-  }
 
   private void violation(String what) {
     violationCount++;
@@ -410,74 +331,7 @@ public final class SoakRun {
 
     /** @return the printed summary: counts, heap per broker start/end, gauges and counters at the end, verdict */
     public String report() {
-      StringBuilder sb = new StringBuilder();
-      SoakStats s = stats;
-      sb.append(String.format(Locale.ROOT, "kpipe soak: Kafka %s, 2 brokers, %s; warm-up %d s, load %d s,"
-              + " a client restart every %d s; %d idempotent producers x %d records/s; %s in all%n", kafkaVersion,
-          options.kpipe() ? "kpipe " + kpipeVersion : "STOCK (kpipe not installed)", options.warmup().toSeconds(), options.duration().toSeconds(),
-          options.restartEvery().toSeconds(), options.idempotentProducers(), options.recordsPerSecond(),
-          clock(elapsedSeconds)));
-      sb.append(String.format(Locale.ROOT, "  records produced : %,d idempotent acks=all (acknowledged, %d producer"
-          + " incarnations) + %,d acks=0 (%,d in the log)%n", s.produced.get(), incarnations, s.acks0Sent.get(),
-          acks0InLog));
-      sb.append(String.format(Locale.ROOT, "  records consumed : %,d by the consumer groups; read back %,d: every"
-          + " idempotent record %s%n", s.consumed.get(), readBack,
-          violations.stream().anyMatch(v -> v.contains("seq") || v.contains("record")) ? "NOT once and in order"
-              : "once, in order"));
-      sb.append(String.format(Locale.ROOT, "  errors           : %d%s%n", s.errors.get(),
-          s.errors.get() == 0 ? "" : " " + s.firstErrors()));
-      sb.append(String.format(Locale.ROOT, "  client restarts  : %d (producers %d, consumers %d, admin %d) + %,d"
-              + " short-lived idempotent producers (%d records each)%n", s.restarts(), s.producerRestarts.get(),
-          s.consumerRestarts.get(), s.adminRestarts.get(), s.shortLivedProducers.get(),
-          SoakWorkers.SHORT_LIVED_RECORDS));
-      sb.append(String.format(Locale.ROOT, "  admin calls      : %,d (%,d topics created and %,d deleted; %,d"
-          + " retries while a new topic was not served yet)%n", s.adminCalls.get(), s.topicsCreated.get(),
-          s.topicsDeleted.get(), s.adminRetries.get()));
-      for (Integer id : heapStart.keySet()) {
-        BrokerProbe.Heap a = heapStart.get(id);
-        BrokerProbe.Heap b = heapEnd.get(id);
-        StringBuilder mid = new StringBuilder();
-        for (Map<Integer, BrokerProbe.Heap> h : heapUnderLoad) {
-          mid.append(mid.length() == 0 ? "; under load " : ", ").append(mib(h.get(id).usedBytes()));
-        }
-        sb.append(String.format(Locale.ROOT, "  heap after full GC node %d: start %s, end %s (%+.1f MiB); live %s ->"
-                + " %s; kpipe objects %,d -> %,d (%s -> %s)%s%n", id, mib(a.usedBytes()), mib(b.usedBytes()),
-            (b.usedBytes() - a.usedBytes()) / 1048576.0, mib(a.liveBytes()), mib(b.liveBytes()), a.kpipeInstances(),
-            b.kpipeInstances(), kib(a.kpipeBytes()), kib(b.kpipeBytes()), mid));
-        StringBuilder top = new StringBuilder();
-        b.topGrowth(a, 12).forEach((name, d) -> top.append(top.length() == 0 ? "" : ", ").append(String.format(
-            Locale.ROOT, "%s %+,d B (%+,d)", name, d[1], d[0])));
-        if (options.kpipe()) {
-          sb.append(String.format(Locale.ROOT, "    connections upgraded to pipelined during the load: %,.0f; %s"
-                  + " objects at the end: %,d%n", counters.get(id).get("upgrade-total") - upgradesAtStart.get(id),
-              CONNECTION_PIPELINE_CLASS.substring(CONNECTION_PIPELINE_CLASS.lastIndexOf('.') + 1),
-              b.classes().getOrDefault(CONNECTION_PIPELINE_CLASS, new long[2])[0]));
-        }
-        sb.append(String.format(Locale.ROOT, "    most grown classes: %s%n", top));
-        Map<String, Long> kp = b.kpipeChanges(a);
-        if (!kp.isEmpty()) {
-          sb.append(String.format(Locale.ROOT, "    kpipe instance changes: %s%n", kp));
-        }
-      }
-      gaugesAtEnd.forEach((id, g) -> sb.append(String.format(Locale.ROOT, "  gauges at end node %d: %s%n", id,
-          fmt(g))));
-      counters.forEach((id, c) -> sb.append(String.format(Locale.ROOT, "  kpipe counters node %d: %s%n", id,
-          fmt(c))));
-      sb.append(String.format(Locale.ROOT, "  broker ERROR log lines: %s%n", brokerErrorLines));
-      if (passed()) {
-        sb.append("  result: PASS\n");
-      } else {
-        sb.append("  result: FAIL (").append(violationCount).append(" failed check(s))\n");
-        violations.forEach(v -> sb.append("    - ").append(v).append('\n'));
-      }
-      return sb.toString();
-    }
-
-    private static String fmt(Map<String, Double> m) {
-      Map<String, String> out = new LinkedHashMap<>();
-      m.forEach((k, v) -> out.put(k, v == Math.rint(v) ? String.format(Locale.ROOT, "%d", v.longValue())
-          : String.format(Locale.ROOT, "%.2f", v)));
-      return out.toString().replace("{", "").replace("}", "");
+      return new SoakReport(this).text();
     }
   }
 }
