@@ -559,7 +559,8 @@ public final class KafkaNode {
           process = null;
           lastExitCode = p.exitValue();
           throw new IllegalStateException("node " + id + " exited with code " + lastExitCode
-              + " during start-up (" + logFile() + "); log tail:\n" + tail(logSinceStart(), 40)
+              + " during start-up (" + logFile() + "); first errors:\n" + firstErrors(logSinceStart(), 12)
+              + "\nlog tail:\n" + tail(logSinceStart(), 40)
               + "\nconsole tail:\n" + tail(read(consoleFile(), consoleOffsetAtStart), 20));
         }
         Set<Integer> seen;
@@ -659,6 +660,22 @@ public final class KafkaNode {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /**
+   * The first lines of a log that say why a JVM died: ERROR and FATAL lines and the exception lines under them.
+   *
+   * @param text the log
+   * @param lines at most this many lines
+   * @return those lines, or "(none)"
+   */
+  static String firstErrors(String text, int lines) {
+    List<String> errors = text.lines()
+        .filter(l -> l.contains("] ERROR ") || l.contains("] FATAL ") || l.startsWith("Caused by:")
+            || l.matches("^[a-z][\\w.$]*(Exception|Error)(: .*)?$"))
+        .limit(lines)
+        .collect(Collectors.toList());
+    return errors.isEmpty() ? "(none)" : String.join("\n", errors);
   }
 
   static String tail(String text, int lines) {

@@ -4,9 +4,6 @@ import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.model.ExposedPort;
 import com.github.dockerjava.api.model.Ports;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -68,8 +65,8 @@ final class ContainerCluster implements AutoCloseable {
   ContainerCluster(int size, boolean kpipe, Map<String, String> settings, Path logs, Duration startTimeout) {
     DockerImageName image = KpipeContainers.image();
     network = Network.builder().createNetworkCmdModifier(cmd -> cmd.withLabels(ContainerLogs.labels())).build();
-    externalPorts = IntStream.range(0, size).map(i -> freeLoopbackPort()).toArray();
-    jmxPorts = IntStream.range(0, size).map(i -> freeLoopbackPort()).toArray();
+    externalPorts = IntStream.range(0, size).map(i -> dev.kpipe.it.harness.Ports.freeLoopbackPort()).toArray();
+    jmxPorts = IntStream.range(0, size).map(i -> dev.kpipe.it.harness.Ports.freeLoopbackPort()).toArray();
     String voters = IntStream.rangeClosed(1, size).mapToObj(i -> i + "@kafka-" + i + ":9094")
         .collect(Collectors.joining(","));
     for (int i = 1; i <= size; i++) {
@@ -238,14 +235,6 @@ final class ContainerCluster implements AutoCloseable {
 
   private static DockerClient docker() {
     return DockerClientFactory.instance().client();
-  }
-
-  private static int freeLoopbackPort() {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 
   /** Stops and removes every node (unpausing a paused one first) and the network. Never throws. */

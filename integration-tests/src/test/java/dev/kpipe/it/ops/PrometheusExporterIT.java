@@ -6,11 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kpipe.it.harness.Cluster;
 import dev.kpipe.it.harness.ClusterSpec;
 import dev.kpipe.it.harness.KafkaNode;
+import dev.kpipe.it.harness.Ports;
 import dev.kpipe.it.pipelining.KpipeJmx;
 import dev.kpipe.it.wire.RawKafkaConnection;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -52,10 +51,7 @@ class PrometheusExporterIT {
         assertTrue(Files.isRegularFile(agent), "the exporter agent " + agent + " (the build copies it)");
         Path config = KpipeDashboard.monitoringDir().resolve("prometheus/kpipe-jmx-exporter.yml");
         assertTrue(Files.isRegularFile(config), config.toString());
-        int port;
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = s.getLocalPort();
-        }
+        int port = Ports.freeLoopbackPort();
         metricsUrl = "http://127.0.0.1:" + port + "/metrics";
         cluster = Cluster.start(ClusterSpec.builder().name("PrometheusExporterIT")
             .brokerConfig("kpipe.max.inflight.bytes", Long.toString(BUDGET))
