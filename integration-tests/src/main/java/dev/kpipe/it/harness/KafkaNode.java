@@ -1,5 +1,12 @@
 package dev.kpipe.it.harness;
 
+import static dev.kpipe.it.harness.NodeLogs.log4jConfig;
+import static dev.kpipe.it.harness.NodeLogs.read;
+import static dev.kpipe.it.harness.NodeLogs.size;
+import static dev.kpipe.it.harness.NodeLogs.tail;
+import static dev.kpipe.it.harness.ReadinessProbe.probeAdmin;
+import static dev.kpipe.it.harness.ReadinessProbe.seesBrokers;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.io.Writer;
@@ -8,23 +15,17 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import javax.management.MBeanServerConnection;
 import javax.management.remote.JMXConnector;
 import javax.management.remote.JMXConnectorFactory;
 import javax.management.remote.JMXServiceURL;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.DescribeClusterOptions;
-import org.apache.kafka.common.Node;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -357,7 +358,7 @@ public final class KafkaNode {
     startProcess();
     Process p = process;
     long deadline = System.nanoTime() + timeout.toNanos();
-    try (Admin probe = probeAdmin()) {
+    try (Admin probe = probeAdmin(bootstrapAddress(), id)) {
       while (true) {
         if (p.waitFor(200, TimeUnit.MILLISECONDS)) {
           process = null;
@@ -425,7 +426,7 @@ public final class KafkaNode {
           w.write(e.getKey() + "=" + e.getValue().replace("\\", "\\\\") + "\n");
         }
       }
-      Files.writeString(dir.resolve("log4j2.xml"), log4jConfig());
+      Files.writeString(dir.resolve("log4j2.xml"), log4jConfig(id, logFile()));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -495,35 +496,7 @@ public final class KafkaNode {
     }
     logOffsetAtStart = size(logFile());
     consoleOffsetAtStart = size(consoleFile());
-    List<String> cmd = new ArrayList<>();
-    HarnessSettings s = cluster.settings();
-    cmd.add(s.javaExecutable().toString());
-    String heap = cluster.spec().heap() != null ? cluster.spec().heap() : s.heap();
-    cmd.add("-Xmx" + heap);
-    // GC settings of Kafka's kafka-run-class.sh.
-    cmd.addAll(List.of("-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-XX:InitiatingHeapOccupancyPercent=35",
-        "-XX:+ExplicitGCInvokesConcurrent", "-Djava.awt.headless=true"));
-    cmd.add("-Dlog4j2.configurationFile=" + dir.resolve("log4j2.xml"));
-    cmd.add("-Dkafka.logs.dir=" + dir);
-    cmd.addAll(List.of(
-        "-Dcom.sun.management.jmxremote",
-        "-Dcom.sun.management.jmxremote.host=127.0.0.1",
-        "-Dcom.sun.management.jmxremote.port=" + jmxPort,
-        "-Dcom.sun.management.jmxremote.rmi.port=" + jmxPort,
-        "-Dcom.sun.management.jmxremote.authenticate=false",
-        "-Dcom.sun.management.jmxremote.ssl=false",
-        "-Djava.rmi.server.hostname=127.0.0.1"));
-    cmd.add("-Djava.io.tmpdir=" + tmpDir());
-    cmd.addAll(Arrays.asList(s.extraJvmOptions()));
-    // KAFKA_OPTS of this cluster (kafka-run-class.sh passes them to java as they are).
-    if (cluster.spec().javaagent()) {
-      cmd.add("-javaagent:" + cluster.pluginJarInLibs());
-    }
-    for (String option : cluster.spec().kafkaOpts()) { // {node} stands for this node's id (a port per node, say)
-      cmd.add(option.replace(ClusterSpec.NODE_PLACEHOLDER, Integer.toString(id)));
-    }
-    cmd.add("-Dkpipe.it.node=" + cluster.spec().name() + "/" + id); // marks the process in ps output
-    cmd.addAll(List.of("-cp", cluster.libsDir() + "/*", "kafka.Kafka", configFile().toString()));
+    List<String> cmd = BrokerCommand.of(cluster, this);
     try {
       Files.createDirectories(tmpDir());
       Files.writeString(dir.resolve("command.txt"), String.join(" ", cmd) + "\n");
@@ -553,7 +526,7 @@ public final class KafkaNode {
     }
     long deadline = System.nanoTime() + timeout.toNanos();
     Exception last = null;
-    try (Admin probe = probeAdmin()) {
+    try (Admin probe = probeAdmin(bootstrapAddress(), id)) {
       while (true) {
         if (!p.isAlive()) {
           process = null;
@@ -587,30 +560,6 @@ public final class KafkaNode {
 
   // ---- internals ----
 
-  private Admin probeAdmin() {
-    Properties props = new Properties();
-    props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapAddress());
-    props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "2000");
-    props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "3000");
-    props.put(AdminClientConfig.RECONNECT_BACKOFF_MS_CONFIG, "50");
-    props.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, "200");
-    props.put(AdminClientConfig.RETRY_BACKOFF_MS_CONFIG, "50");
-    props.put(AdminClientConfig.RETRY_BACKOFF_MAX_MS_CONFIG, "200");
-    props.put(AdminClientConfig.CLIENT_ID_CONFIG, "kpipe-it-probe-" + id);
-    return Admin.create(props);
-  }
-
-  /** @return the ids this node reports if they include {@code expected}, else null (also on errors) */
-  private static Set<Integer> seesBrokers(Admin probe, Set<Integer> expected) throws InterruptedException {
-    try {
-      Set<Integer> ids = probe.describeCluster(new DescribeClusterOptions().timeoutMs(1500)).nodes()
-          .get(2, TimeUnit.SECONDS).stream().map(Node::id).collect(Collectors.toSet());
-      return ids.containsAll(expected) ? ids : null;
-    } catch (ExecutionException | TimeoutException e) {
-      return null;
-    }
-  }
-
   private synchronized void closeJmx() {
     if (jmxConnector != null) {
       try {
@@ -619,46 +568,6 @@ public final class KafkaNode {
         LOG.debug("closing JMX connection to node {}: {}", id, e.toString());
       }
       jmxConnector = null;
-    }
-  }
-
-  private String log4jConfig() {
-    return """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <!-- Broker logging of node %d (kpipe harness): everything in server.log. -->
-        <Configuration status="WARN">
-          <Appenders>
-            <File name="server" fileName="%s" append="true" immediateFlush="true">
-              <PatternLayout pattern="[%%d] %%p %%m (%%c)%%n"/>
-            </File>
-          </Appenders>
-          <Loggers>
-            <Logger name="kafka.request.logger" level="WARN"/>
-            <Logger name="org.apache.kafka.controller" level="INFO"/>
-            <Root level="INFO"><AppenderRef ref="server"/></Root>
-          </Loggers>
-        </Configuration>
-        """.formatted(id, logFile());
-  }
-
-  private static long size(Path file) {
-    try {
-      return Files.exists(file) ? Files.size(file) : 0;
-    } catch (IOException e) {
-      return 0;
-    }
-  }
-
-  static String read(Path file, long fromOffset) {
-    if (!Files.exists(file)) {
-      return "";
-    }
-    try {
-      byte[] all = Files.readAllBytes(file);
-      int from = (int) Math.min(Math.max(0, fromOffset), all.length);
-      return new String(all, from, all.length - from, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
     }
   }
 
@@ -676,11 +585,6 @@ public final class KafkaNode {
         .limit(lines)
         .collect(Collectors.toList());
     return errors.isEmpty() ? "(none)" : String.join("\n", errors);
-  }
-
-  static String tail(String text, int lines) {
-    List<String> all = text.lines().collect(Collectors.toList());
-    return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
   }
 
   @Override
