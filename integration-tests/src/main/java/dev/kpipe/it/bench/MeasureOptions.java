@@ -11,15 +11,17 @@ import dev.kpipe.it.cli.Flags;
  * @param aaControl S2 and S2F: run a second stock cluster in the same alternation (A/A) to show the noise
  * @param s1lWindowMs S1L: the follower's {@code replica.fetch.wait.max.ms} W, ms
  * @param s1lFollowerFetchMaxBytes S1L: the follower's {@code replica.fetch.max.bytes} (bytes per partition per fetch)
+ * @param s5AddPartitionsRetryMaxMs S5: every broker's {@code add.partitions.to.txn.retry.backoff.max.ms}, ms, on both
+ *     sides; 0 leaves Kafka's default (100 ms)
  */
 record MeasureOptions(int s2fRecordsPerSec, int s2fProducers, boolean aaControl, int s1lWindowMs,
-    int s1lFollowerFetchMaxBytes) {
+    int s1lFollowerFetchMaxBytes, int s5AddPartitionsRetryMaxMs) {
 
   /** Kafka's default {@code replica.fetch.max.bytes}: 1 MiB. */
   static final int KAFKA_DEFAULT_REPLICA_FETCH_MAX_BYTES = 1024 * 1024;
 
   /** The defaults: 20,000 records/s from 4 producers, A/A on, W = 250 ms, follower fetches up to 64 MiB. */
-  static final MeasureOptions DEFAULTS = new MeasureOptions(20_000, 4, true, 250, 64 * 1024 * 1024);
+  static final MeasureOptions DEFAULTS = new MeasureOptions(20_000, 4, true, 250, 64 * 1024 * 1024, 0);
 
   static final String USAGE = """
         --s2f-rate N                S2F: records/s offered in all (default 20000; 1 KiB records, acks=1, linger 5 ms)
@@ -28,6 +30,8 @@ record MeasureOptions(int s2fRecordsPerSec, int s2fProducers, boolean aaControl,
         --s1l-window-ms N           S1L (1 MiB batches, linger 50 ms): the follower's W (default 250)
         --s1l-follower-fetch-max-kib N  S1L: the follower's replica.fetch.max.bytes in KiB (default 65536;
                                     Kafka's default is 1024)
+        --s5-add-partitions-retry-max-ms N  S5: add.partitions.to.txn.retry.backoff.max.ms on every broker of
+                                    both sides (default: Kafka's, 100)
       """;
 
   /**
@@ -44,20 +48,24 @@ record MeasureOptions(int s2fRecordsPerSec, int s2fProducers, boolean aaControl,
     MeasureOptions m = out[0];
     switch (a) {
       case "--s2f-rate" -> out[0] = new MeasureOptions(Flags.positiveInt(Flags.value(args, ++i, a), a),
-          m.s2fProducers, m.aaControl, m.s1lWindowMs, m.s1lFollowerFetchMaxBytes);
+          m.s2fProducers, m.aaControl, m.s1lWindowMs, m.s1lFollowerFetchMaxBytes, m.s5AddPartitionsRetryMaxMs);
       case "--s2f-producers" -> out[0] = new MeasureOptions(m.s2fRecordsPerSec,
-          Flags.positiveInt(Flags.value(args, ++i, a), a), m.aaControl, m.s1lWindowMs, m.s1lFollowerFetchMaxBytes);
+          Flags.positiveInt(Flags.value(args, ++i, a), a), m.aaControl, m.s1lWindowMs, m.s1lFollowerFetchMaxBytes,
+          m.s5AddPartitionsRetryMaxMs);
       case "--no-aa" -> out[0] = new MeasureOptions(m.s2fRecordsPerSec, m.s2fProducers, false, m.s1lWindowMs,
-          m.s1lFollowerFetchMaxBytes);
+          m.s1lFollowerFetchMaxBytes, m.s5AddPartitionsRetryMaxMs);
       case "--s1l-window-ms" -> out[0] = new MeasureOptions(m.s2fRecordsPerSec, m.s2fProducers, m.aaControl,
-          Flags.positiveInt(Flags.value(args, ++i, a), a), m.s1lFollowerFetchMaxBytes);
+          Flags.positiveInt(Flags.value(args, ++i, a), a), m.s1lFollowerFetchMaxBytes, m.s5AddPartitionsRetryMaxMs);
       case "--s1l-follower-fetch-max-kib" -> {
         int kib = Flags.positiveInt(Flags.value(args, ++i, a), a);
         if (kib > 1024 * 1024) {
           throw new IllegalArgumentException(a + " at most 1048576 (1 GiB): " + kib);
         }
-        out[0] = new MeasureOptions(m.s2fRecordsPerSec, m.s2fProducers, m.aaControl, m.s1lWindowMs, kib * 1024);
+        out[0] = new MeasureOptions(m.s2fRecordsPerSec, m.s2fProducers, m.aaControl, m.s1lWindowMs, kib * 1024,
+            m.s5AddPartitionsRetryMaxMs);
       }
+      case "--s5-add-partitions-retry-max-ms" -> out[0] = new MeasureOptions(m.s2fRecordsPerSec, m.s2fProducers,
+          m.aaControl, m.s1lWindowMs, m.s1lFollowerFetchMaxBytes, Flags.positiveInt(Flags.value(args, ++i, a), a));
       default -> {
         return -1;
       }

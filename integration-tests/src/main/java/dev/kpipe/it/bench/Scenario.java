@@ -46,6 +46,13 @@ final class Scenario {
   /** S5: records per transaction. */
   static final int S5_COMMIT_EVERY = 500;
 
+  /**
+   * S5 option: how long a broker retries adding a partition to a transaction while the coordinator still completes
+   * the previous one (Kafka's {@code AddPartitionsToTxnConfig}, default 100 ms) before it answers
+   * {@code CONCURRENT_TRANSACTIONS}.
+   */
+  static final String S5_ADD_PARTITIONS_RETRY_MAX_MS = "add.partitions.to.txn.retry.backoff.max.ms";
+
   final String id;
   final String label;
   /** S1: the follower's fetch wait W in ms; 0 for S2. */
@@ -113,7 +120,8 @@ final class Scenario {
   }
 
   /** A copy of {@code base} with another id and label whose producers are transactional (S5). */
-  private Scenario(Scenario base, String id, String label, int commitEvery) {
+  private Scenario(Scenario base, String id, String label, int commitEvery,
+      Map<Integer, Map<String, String>> nodeConfig) {
     this.id = id;
     this.label = label;
     this.windowMs = base.windowMs;
@@ -129,7 +137,7 @@ final class Scenario {
     this.batchBytes = base.batchBytes;
     this.lingerMs = base.lingerMs;
     this.bufferBytes = base.bufferBytes;
-    this.nodeConfig = base.nodeConfig;
+    this.nodeConfig = nodeConfig;
     this.topicConfig = base.topicConfig;
     this.assignment = base.assignment;
     this.kpipeConfig = base.kpipeConfig;
@@ -142,10 +150,23 @@ final class Scenario {
    * @param windowMs W, the follower's {@code replica.fetch.wait.max.ms}
    * @param o the options (record size, batch size, buffer)
    * @return scenario S5 at that window: S1 with one transactional producer committing every {@link
-   *     #S5_COMMIT_EVERY} records
+   *     #S5_COMMIT_EVERY} records; with {@link MeasureOptions#s5AddPartitionsRetryMaxMs} set, every broker of both
+   *     sides has that {@code add.partitions.to.txn.retry.backoff.max.ms}
    */
   static Scenario s5(int windowMs, BenchOptions o) {
-    return new Scenario(s1(windowMs, o), "S5", "S5 W=" + windowMs + "ms", S5_COMMIT_EVERY);
+    Scenario s1 = s1(windowMs, o);
+    int retryMaxMs = o.measure().s5AddPartitionsRetryMaxMs();
+    if (retryMaxMs == 0) {
+      return new Scenario(s1, "S5", "S5 W=" + windowMs + "ms", S5_COMMIT_EVERY, s1.nodeConfig);
+    }
+    Map<Integer, Map<String, String>> nodeConfig = new LinkedHashMap<>();
+    for (int node = 1; node <= s1.nodes; node++) {
+      Map<String, String> m = new LinkedHashMap<>(s1.nodeConfig.getOrDefault(node, Map.of()));
+      m.put(S5_ADD_PARTITIONS_RETRY_MAX_MS, Integer.toString(retryMaxMs));
+      nodeConfig.put(node, m);
+    }
+    return new Scenario(s1, "S5", "S5 W=" + windowMs + "ms add-retry " + retryMaxMs + "ms", S5_COMMIT_EVERY,
+        nodeConfig);
   }
 
   /** @return whether this is S5 (a transactional producer) */
