@@ -31,12 +31,11 @@ import java.util.function.LongPredicate;
  * called on the releasing thread, with no lock held; it must only hand the news to the waiter's own
  * network thread.
  *
- * <p><b>Lock-free while nobody waits</b>: the bytes in use, the saturation and a {@code QUEUED} bit live in one
- * word ({@link #state}), changed by CAS; the monitor is taken only to queue, admit or cancel a waiter, or to change
- * the capacity. No lost wake-up: a waiter is queued under the monitor only after the {@code QUEUED} bit is set and
- * the word re-checked; a reservation's CAS fails once the bit is set, so none overtakes the queue; a release CASes
- * the word down and, if its CAS saw the bit, takes the monitor and admits. Both sides CAS the same word, so one of
- * them sees the other (the full argument: {@code docs/core.md}, "The byte budget's fast path").
+ * <p><b>Lock-free while nobody waits</b>: bytes in use, saturation and a {@code QUEUED} bit share one CAS'd word; the
+ * monitor only queues, admits or cancels waiters and changes the capacity. No lost wake-up: an enqueuer sets
+ * {@code QUEUED}, re-checks the word, then queues; a release CASes the word down and admits under the monitor if its
+ * CAS saw {@code QUEUED}. One word, so one CAS precedes the other and one side sees the other; a reservation's CAS
+ * fails once {@code QUEUED} is set, so none overtakes the queue (details: {@code docs/core.md}).
  */
 public final class ByteBudget {
 
@@ -243,7 +242,7 @@ public final class ByteBudget {
             removed = waiters.remove(waiter);
             admitted = admitWaiters();
         }
-        notify(admitted);
+        tell(admitted);
         return removed;
     }
 
@@ -254,10 +253,10 @@ public final class ByteBudget {
             fixSaturation();
             admitted = admitWaiters();
         }
-        notify(admitted);
+        tell(admitted);
     }
 
-    private static void notify(Waiter[] admitted) {
+    private static void tell(Waiter[] admitted) {
         for (Waiter w : admitted) {
             w.admitted();
         }
@@ -354,7 +353,7 @@ public final class ByteBudget {
             fixSaturation();
             admitted = admitWaiters();
         }
-        notify(admitted);
+        tell(admitted);
     }
 
     /**
