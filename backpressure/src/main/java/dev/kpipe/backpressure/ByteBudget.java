@@ -1,7 +1,13 @@
 package dev.kpipe.backpressure;
 
-import java.util.ArrayDeque;
+import static dev.kpipe.backpressure.BudgetLimits.QUEUED;
+import static dev.kpipe.backpressure.BudgetLimits.SATURATED;
+import static dev.kpipe.backpressure.BudgetLimits.usedOf;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Objects;
+import java.util.function.LongPredicate;
 
 /**
  * A broker-wide budget of request bytes admitted on pipelined connections and not yet answered
@@ -24,6 +30,12 @@ import java.util.Objects;
  * <p>Thread-safe: network threads of every processor share one budget. {@link Waiter#admitted()} is
  * called on the releasing thread, with no lock held; it must only hand the news to the waiter's own
  * network thread.
+ *
+ * <p><b>Lock-free while nobody waits</b>: bytes in use, saturation and a {@code QUEUED} bit share one CAS'd word; the
+ * monitor only queues, admits or cancels waiters and changes the capacity. No lost wake-up: an enqueuer sets
+ * {@code QUEUED}, re-checks the word, then queues; a release CASes the word down and admits under the monitor if its
+ * CAS saw {@code QUEUED}. One word, so one CAS precedes the other and one side sees the other; a reservation's CAS
+ * fails once {@code QUEUED} is set, so none overtakes the queue (details: {@code docs/core.md}).
  */
 public final class ByteBudget {
 
@@ -33,36 +45,37 @@ public final class ByteBudget {
         void admitted();
     }
 
-    /** Written under the lock ({@link #capacity(long, long)}); read without it by {@link #clamp}. */
-    private volatile long capacity;
-    private long lowWatermark;
-    private long used;
-    private long peak;
-    private boolean saturated;
-    private long waitsStarted;
-    private long waitNanosTotal;
-    private long oversizeAdmitted;
-    private final ArrayDeque<Entry> waiters = new ArrayDeque<>();
-    /**
-     * {@code waiters.size()}, written under the lock after each change of {@link #waiters}, read without it by
-     * {@link #waiting()}: a network thread asks every round whether anyone waits, and must not take the monitor for
-     * that while nobody does.
-     */
-    private volatile int waiting;
-    /** The clock of the wait times ({@link #waitNanosTotal()}). */
-    private final Ticker ticker;
+    private static final VarHandle STATE;
+    private static final VarHandle PEAK;
+    private static final VarHandle OVERSIZE;
 
-    private static final class Entry {
-        final Waiter waiter;
-        final long bytes;
-        final long sinceNanos;
-
-        Entry(Waiter waiter, long bytes, long sinceNanos) {
-            this.waiter = waiter;
-            this.bytes = bytes;
-            this.sinceNanos = sinceNanos;
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            STATE = l.findVarHandle(ByteBudget.class, "state", long.class);
+            PEAK = l.findVarHandle(ByteBudget.class, "peak", long.class);
+            OVERSIZE = l.findVarHandle(ByteBudget.class, "oversizeAdmitted", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
         }
     }
+
+    /** Replaced as one by {@link #capacity(long, long)}, under the monitor. */
+    private volatile BudgetLimits limits;
+    /**
+     * The word ({@link BudgetLimits}): bytes in use, QUEUED, SATURATED; changed only by CAS. {@code QUEUED} is set and
+     * cleared only under the monitor; outside its critical sections it is set exactly while {@link #waiters} is not
+     * empty.
+     */
+    private volatile long state;
+    /** The most bytes ever in use; raised by a CAS max loop. */
+    private volatile long peak;
+    /** Incremented atomically ({@link #OVERSIZE}), from any thread. */
+    private volatile long oversizeAdmitted;
+    /** The FIFO of waiters and the wait statistics; guarded by the monitor. */
+    private final BudgetWaiters waiters;
+    /** {@link #takeIfAdmits}, made once: admitting waiters allocates only the array of those admitted. */
+    private final LongPredicate take = this::takeIfAdmits;
 
     /**
      * @param capacity the budget, in bytes, at least 1
@@ -72,15 +85,8 @@ public final class ByteBudget {
      * @throws IllegalArgumentException if out of range
      */
     public ByteBudget(long capacity, long lowWatermark, Ticker ticker) {
-        this.ticker = Objects.requireNonNull(ticker);
-        if (capacity < 1) {
-            throw new IllegalArgumentException("capacity must be at least 1: " + capacity);
-        }
-        if (lowWatermark < 0 || lowWatermark >= capacity) {
-            throw new IllegalArgumentException("lowWatermark must be in [0, " + capacity + "): " + lowWatermark);
-        }
-        this.capacity = capacity;
-        this.lowWatermark = lowWatermark;
+        this.waiters = new BudgetWaiters(Objects.requireNonNull(ticker));
+        this.limits = new BudgetLimits(capacity, lowWatermark);
     }
 
     /**
@@ -99,32 +105,41 @@ public final class ByteBudget {
 
     /**
      * Reserves bytes for a connection's next request. On refusal the waiter is queued (once) and
-     * later {@linkplain Waiter#admitted() admitted} with the reservation granted.
+     * later {@linkplain Waiter#admitted() admitted} with the reservation granted. Lock-free while nobody waits.
      *
      * @param waiter the connection
      * @param bytes the estimate, in bytes; clamped to [1, capacity]
      * @return the bytes reserved, or 0 if refused (the waiter is queued)
      */
-    public synchronized long tryReserve(Waiter waiter, long bytes) {
+    public long tryReserve(Waiter waiter, long bytes) {
         Objects.requireNonNull(waiter);
-        long want = clamp(bytes);
-        Entry head = waiters.peekFirst();
-        if (head != null && head.waiter == waiter) {
-            // the head retries by itself: it keeps its place
-            return 0;
-        }
-        if (head == null && admits(want)) {
-            take(want);
-            return want;
-        }
-        for (Entry e : waiters) {
-            if (e.waiter == waiter) {
-                return 0;
+        BudgetLimits l = limits;
+        long want = l.clamp(bytes);
+        long s;
+        while (((s = state) & QUEUED) == 0 && l.admits(s, want)) {
+            if (STATE.compareAndSet(this, s, l.taken(s, want))) {
+                took(usedOf(s) + want, l);
+                return want;
             }
         }
-        waiters.addLast(new Entry(waiter, want, ticker.nanos()));
-        waiting = waiters.size();
-        waitsStarted++;
+        return reserveQueued(waiter, bytes);
+    }
+
+    /** {@link #tryReserve} when someone waits or the budget refuses: under the monitor, queues the waiter. */
+    private synchronized long reserveQueued(Waiter waiter, long bytes) {
+        long want = limits.clamp(bytes);
+        if (waiters.size == 0) {
+            // QUEUED first: every release from now on takes the monitor (and admits us); then re-check the word, which
+            // holds every release before
+            setQueued(true);
+            if (takeIfAdmits(want)) {
+                setQueued(false);
+                return want;
+            }
+        } else if (waiters.contains(waiter)) {
+            return 0; // the head retries by itself: it keeps its place (as does any waiter already queued)
+        }
+        waiters.add(waiter, want);
         return 0;
     }
 
@@ -132,68 +147,81 @@ public final class ByteBudget {
      * Admits a request that was read before its connection held a reservation (the request that
      * upgrades a classic connection to pipelined mode), if the budget admits it now and no connection
      * waits: it must not overtake waiters, nor push the budget past its capacity. Its actual size is
-     * charged, so a request larger than the capacity is admitted only alone.
+     * charged, so a request larger than the capacity is admitted only alone. Lock-free while nobody waits.
      *
      * @param bytes the request's size, in bytes
      * @return true if the bytes are now charged (release them when the response is written); false if
      *     nothing was charged
      */
-    public synchronized boolean tryAdmitRead(long bytes) {
-        if (!waiters.isEmpty() || !admits(clamp(bytes))) {
-            return false;
+    public boolean tryAdmitRead(long bytes) {
+        while (true) {
+            BudgetLimits l = limits;
+            long s = state;
+            if ((s & QUEUED) != 0) {
+                synchronized (this) {
+                    if (waiters.size != 0) {
+                        return false;
+                    }
+                }
+                continue; // a reservation was deciding under the monitor: it has decided
+            }
+            if (!l.admits(s, l.clamp(bytes))) {
+                return false;
+            }
+            long charge = Math.max(0, bytes);
+            if (STATE.compareAndSet(this, s, l.taken(s, charge))) {
+                if (bytes >= l.capacity() && usedOf(s) == 0) {
+                    OVERSIZE.getAndAdd(this, 1L);
+                }
+                took(usedOf(s) + charge, l);
+                return true;
+            }
         }
-        if (bytes >= capacity && used == 0) {
-            oversizeAdmitted++;
-        }
-        take(Math.max(0, bytes));
-        return true;
     }
 
     /**
      * Replaces a reservation by the actual size of the request read (which may be larger: Kafka does
-     * not tell the size before the read).
+     * not tell the size before the read). Lock-free unless the release admits waiters.
      *
      * @param reserved the reservation being settled, in bytes (0 if none: the bytes are charged)
      * @param actual the request's size, in bytes
      */
     public void settle(long reserved, long actual) {
-        if (actual >= capacity) {
-            synchronized (this) {
-                oversizeAdmitted++;
-            }
+        BudgetLimits l = limits;
+        if (actual >= l.capacity()) {
+            OVERSIZE.getAndAdd(this, 1L);
         }
         long delta = actual - reserved;
         if (delta < 0) {
             release(-delta);
         } else if (delta > 0) {
-            synchronized (this) {
-                take(delta);
-            }
+            long s;
+            do {
+                s = state;
+            } while (!STATE.compareAndSet(this, s, l.taken(s, delta)));
+            took(usedOf(s) + delta, l);
         }
     }
 
     /**
-     * Returns bytes to the budget and admits waiters in FIFO order while there is room.
+     * Returns bytes to the budget and admits waiters in FIFO order while there is room. Lock-free while nobody
+     * waits.
      *
      * @param bytes the bytes, as reserved or settled
+     * @throws IllegalStateException if more is released than is in use (nothing changes then)
      */
     public void release(long bytes) {
         if (bytes <= 0) {
             return;
         }
-        Waiter[] admitted;
-        synchronized (this) {
-            used -= bytes;
-            if (used < 0) {
-                throw new IllegalStateException("budget released more than it admitted: used=" + used);
-            }
-            if (saturated && used <= lowWatermark) {
-                saturated = false;
-            }
-            admitted = admitWaiters();
-        }
-        for (Waiter w : admitted) {
-            w.admitted();
+        BudgetLimits l = limits;
+        long s;
+        do {
+            s = state;
+        } while (!STATE.compareAndSet(this, s, l.released(s, bytes)));
+        // our CAS saw QUEUED: the waiters are admitted under the monitor (a waiter queued after it re-checks the word)
+        if ((s & QUEUED) != 0 || limits != l) {
+            reconcile();
         }
     }
 
@@ -205,55 +233,89 @@ public final class ByteBudget {
      *     reservation is then held and must be released by the caller)
      */
     public boolean cancel(Waiter waiter) {
+        if (waiters.size == 0) {
+            return false; // nobody is queued: it never was, or was admitted (before the volatile write we read)
+        }
         Waiter[] admitted;
         boolean removed;
         synchronized (this) {
-            removed = waiters.removeIf(e -> e.waiter == waiter);
-            waiting = waiters.size();
+            removed = waiters.remove(waiter);
             admitted = admitWaiters();
         }
-        for (Waiter w : admitted) {
-            w.admitted();
-        }
+        tell(admitted);
         return removed;
     }
 
+    /** After a change under limits that changed meanwhile, or a release while someone waits: fix and admit. */
+    private void reconcile() {
+        Waiter[] admitted;
+        synchronized (this) {
+            fixSaturation();
+            admitted = admitWaiters();
+        }
+        tell(admitted);
+    }
+
+    private static void tell(Waiter[] admitted) {
+        for (Waiter w : admitted) {
+            w.admitted();
+        }
+    }
+
+    /** Under the monitor: admits waiters from the head while they fit; clears QUEUED once none is left. */
     private Waiter[] admitWaiters() {
-        int n = 0;
-        Waiter[] out = null;
-        Entry head;
-        while ((head = waiters.peekFirst()) != null && admits(head.bytes)) {
-            waiters.pollFirst();
-            waiting = waiters.size();
-            take(head.bytes);
-            waitNanosTotal += ticker.nanos() - head.sinceNanos;
-            if (out == null) {
-                out = new Waiter[Math.min(waiters.size() + 1, 16)];
-            } else if (n == out.length) {
-                out = java.util.Arrays.copyOf(out, n * 2);
+        Waiter[] admitted = waiters.admit(take);
+        if (waiters.size == 0 && (state & QUEUED) != 0) {
+            setQueued(false);
+        }
+        return admitted;
+    }
+
+    /** Under the monitor (whatever QUEUED says): takes the bytes if the budget admits them now. */
+    private boolean takeIfAdmits(long want) {
+        while (true) {
+            BudgetLimits l = limits;
+            long s = state;
+            if (!l.admits(s, want)) {
+                return false;
             }
-            out[n++] = head.waiter;
+            if (STATE.compareAndSet(this, s, l.taken(s, want))) {
+                raisePeak(usedOf(s) + want);
+                return true;
+            }
         }
-        return out == null ? NONE : (n == out.length ? out : java.util.Arrays.copyOf(out, n));
     }
 
-    private static final Waiter[] NONE = new Waiter[0];
-
-    private boolean admits(long want) {
-        if (saturated) {
-            return false;
-        }
-        return used == 0 || used + want <= capacity;
+    /** Under the monitor: sets or clears QUEUED, keeping what concurrent CASes did to the rest of the word. */
+    private void setQueued(boolean queued) {
+        long s;
+        do {
+            s = state;
+        } while (!STATE.compareAndSet(this, s, queued ? s | QUEUED : s & ~QUEUED));
     }
 
-    /** Takes bytes: an admitted reservation, or what a request read exceeds its reservation by (settle). */
-    private void take(long bytes) {
-        used += bytes;
-        if (used > peak) {
-            peak = used;
+    /** Under the monitor: the saturation the current limits give the bytes in use (after a change of limits). */
+    private void fixSaturation() {
+        long s;
+        long n;
+        do {
+            s = state;
+            n = limits.resaturated(s);
+        } while (n != s && !STATE.compareAndSet(this, s, n));
+    }
+
+    /** After a CAS that took bytes under limits {@code l}: the peak, and a reconcile if the limits changed meanwhile. */
+    private void took(long used, BudgetLimits l) {
+        raisePeak(used);
+        if (limits != l) {
+            reconcile();
         }
-        if (used >= capacity) {
-            saturated = true;
+    }
+
+    private void raisePeak(long used) {
+        long p;
+        while (used > (p = peak) && !PEAK.compareAndSet(this, p, used)) {
+            // another thread raised it: compare again
         }
     }
 
@@ -262,12 +324,12 @@ public final class ByteBudget {
      * @return what {@link #tryReserve} reserves for it: clamped to [1, capacity]
      */
     public long clamp(long bytes) {
-        return Math.max(1, Math.min(bytes, capacity));
+        return limits.clamp(bytes);
     }
 
     /** @return the capacity, in bytes */
     public long capacity() {
-        return capacity;
+        return limits.capacity();
     }
 
     /**
@@ -275,64 +337,75 @@ public final class ByteBudget {
      * already admitted stay admitted: if they reach the new capacity the budget is saturated until they fall to the
      * new low watermark; if it grows, the waiters that now fit are admitted at once, in FIFO order. Queued
      * reservations keep the size they were clamped to when they started waiting (a reservation larger than a
-     * shrunk capacity is admitted alone, as usual). Thread: any; {@link Waiter#admitted()} runs on this thread, no
-     * lock held.
+     * shrunk capacity is admitted alone, as usual). A reservation racing the change may be judged by the old
+     * capacity (as if it came just before); the saturation is then corrected at once. Thread: any;
+     * {@link Waiter#admitted()} runs on this thread, no lock held.
      *
      * @param capacity the new budget, in bytes, at least 1
      * @param lowWatermark the new low watermark, in bytes, in {@code [0, capacity)}
      * @throws IllegalArgumentException if out of range; nothing changes then
      */
     public void capacity(long capacity, long lowWatermark) {
-        if (capacity < 1) {
-            throw new IllegalArgumentException("capacity must be at least 1: " + capacity);
-        }
-        if (lowWatermark < 0 || lowWatermark >= capacity) {
-            throw new IllegalArgumentException("lowWatermark must be in [0, " + capacity + "): " + lowWatermark);
-        }
+        BudgetLimits changed = new BudgetLimits(capacity, lowWatermark);
         Waiter[] admitted;
         synchronized (this) {
-            this.capacity = capacity;
-            this.lowWatermark = lowWatermark;
-            if (saturated && used <= lowWatermark) {
-                saturated = false;
-            }
-            if (used >= capacity) {
-                saturated = true;
-            }
+            limits = changed;
+            fixSaturation();
             admitted = admitWaiters();
         }
-        for (Waiter w : admitted) {
-            w.admitted();
+        tell(admitted);
+    }
+
+    /**
+     * The invariants of the class comment, for tests and the connection dump: {@code QUEUED} is set exactly while
+     * someone waits, the head of the queue does not fit now (else a wake-up was lost), and the budget is saturated
+     * only above its low watermark. Takes the monitor.
+     *
+     * @return a description of the first violation, or {@code null} if they hold
+     */
+    public synchronized String invariantViolation() {
+        long s = state;
+        BudgetLimits l = limits;
+        long head = waiters.headBytes();
+        if (((s & QUEUED) != 0) == (head < 0)) {
+            return "queued bit " + ((s & QUEUED) != 0) + " with " + waiters.size + " waiting";
         }
+        if (head >= 0 && l.admits(s, head)) {
+            return "the head waits for " + head + " bytes that fit now: used=" + usedOf(s);
+        }
+        if ((s & SATURATED) != 0 && usedOf(s) <= l.lowWatermark()) {
+            return "saturated at used=" + usedOf(s) + " <= low watermark " + l.lowWatermark();
+        }
+        return null;
     }
 
-    /** @return bytes reserved or admitted now */
-    public synchronized long used() {
-        return used;
+    /** @return bytes reserved or admitted now; takes no lock */
+    public long used() {
+        return usedOf(state);
     }
 
-    /** @return the most bytes ever reserved or admitted at once */
-    public synchronized long peak() {
+    /** @return the most bytes ever reserved or admitted at once; takes no lock */
+    public long peak() {
         return peak;
     }
 
     /** @return connections waiting now; takes no lock (a volatile read) */
     public int waiting() {
-        return waiting;
+        return waiters.size;
     }
 
-    /** @return waits started since creation */
-    public synchronized long waitsStarted() {
-        return waitsStarted;
+    /** @return waits started since creation; takes no lock */
+    public long waitsStarted() {
+        return waiters.started;
     }
 
-    /** @return total time admitted waiters waited, in nanoseconds */
-    public synchronized long waitNanosTotal() {
-        return waitNanosTotal;
+    /** @return total time admitted waiters waited, in nanoseconds; takes no lock */
+    public long waitNanosTotal() {
+        return waiters.waitNanosTotal;
     }
 
-    /** @return requests read that were at least as large as the whole budget (each admitted alone) */
-    public synchronized long oversizeAdmitted() {
+    /** @return requests read that were at least as large as the whole budget (each admitted alone); takes no lock */
+    public long oversizeAdmitted() {
         return oversizeAdmitted;
     }
 }

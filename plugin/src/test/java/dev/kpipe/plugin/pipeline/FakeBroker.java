@@ -480,13 +480,16 @@ final class FakeBroker {
     }
 
     private static final Field CONNECTIONS;
-    /** {@code ByteBudget.waiters} and its entries' fields: the FIFO, read for the checks and the fingerprint. */
+    /** {@code ByteBudget.waiters}, its {@code BudgetWaiters.queue} and its entries' fields: the FIFO, read for the
+     * checks and the fingerprint. */
     private static final Field BUDGET_WAITERS;
+    private static final Field WAITERS_QUEUE;
     private static final Field ENTRY_WAITER;
     private static final Field ENTRY_BYTES;
     /** {@code Reservation.grants}: a delayed admission takes back the grant its callback counted. */
     private static final Field RESERVATION_GRANTS;
-    private static final Field BUDGET_SATURATED;
+    /** {@code ByteBudget.state}: its lowest bit ({@code BudgetLimits.SATURATED}) is the hysteresis state. */
+    private static final Field BUDGET_STATE;
 
     static {
         try {
@@ -494,15 +497,18 @@ final class FakeBroker {
             CONNECTIONS.setAccessible(true);
             BUDGET_WAITERS = ByteBudget.class.getDeclaredField("waiters");
             BUDGET_WAITERS.setAccessible(true);
-            Class<?> entry = Class.forName(ByteBudget.class.getName() + "$Entry");
+            Class<?> waiters = Class.forName("dev.kpipe.backpressure.BudgetWaiters");
+            WAITERS_QUEUE = waiters.getDeclaredField("queue");
+            WAITERS_QUEUE.setAccessible(true);
+            Class<?> entry = Class.forName(waiters.getName() + "$Entry");
             ENTRY_WAITER = entry.getDeclaredField("waiter");
             ENTRY_WAITER.setAccessible(true);
             ENTRY_BYTES = entry.getDeclaredField("bytes");
             ENTRY_BYTES.setAccessible(true);
             RESERVATION_GRANTS = Reservation.class.getDeclaredField("grants");
             RESERVATION_GRANTS.setAccessible(true);
-            BUDGET_SATURATED = ByteBudget.class.getDeclaredField("saturated");
-            BUDGET_SATURATED.setAccessible(true);
+            BUDGET_STATE = ByteBudget.class.getDeclaredField("state");
+            BUDGET_STATE.setAccessible(true);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -914,7 +920,7 @@ final class FakeBroker {
         List<Map.Entry<ByteBudget.Waiter, Long>> out = new ArrayList<>();
         synchronized (budget) {
             try {
-                for (Object e : (ArrayDeque<?>) BUDGET_WAITERS.get(budget)) {
+                for (Object e : (ArrayDeque<?>) WAITERS_QUEUE.get(BUDGET_WAITERS.get(budget))) {
                     out.add(Map.entry((ByteBudget.Waiter) ENTRY_WAITER.get(e), (Long) ENTRY_BYTES.get(e)));
                 }
             } catch (IllegalAccessException e) {
@@ -996,11 +1002,11 @@ final class FakeBroker {
         }
     }
 
-    /** @return {@code ByteBudget.saturated}: the hysteresis state, read for the model's checks and the fingerprint */
+    /** @return {@code ByteBudget}'s saturation: the hysteresis state, read for the model's checks and the fingerprint */
     private boolean budgetSaturated() {
         synchronized (budget) {
             try {
-                return BUDGET_SATURATED.getBoolean(budget);
+                return (BUDGET_STATE.getLong(budget) & 1L) != 0;
             } catch (IllegalAccessException e) {
                 throw new AssertionError(e);
             }
@@ -1625,8 +1631,9 @@ final class FakeBroker {
     // ------------------------------------------------------------------ invariants
 
     /**
-     * After every step: each connection's own invariants hold ({@link ConnectionPipeline#invariantViolation()}, on
-     * the production class); kpipe's bookkeeping matches the broker (a connection kpipe owns is only ever
+     * After every step: the byte budget's invariants hold ({@code ByteBudget.invariantViolation()}: no waiter left
+     * queued while its reservation fits); each connection's own invariants hold
+     * ({@link ConnectionPipeline#invariantViolation()}, on the production class); kpipe's bookkeeping matches the broker (a connection kpipe owns is only ever
      * NOT_MUTED or MUTED in Kafka's state machine, and muted exactly when kpipe thinks so); at most
      * {@code maxInflight} requests in flight per connection; the gauges equal what they count; no
      * plugin fault or classification fallback. The other invariants are checked where they can break:
@@ -1639,6 +1646,10 @@ final class FakeBroker {
         int heldRequests = 0;
         int heldResponses = 0;
         int throttled = 0;
+        String budgetViolation = budget == null ? null : budget.invariantViolation();
+        if (budgetViolation != null) {
+            fail("byte budget: " + budgetViolation);
+        }
         for (ConnectionPipeline cp : owned.values()) {
             Conn c = conn(cp.id);
             String violation = cp.invariantViolation();
