@@ -46,7 +46,7 @@ record BudgetLimits(long capacity, long lowWatermark) {
             return false;
         }
         long u = usedOf(word);
-        return u == 0 || u + want <= capacity;
+        return u == 0 || want <= capacity - u; // not u + want: no overflow whatever the capacity
     }
 
     /**

@@ -39,14 +39,14 @@ final class BudgetWaiters {
         return head == null ? -1 : head.bytes();
     }
 
-    /** @return true if the waiter is queued */
-    boolean contains(ByteBudget.Waiter waiter) {
+    /** @return the bytes the waiter is queued for, or 0 if it is not queued */
+    long bytesOf(ByteBudget.Waiter waiter) {
         for (Entry e : queue) {
             if (e.waiter() == waiter) {
-                return true;
+                return e.bytes();
             }
         }
-        return false;
+        return 0;
     }
 
     /** Queues the waiter at the tail for the bytes; a wait starts now. */

@@ -109,7 +109,9 @@ public final class ByteBudget {
      *
      * @param waiter the connection
      * @param bytes the estimate, in bytes; clamped to [1, capacity]
-     * @return the bytes reserved, or 0 if refused (the waiter is queued)
+     * @return the bytes reserved (&gt; 0); or, refused, minus the bytes the waiter is queued for (&lt; 0), which is
+     *     what its admission later takes: the caller records that size, not its own clamp of {@code bytes}, as the
+     *     capacity may change in between
      */
     public long tryReserve(Waiter waiter, long bytes) {
         Objects.requireNonNull(waiter);
@@ -128,19 +130,30 @@ public final class ByteBudget {
     /** {@link #tryReserve} when someone waits or the budget refuses: under the monitor, queues the waiter. */
     private synchronized long reserveQueued(Waiter waiter, long bytes) {
         long want = limits.clamp(bytes);
-        if (waiters.size == 0) {
-            // QUEUED first: every release from now on takes the monitor (and admits us); then re-check the word, which
-            // holds every release before
-            setQueued(true);
+        if (waiters.size != 0) {
+            long queued = waiters.bytesOf(waiter);
+            if (queued > 0) {
+                return -queued; // the head retries by itself: it keeps its place (as does any waiter already queued)
+            }
+            waiters.add(waiter, want);
+            return -want;
+        }
+        // QUEUED first: every release from now on takes the monitor (and admits us); then re-check the word, which
+        // holds every release before. If anything below throws, QUEUED must not stay set with nobody queued.
+        setQueued(true);
+        boolean queued = false;
+        try {
             if (takeIfAdmits(want)) {
-                setQueued(false);
                 return want;
             }
-        } else if (waiters.contains(waiter)) {
-            return 0; // the head retries by itself: it keeps its place (as does any waiter already queued)
+            waiters.add(waiter, want);
+            queued = true;
+            return -want;
+        } finally {
+            if (!queued) {
+                setQueued(false);
+            }
         }
-        waiters.add(waiter, want);
-        return 0;
     }
 
     /**
@@ -161,6 +174,9 @@ public final class ByteBudget {
                 synchronized (this) {
                     if (waiters.size != 0) {
                         return false;
+                    }
+                    if ((state & QUEUED) != 0) {
+                        setQueued(false); // set with nobody queued and nobody deciding (we hold the monitor): stray
                     }
                 }
                 continue; // a reservation was deciding under the monitor: it has decided

@@ -92,7 +92,7 @@ public final class Reservations {
             return true;
         }
         r.waiting = true;
-        r.wanted = budget.clamp(want);
+        r.wanted = -got; // the size the budget queued, which its admission takes
         return false;
     }
 

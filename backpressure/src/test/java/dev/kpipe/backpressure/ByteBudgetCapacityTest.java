@@ -22,9 +22,9 @@ class ByteBudgetCapacityTest {
         ByteBudget.Waiter first = waiter("first", log);
         ByteBudget.Waiter second = waiter("second", log);
         ByteBudget.Waiter third = waiter("third", log);
-        assertEquals(0, b.tryReserve(first, 50));
-        assertEquals(0, b.tryReserve(second, 50));
-        assertEquals(0, b.tryReserve(third, 50));
+        assertEquals(-50, b.tryReserve(first, 50));
+        assertEquals(-50, b.tryReserve(second, 50));
+        assertEquals(-50, b.tryReserve(third, 50));
 
         b.capacity(200, 180);
 
@@ -41,7 +41,7 @@ class ByteBudgetCapacityTest {
         List<String> log = new ArrayList<>();
         assertEquals(100, b.tryReserve(waiter("holder", log), 100));
         b.release(40);
-        assertEquals(0, b.tryReserve(waiter("w", log), 30), "60 in use, above the low watermark 10: saturated");
+        assertEquals(-30, b.tryReserve(waiter("w", log), 30), "60 in use, above the low watermark 10: saturated");
 
         b.capacity(1000, 900);
 
@@ -57,7 +57,7 @@ class ByteBudgetCapacityTest {
 
         b.capacity(200, 100);
 
-        assertEquals(0, b.tryReserve(waiter("w", log), 10), "300 in use >= the new capacity 200");
+        assertEquals(-10, b.tryReserve(waiter("w", log), 10), "300 in use >= the new capacity 200");
         b.release(150);
         assertEquals(List.of(), log, "150 in use, above the new low watermark 100: saturated, though 10 would fit");
         b.release(50);
@@ -71,7 +71,7 @@ class ByteBudgetCapacityTest {
         List<String> log = new ArrayList<>();
         assertEquals(600, b.tryReserve(waiter("a", log), 600));
         ByteBudget.Waiter big = waiter("big", log);
-        assertEquals(0, b.tryReserve(big, 500));
+        assertEquals(-500, b.tryReserve(big, 500), "queued for 500: what its admission takes and its caller records");
 
         b.capacity(100, 0);
 
@@ -79,6 +79,28 @@ class ByteBudgetCapacityTest {
         b.release(600);
         assertEquals(List.of("big"), log, "admitted alone once the budget is empty");
         assertEquals(500, b.used(), "the size it was clamped to when it started waiting");
+    }
+
+    @Test
+    void aWaiterThatFailsToQueueLeavesNoStrayQueuedBitBehind() {
+        boolean[] failClock = {false};
+        ByteBudget b = new ByteBudget(100, 0, () -> {
+            if (failClock[0]) {
+                throw new IllegalStateException("clock failed");
+            }
+            return 0;
+        });
+        List<String> log = new ArrayList<>();
+        assertEquals(100, b.tryReserve(waiter("holder", log), 100));
+        failClock[0] = true; // queuing reads the clock (the wait's start): it throws half-way through queuing
+        assertThrows(IllegalStateException.class, () -> b.tryReserve(waiter("w", log), 10));
+        failClock[0] = false;
+
+        assertEquals(null, b.invariantViolation());
+        assertEquals(0, b.waiting());
+        b.release(100);
+        assertEquals(true, b.tryAdmitRead(10), "a read is admitted (and does not spin on a stray bit)");
+        assertEquals(10, b.used());
     }
 
     @Test

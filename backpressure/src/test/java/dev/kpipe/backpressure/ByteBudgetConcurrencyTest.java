@@ -137,7 +137,7 @@ class ByteBudgetConcurrencyTest {
                         c.reserved = got;
                     } else {
                         c.waiting = true;
-                        c.wanted = b.clamp(size);
+                        c.wanted = -got;
                     }
                 }
             }

@@ -41,7 +41,7 @@ class ByteBudgetTest {
         Conn a = new Conn("a", log);
         Conn c = new Conn("c", log);
         assertEquals(60, b.tryReserve(a, 60));
-        assertEquals(0, b.tryReserve(c, 60), "60 + 60 > 100");
+        assertEquals(-60, b.tryReserve(c, 60), "60 + 60 > 100: queued for 60");
         assertEquals(1, b.waiting());
         b.release(60);
         assertEquals(List.of("c"), log, "the waiter is admitted on release");
@@ -55,7 +55,7 @@ class ByteBudgetTest {
         Conn small = new Conn("small", log);
         Conn huge = new Conn("huge", log);
         assertEquals(30, b.tryReserve(small, 30));
-        assertEquals(0, b.tryReserve(huge, 10_000));
+        assertEquals(-100, b.tryReserve(huge, 10_000), "queued for the whole budget");
         b.release(30);
         assertEquals(List.of("huge"), log);
         assertEquals(100, b.used(), "clamped to the capacity");
@@ -80,7 +80,7 @@ class ByteBudgetTest {
 
         Conn waiter = new Conn("waiter", new ArrayList<>());
         assertEquals(80, b.tryReserve(waiter, 80));
-        assertEquals(0, b.tryReserve(new Conn("queued", new ArrayList<>()), 30));
+        assertEquals(-30, b.tryReserve(new Conn("queued", new ArrayList<>()), 30));
         assertFalse(b.tryAdmitRead(10), "it fits, but must not overtake a waiter");
         b.release(80);
     }
@@ -108,15 +108,15 @@ class ByteBudgetTest {
         for (int i = 0; i < 5; i++) {
             Conn w = new Conn("w" + i, log);
             waiting.add(w);
-            assertEquals(0, b.tryReserve(w, 20));
+            assertEquals(-20, b.tryReserve(w, 20));
         }
         // a newcomer with a small request must not overtake the queue
         Conn newcomer = new Conn("newcomer", log);
         b.release(100);
         assertEquals(List.of("w0", "w1", "w2", "w3", "w4"), log);
-        assertEquals(0, b.tryReserve(newcomer, 1), "budget is saturated: used=100");
+        assertEquals(-1, b.tryReserve(newcomer, 1), "budget is saturated: used=100");
         b.release(20);
-        assertEquals(0, b.tryReserve(newcomer, 1), "still saturated until the low watermark (0)");
+        assertEquals(-1, b.tryReserve(newcomer, 1), "still saturated until the low watermark (0)");
         b.release(80);
         assertEquals(List.of("w0", "w1", "w2", "w3", "w4", "newcomer"), log);
     }
@@ -129,7 +129,7 @@ class ByteBudgetTest {
         Conn c = new Conn("c", log);
         assertEquals(100, b.tryReserve(a, 100));
         b.release(50);
-        assertEquals(0, b.tryReserve(c, 10), "50 > low watermark 40: saturated, though 10 more would fit");
+        assertEquals(-10, b.tryReserve(c, 10), "50 > low watermark 40: saturated, though 10 more would fit");
         assertEquals(List.of(), log);
         b.release(10);
         assertEquals(List.of("c"), log, "40: no longer saturated");
