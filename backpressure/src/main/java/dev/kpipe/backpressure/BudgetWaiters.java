@@ -11,8 +11,7 @@ import java.util.function.LongPredicate;
 final class BudgetWaiters {
 
     /** A queued reservation: its waiter, its size (bytes, clamped when it started waiting), since when (ns). */
-    private record Entry(ByteBudget.Waiter waiter, long bytes, long sinceNanos) {
-    }
+    private record Entry(ByteBudget.Waiter waiter, long bytes, long sinceNanos) {}
 
     private static final ByteBudget.Waiter[] NONE = new ByteBudget.Waiter[0];
 

@@ -70,10 +70,15 @@ class ByteBudgetConcurrencyTest {
         AtomicReference<Throwable> failure = new AtomicReference<>();
         CyclicBarrier barrier = new CyclicBarrier(THREADS, () -> {
             try {
-                long held = conns.stream().flatMap(List::stream).mapToLong(Conn::held).sum();
+                long held = conns.stream()
+                        .flatMap(List::stream)
+                        .mapToLong(Conn::held)
+                        .sum();
                 assertEquals(held, b.used(), "exact accounting at a barrier");
-                long waiting = conns.stream().flatMap(List::stream)
-                    .filter(c -> c.waiting && c.grants.get() == c.grantsConsumed).count();
+                long waiting = conns.stream()
+                        .flatMap(List::stream)
+                        .filter(c -> c.waiting && c.grants.get() == c.grantsConsumed)
+                        .count();
                 assertEquals(waiting, b.waiting(), "queued in the budget exactly while waiting for a grant");
                 assertTrue(b.waiting() == 0 || b.used() > 0, "a waiter stranded while the budget is empty");
                 assertNull(b.invariantViolation(), "a waiter stranded while the budget has room");
@@ -86,22 +91,24 @@ class ByteBudgetConcurrencyTest {
         for (int t = 0; t < THREADS; t++) {
             List<Conn> mine = conns.get(t);
             Random random = new Random(1403L * (t + 1) + capacity);
-            threads.add(new Thread(() -> {
-                try {
-                    for (int round = 0; round < ROUNDS; round++) {
-                        for (int i = 0; i < OPS_PER_ROUND; i++) {
-                            step(b, mine.get(random.nextInt(mine.size())), random, capacity);
+            threads.add(new Thread(
+                    () -> {
+                        try {
+                            for (int round = 0; round < ROUNDS; round++) {
+                                for (int i = 0; i < OPS_PER_ROUND; i++) {
+                                    step(b, mine.get(random.nextInt(mine.size())), random, capacity);
+                                }
+                                barrier.await(10, TimeUnit.SECONDS);
+                            }
+                            for (Conn c : mine) {
+                                close(b, c);
+                            }
+                        } catch (Throwable e) {
+                            failure.compareAndSet(null, e);
+                            barrier.reset();
                         }
-                        barrier.await(10, TimeUnit.SECONDS);
-                    }
-                    for (Conn c : mine) {
-                        close(b, c);
-                    }
-                } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
-                    barrier.reset();
-                }
-            }, "budget-stress-" + t));
+                    },
+                    "budget-stress-" + t));
         }
         threads.forEach(Thread::start);
         for (Thread t : threads) {

@@ -191,8 +191,8 @@ class ByteBudgetTest {
      * exactly 0 when everything is released.
      */
     @Property(seed = "1403", tries = 300)
-    void accountingIsExactUnderRandomSequences(@ForAll("ops") List<int[]> ops,
-                                               @ForAll @LongRange(min = 10, max = 1000) long capacity) {
+    void accountingIsExactUnderRandomSequences(
+            @ForAll("ops") List<int[]> ops, @ForAll @LongRange(min = 10, max = 1000) long capacity) {
         ByteBudget b = new ByteBudget(capacity, capacity / 2, Ticker.SYSTEM);
         Map<Integer, Held> conns = new HashMap<>();
         for (int[] op : ops) {
@@ -229,7 +229,9 @@ class ByteBudgetTest {
                     c.reserved = 0;
                 }
             }
-            long held = conns.values().stream().mapToLong(h -> h.admitted + h.reserved).sum();
+            long held = conns.values().stream()
+                    .mapToLong(h -> h.admitted + h.reserved)
+                    .sum();
             assertEquals(held, b.used(), "exact accounting");
             assertTrue(b.used() >= 0);
             assertEquals(conns.values().stream().filter(h -> h.waiting).count(), b.waiting());
@@ -248,10 +250,11 @@ class ByteBudgetTest {
     @net.jqwik.api.Provide
     net.jqwik.api.Arbitrary<List<int[]>> ops() {
         return net.jqwik.api.Combinators.combine(
-                net.jqwik.api.Arbitraries.integers().between(0, 3),
-                net.jqwik.api.Arbitraries.integers().between(0, 5),
-                net.jqwik.api.Arbitraries.integers().between(1, 400))
-            .as((op, id, size) -> new int[] {op, id, size})
-            .list().ofMaxSize(200);
+                        net.jqwik.api.Arbitraries.integers().between(0, 3),
+                        net.jqwik.api.Arbitraries.integers().between(0, 5),
+                        net.jqwik.api.Arbitraries.integers().between(1, 400))
+                .as((op, id, size) -> new int[] {op, id, size})
+                .list()
+                .ofMaxSize(200);
     }
 }

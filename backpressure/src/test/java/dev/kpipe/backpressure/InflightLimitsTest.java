@@ -56,10 +56,11 @@ class InflightLimitsTest {
     }
 
     @Property(seed = "1404", tries = 500)
-    void admitsExactlyBelowBothLimits(@ForAll @IntRange(min = 1, max = 1000) int maxRequests,
-                                      @ForAll @LongRange(min = 1, max = 1L << 40) long maxBytes,
-                                      @ForAll @IntRange(min = 0, max = 1100) int inflight,
-                                      @ForAll @LongRange(min = 0, max = 1L << 41) long bytes) {
+    void admitsExactlyBelowBothLimits(
+            @ForAll @IntRange(min = 1, max = 1000) int maxRequests,
+            @ForAll @LongRange(min = 1, max = 1L << 40) long maxBytes,
+            @ForAll @IntRange(min = 0, max = 1100) int inflight,
+            @ForAll @LongRange(min = 0, max = 1L << 41) long bytes) {
         InflightLimits limits = new InflightLimits(maxRequests, maxBytes);
         assertEquals(inflight < maxRequests && bytes < maxBytes, limits.admitsAnother(inflight, bytes));
         assertTrue(limits.admitsAnother(0, 0), "an idle connection always reads its next request");

@@ -6,8 +6,8 @@ import dev.kpipe.backpressure.Ticker;
 import dev.kpipe.plugin.classify.RequestClassifier;
 import dev.kpipe.plugin.classify.TopicPolicy;
 import dev.kpipe.plugin.pipeline.PipelineCoordinator;
-import dev.kpipe.plugin.pipeline.WakeupTimer;
 import dev.kpipe.plugin.pipeline.PipelineStats;
+import dev.kpipe.plugin.pipeline.WakeupTimer;
 import dev.kpipe.spi.Admission;
 import dev.kpipe.spi.MuteEvent;
 import dev.kpipe.spi.NetworkProcessor;
@@ -23,7 +23,6 @@ import org.apache.kafka.common.network.ListenerName;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
-import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.RequestContext;
 import org.apache.kafka.common.requests.RequestHeader;
@@ -69,31 +68,83 @@ public class RequestPathBenchmark {
     private BenchResponse response;
 
     /** A response handle: the benchmark's stand-in for Kafka's {@code SendResponse}. */
-    record BenchResponse(Object request, RequestContext context) {
-    }
+    record BenchResponse(Object request, RequestContext context) {}
 
     /** The least a network processor must do for the plugin: nothing but answer accessors. */
     static final class BenchProcessor implements NetworkProcessor {
         private Object attachment;
         long unmutes;
 
-        @Override public String listenerName() { return "PLAINTEXT"; }
-        @Override public int id() { return 0; }
-        @Override public void mute(String connectionId) { }
-        @Override public void unmute(String connectionId) { unmutes++; }
-        @Override public boolean isOpen(String connectionId) { return true; }
-        @Override public void forward(Object request) { }
-        @Override public void deliverMuteEvent(String connectionId, MuteEvent event) { }
-        @Override public void beginReauthentication(String connectionId, Object reauthentication) { }
-        @Override public Object pollResponse() { return null; }
-        @Override public void close(String connectionId) { }
-        @Override public void discard(Object response) { }
-        @Override public void attach(Object attachment) { this.attachment = attachment; }
-        @Override public Object attachment() { return attachment; }
-        @Override public void wakeup() { }
-        @Override public ResponseKind kindOf(Object response) { return ResponseKind.SEND; }
-        @Override public Object requestOf(Object response) { return ((BenchResponse) response).request(); }
-        @Override public RequestContext contextOf(Object request) { return context; }
+        @Override
+        public String listenerName() {
+            return "PLAINTEXT";
+        }
+
+        @Override
+        public int id() {
+            return 0;
+        }
+
+        @Override
+        public void mute(String connectionId) {}
+
+        @Override
+        public void unmute(String connectionId) {
+            unmutes++;
+        }
+
+        @Override
+        public boolean isOpen(String connectionId) {
+            return true;
+        }
+
+        @Override
+        public void forward(Object request) {}
+
+        @Override
+        public void deliverMuteEvent(String connectionId, MuteEvent event) {}
+
+        @Override
+        public void beginReauthentication(String connectionId, Object reauthentication) {}
+
+        @Override
+        public Object pollResponse() {
+            return null;
+        }
+
+        @Override
+        public void close(String connectionId) {}
+
+        @Override
+        public void discard(Object response) {}
+
+        @Override
+        public void attach(Object attachment) {
+            this.attachment = attachment;
+        }
+
+        @Override
+        public Object attachment() {
+            return attachment;
+        }
+
+        @Override
+        public void wakeup() {}
+
+        @Override
+        public ResponseKind kindOf(Object response) {
+            return ResponseKind.SEND;
+        }
+
+        @Override
+        public Object requestOf(Object response) {
+            return ((BenchResponse) response).request();
+        }
+
+        @Override
+        public RequestContext contextOf(Object request) {
+            return context;
+        }
 
         RequestContext context;
     }
@@ -101,21 +152,41 @@ public class RequestPathBenchmark {
     @Setup
     public void setup() throws Exception {
         classifier = new RequestClassifier(new TopicPolicy(Pattern.compile(".*"), null));
-        coordinator = new PipelineCoordinator(classifier, new InflightLimits(16, 64L << 20),
-            new ByteBudget(100L << 20, 90L << 20, Ticker.SYSTEM), new PipelineStats(), Ticker.SYSTEM,
-            WakeupTimer.daemon());
+        coordinator = new PipelineCoordinator(
+                classifier,
+                new InflightLimits(16, 64L << 20),
+                new ByteBudget(100L << 20, 90L << 20, Ticker.SYSTEM),
+                new PipelineStats(),
+                Ticker.SYSTEM,
+                WakeupTimer.daemon());
         processor = new BenchProcessor();
         ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
-        topics.add(new ProduceRequestData.TopicProduceData().setName("bench").setPartitionData(java.util.List.of(
-            new ProduceRequestData.PartitionProduceData().setIndex(0).setRecords(
-                MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(new byte[1024]))))));
+        topics.add(new ProduceRequestData.TopicProduceData()
+                .setName("bench")
+                .setPartitionData(java.util.List.of(new ProduceRequestData.PartitionProduceData()
+                        .setIndex(0)
+                        .setRecords(MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(new byte[1024]))))));
         short version = 12;
-        body = new ProduceRequest.Builder(version, version, new ProduceRequestData().setAcks((short) -1)
-            .setTimeoutMs(30_000).setTopicData(topics)).build(version);
+        body = new ProduceRequest.Builder(
+                        version,
+                        version,
+                        new ProduceRequestData()
+                                .setAcks((short) -1)
+                                .setTimeoutMs(30_000)
+                                .setTopicData(topics))
+                .build(version);
         RequestHeader header = new RequestHeader(ApiKeys.PRODUCE, version, "bench", 1);
-        context = new RequestContext(header, CONNECTION, InetAddress.getLoopbackAddress(), Optional.of(50000),
-            KafkaPrincipal.ANONYMOUS, ListenerName.normalised("PLAINTEXT"), SecurityProtocol.PLAINTEXT,
-            ClientInformation.EMPTY, false, Optional.empty());
+        context = new RequestContext(
+                header,
+                CONNECTION,
+                InetAddress.getLoopbackAddress(),
+                Optional.of(50000),
+                KafkaPrincipal.ANONYMOUS,
+                ListenerName.normalised("PLAINTEXT"),
+                SecurityProtocol.PLAINTEXT,
+                ClientInformation.EMPTY,
+                false,
+                Optional.empty());
         processor.context = context;
         request = new Object();
         response = new BenchResponse(request, context);
@@ -152,5 +223,4 @@ public class RequestPathBenchmark {
         coordinator.onProcessorRound(processor);
         return out;
     }
-
 }

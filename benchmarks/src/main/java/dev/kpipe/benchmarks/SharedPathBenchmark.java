@@ -6,8 +6,8 @@ import dev.kpipe.backpressure.Ticker;
 import dev.kpipe.plugin.classify.RequestClassifier;
 import dev.kpipe.plugin.classify.TopicPolicy;
 import dev.kpipe.plugin.pipeline.PipelineCoordinator;
-import dev.kpipe.plugin.pipeline.WakeupTimer;
 import dev.kpipe.plugin.pipeline.PipelineStats;
+import dev.kpipe.plugin.pipeline.WakeupTimer;
 import dev.kpipe.spi.Admission;
 import dev.kpipe.spi.MuteEvent;
 import java.net.InetAddress;
@@ -65,16 +65,29 @@ public class SharedPathBenchmark {
         @Setup
         public void setup() {
             RequestClassifier classifier = new RequestClassifier(new TopicPolicy(Pattern.compile(".*"), null));
-            coordinator = new PipelineCoordinator(classifier, new InflightLimits(16, 64L << 20),
-                new ByteBudget(100L << 20, 90L << 20, Ticker.SYSTEM), new PipelineStats(), Ticker.SYSTEM,
-                WakeupTimer.daemon());
+            coordinator = new PipelineCoordinator(
+                    classifier,
+                    new InflightLimits(16, 64L << 20),
+                    new ByteBudget(100L << 20, 90L << 20, Ticker.SYSTEM),
+                    new PipelineStats(),
+                    Ticker.SYSTEM,
+                    WakeupTimer.daemon());
             ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
-            topics.add(new ProduceRequestData.TopicProduceData().setName("bench").setPartitionData(java.util.List.of(
-                new ProduceRequestData.PartitionProduceData().setIndex(0).setRecords(
-                    MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(new byte[1024]))))));
+            topics.add(new ProduceRequestData.TopicProduceData()
+                    .setName("bench")
+                    .setPartitionData(java.util.List.of(new ProduceRequestData.PartitionProduceData()
+                            .setIndex(0)
+                            .setRecords(
+                                    MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(new byte[1024]))))));
             short version = 12;
-            body = new ProduceRequest.Builder(version, version, new ProduceRequestData().setAcks((short) -1)
-                .setTimeoutMs(30_000).setTopicData(topics)).build(version);
+            body = new ProduceRequest.Builder(
+                            version,
+                            version,
+                            new ProduceRequestData()
+                                    .setAcks((short) -1)
+                                    .setTimeoutMs(30_000)
+                                    .setTopicData(topics))
+                    .build(version);
         }
     }
 
@@ -92,9 +105,17 @@ public class SharedPathBenchmark {
             int index = shared.threads.getAndIncrement();
             connection = "127.0.0.1:9092-127.0.0.1:" + (50000 + index) + "-" + index;
             RequestHeader header = new RequestHeader(ApiKeys.PRODUCE, (short) 12, "bench", 1);
-            context = new RequestContext(header, connection, InetAddress.getLoopbackAddress(), Optional.of(50000 + index),
-                KafkaPrincipal.ANONYMOUS, ListenerName.normalised("PLAINTEXT"), SecurityProtocol.PLAINTEXT,
-                ClientInformation.EMPTY, false, Optional.empty());
+            context = new RequestContext(
+                    header,
+                    connection,
+                    InetAddress.getLoopbackAddress(),
+                    Optional.of(50000 + index),
+                    KafkaPrincipal.ANONYMOUS,
+                    ListenerName.normalised("PLAINTEXT"),
+                    SecurityProtocol.PLAINTEXT,
+                    ClientInformation.EMPTY,
+                    false,
+                    Optional.empty());
             processor = new RequestPathBenchmark.BenchProcessor();
             processor.context = context;
             request = new Object();

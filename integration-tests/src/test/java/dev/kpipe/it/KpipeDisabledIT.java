@@ -16,19 +16,21 @@ import org.junit.jupiter.api.Test;
 @KafkaCluster(nodes = 1, kpipe = false)
 class KpipeDisabledIT {
 
-  @Test
-  void idempotentProducerRoundTripOf10kRecordsKeepsContentAndPerPartitionOrder(Cluster cluster) throws Exception {
-    RoundTrip.Acks acks = RoundTrip.produce(cluster, "disabled", 3, (short) 1, 10_000);
-    RoundTrip.consumeAndVerify(cluster, "disabled", List.of(acks), Duration.ofSeconds(60));
-  }
+    @Test
+    void idempotentProducerRoundTripOf10kRecordsKeepsContentAndPerPartitionOrder(Cluster cluster) throws Exception {
+        RoundTrip.Acks acks = RoundTrip.produce(cluster, "disabled", 3, (short) 1, 10_000);
+        RoundTrip.consumeAndVerify(cluster, "disabled", List.of(acks), Duration.ofSeconds(60));
+    }
 
-  @Test
-  void pluginIsInstalledButDoesNotStart(Cluster cluster) {
-    assertTrue(Files.isRegularFile(cluster.libsDir().resolve(cluster.settings().pluginJar().getFileName())),
-        "kpipe jar in the broker's libs/");
-    Properties config = cluster.node(1).config();
-    assertEquals(ClusterSpec.KPIPE_PLUGIN_CLASS, config.getProperty("metric.reporters"));
-    assertEquals("false", config.getProperty("kpipe.enable"));
-    assertEquals(List.of(), KpipeLog.startedLines(cluster.node(1).log()), "no 'kpipe ... started' line");
-  }
+    @Test
+    void pluginIsInstalledButDoesNotStart(Cluster cluster) {
+        assertTrue(
+                Files.isRegularFile(
+                        cluster.libsDir().resolve(cluster.settings().pluginJar().getFileName())),
+                "kpipe jar in the broker's libs/");
+        Properties config = cluster.node(1).config();
+        assertEquals(ClusterSpec.KPIPE_PLUGIN_CLASS, config.getProperty("metric.reporters"));
+        assertEquals("false", config.getProperty("kpipe.enable"));
+        assertEquals(List.of(), KpipeLog.startedLines(cluster.node(1).log()), "no 'kpipe ... started' line");
+    }
 }

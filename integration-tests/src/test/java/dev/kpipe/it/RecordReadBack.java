@@ -41,16 +41,19 @@ public final class RecordReadBack {
     /** How long one {@code poll} waits for records. */
     private static final Duration POLL = Duration.ofMillis(500);
 
-    private RecordReadBack() {
-    }
+    private RecordReadBack() {}
 
     /**
      * {@link #readToEnd(Map, String, Deserializer, Deserializer, Duration, Consumer)} with the cluster's client
      * config.
      */
-    public static <K, V> Counts readToEnd(Cluster cluster, String topic, Deserializer<K> keys,
-                                          Deserializer<V> values, Duration timeout,
-                                          Consumer<ConsumerRecord<K, V>> check) {
+    public static <K, V> Counts readToEnd(
+            Cluster cluster,
+            String topic,
+            Deserializer<K> keys,
+            Deserializer<V> values,
+            Duration timeout,
+            Consumer<ConsumerRecord<K, V>> check) {
         return readToEnd(cluster.clientConfig(), topic, keys, values, timeout, check);
     }
 
@@ -72,27 +75,32 @@ public final class RecordReadBack {
      * @throws org.apache.kafka.common.KafkaException what the consumer throws (e.g. a {@code TimeoutException} for
      *     metadata or end offsets)
      */
-    public static <K, V> Counts readToEnd(Map<String, Object> consumerConfig, String topic, Deserializer<K> keys,
-                                          Deserializer<V> values, Duration timeout,
-                                          Consumer<ConsumerRecord<K, V>> check) {
+    public static <K, V> Counts readToEnd(
+            Map<String, Object> consumerConfig,
+            String topic,
+            Deserializer<K> keys,
+            Deserializer<V> values,
+            Duration timeout,
+            Consumer<ConsumerRecord<K, V>> check) {
         Map<String, Object> cfg = new HashMap<>(consumerConfig);
         cfg.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
         long deadline = System.nanoTime() + timeout.toNanos();
         try (KafkaConsumer<K, V> consumer = new KafkaConsumer<>(cfg, keys, values)) {
             List<TopicPartition> tps = consumer.partitionsFor(topic, timeout).stream()
-                .sorted(Comparator.comparingInt(PartitionInfo::partition))
-                .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
+                    .sorted(Comparator.comparingInt(PartitionInfo::partition))
+                    .map(p -> new TopicPartition(p.topic(), p.partition()))
+                    .toList();
             assertFalse(tps.isEmpty(), "topic " + topic + " has partitions");
             consumer.assign(tps);
             consumer.seekToBeginning(tps);
-            Map<TopicPartition, Long> end = consumer.endOffsets(tps,
-                Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+            Map<TopicPartition, Long> end =
+                    consumer.endOffsets(tps, Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
             long[] perPartition = new long[tps.size()];
             while (tps.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
                 if (System.nanoTime() > deadline) {
                     fail("read " + Arrays.stream(perPartition).sum() + " records of " + topic + " (per partition "
-                        + Arrays.toString(perPartition) + ") without reaching the end offsets " + end + " within "
-                        + timeout.toSeconds() + " s");
+                            + Arrays.toString(perPartition) + ") without reaching the end offsets " + end + " within "
+                            + timeout.toSeconds() + " s");
                 }
                 for (ConsumerRecord<K, V> r : consumer.poll(POLL)) {
                     check.accept(r);
@@ -115,13 +123,16 @@ public final class RecordReadBack {
      *     does not reach {@code offset} within {@code timeout}
      */
     public static long awaitHighWatermark(Cluster cluster, TopicPartition tp, long offset, Duration timeout)
-        throws InterruptedException {
+            throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         long seen = -1;
         while (true) {
             try {
-                seen = cluster.admin().listOffsets(Map.of(tp, OffsetSpec.latest())).partitionResult(tp)
-                    .get(5, TimeUnit.SECONDS).offset();
+                seen = cluster.admin()
+                        .listOffsets(Map.of(tp, OffsetSpec.latest()))
+                        .partitionResult(tp)
+                        .get(5, TimeUnit.SECONDS)
+                        .offset();
             } catch (ExecutionException | TimeoutException e) {
                 // leader moving or a slow answer: asked again below until the deadline
             }
@@ -130,7 +141,7 @@ public final class RecordReadBack {
             }
             if (System.nanoTime() > deadline) {
                 fail("the high watermark of " + tp + " is " + seen + ", not " + offset + ", after "
-                    + timeout.toSeconds() + " s");
+                        + timeout.toSeconds() + " s");
             }
             Thread.sleep(50);
         }
@@ -163,6 +174,7 @@ public final class RecordReadBack {
         private final long[] counts;
         /** 0: strictly increasing, {@code next} holds the last one seen; else the distance between consecutive ones. */
         private final long step;
+
         private final IntFunction<String> name;
 
         private Order(long[] next, long step, IntFunction<String> name) {
@@ -208,11 +220,14 @@ public final class RecordReadBack {
          * @throws AssertionError (opentest4j's {@code AssertionFailedError}) if it is not, or the stream is unknown
          */
         public void next(int stream, long seq) {
-            assertTrue(stream >= 0 && stream < next.length, () -> "stream " + stream + " (of " + next.length
-                + ") for sequence number " + seq);
+            assertTrue(
+                    stream >= 0 && stream < next.length,
+                    () -> "stream " + stream + " (of " + next.length + ") for sequence number " + seq);
             if (step == 0) {
-                assertTrue(seq > next[stream], () -> name.apply(stream) + ": " + seq + " after " + next[stream]
-                    + ": out of order or duplicated");
+                assertTrue(
+                        seq > next[stream],
+                        () -> name.apply(stream) + ": " + seq + " after " + next[stream]
+                                + ": out of order or duplicated");
                 next[stream] = seq;
             } else {
                 assertEquals(next[stream], seq, () -> name.apply(stream) + ": out of order, duplicated or missing");

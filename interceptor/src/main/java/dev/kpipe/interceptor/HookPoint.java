@@ -17,8 +17,22 @@ import java.util.Map;
 public record HookPoint(String className, String member, String... parameterTypes) {
 
     private static final Map<String, Class<?>> PRIMITIVES = Map.of(
-        "boolean", boolean.class, "byte", byte.class, "char", char.class, "short", short.class,
-        "int", int.class, "long", long.class, "float", float.class, "double", double.class);
+            "boolean",
+            boolean.class,
+            "byte",
+            byte.class,
+            "char",
+            char.class,
+            "short",
+            short.class,
+            "int",
+            int.class,
+            "long",
+            long.class,
+            "float",
+            float.class,
+            "double",
+            double.class);
 
     /**
      * @param className the class
@@ -92,7 +106,7 @@ public record HookPoint(String className, String member, String... parameterType
             return className;
         }
         return parameterTypes == null
-            ? className + "." + member
-            : className + "." + member + "(" + String.join(", ", Arrays.asList(parameterTypes)) + ")";
+                ? className + "." + member
+                : className + "." + member + "(" + String.join(", ", Arrays.asList(parameterTypes)) + ")";
     }
 }

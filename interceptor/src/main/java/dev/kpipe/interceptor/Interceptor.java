@@ -53,8 +53,7 @@ public final class Interceptor {
         BINDINGS = Collections.unmodifiableMap(m);
     }
 
-    private Interceptor() {
-    }
+    private Interceptor() {}
 
     /** A Kafka version line's binding: its hook points and its advice. */
     public interface Binding {
@@ -77,8 +76,7 @@ public final class Interceptor {
         }
 
         /** Leaves the deferred-dispatch hooks out of {@link #advise} and {@link #transformedClasses()}; install only. */
-        default void disableDeferredDispatch() {
-        }
+        default void disableDeferredDispatch() {}
 
         /** @return whether the deferred-dispatch hooks are installed with the others */
         default boolean deferredDispatch() {
@@ -98,8 +96,7 @@ public final class Interceptor {
          *
          * @throws UnsupportedBrokerException if an accessor cannot be linked
          */
-        default void link() throws UnsupportedBrokerException {
-        }
+        default void link() throws UnsupportedBrokerException {}
 
         /**
          * Points the installed advice at the listener.
@@ -123,21 +120,24 @@ public final class Interceptor {
     public static Binding bindingFor(String version) throws UnsupportedBrokerException {
         String className = BINDINGS.get(versionLine(version));
         if (className == null) {
-            throw new UnsupportedBrokerException("kpipe does not support Kafka " + version
-                + " (supported: " + supportedVersions() + ")");
+            throw new UnsupportedBrokerException(
+                    "kpipe does not support Kafka " + version + " (supported: " + supportedVersions() + ")");
         }
         try {
             return Class.forName(className, true, Interceptor.class.getClassLoader())
-                .asSubclass(Binding.class).getDeclaredConstructor().newInstance();
+                    .asSubclass(Binding.class)
+                    .getDeclaredConstructor()
+                    .newInstance();
         } catch (ReflectiveOperationException | LinkageError | ClassCastException e) {
             throw new UnsupportedBrokerException("kpipe cannot hook Kafka " + version + ": its binding " + className
-                + " is missing from the kpipe jar or cannot be loaded (" + e + ")");
+                    + " is missing from the kpipe jar or cannot be loaded (" + e + ")");
         }
     }
 
     /** @return the supported version lines, e.g. {@code 3.8.x, 3.9.x, 4.0.x, ...} */
     public static String supportedVersions() {
-        return String.join(", ", BINDINGS.keySet().stream().map(line -> line + ".x").toList());
+        return String.join(
+                ", ", BINDINGS.keySet().stream().map(line -> line + ".x").toList());
     }
 
     /** @return {@code major.minor} of a version such as {@code 4.4.0} or {@code 4.4.0-SNAPSHOT}, else the input */
@@ -158,14 +158,15 @@ public final class Interceptor {
      * @throws UnsupportedBrokerException if the version is not supported or a hook point is missing;
      *     the broker is unchanged then
      */
-    public static Binding install(Instrumentation inst, ClassLoader loader, NetworkEventListener listener,
-                                  Predicate<String> listenerFilter) throws UnsupportedBrokerException {
+    public static Binding install(
+            Instrumentation inst, ClassLoader loader, NetworkEventListener listener, Predicate<String> listenerFilter)
+            throws UnsupportedBrokerException {
         String version = KafkaVersion.of(loader);
         Binding binding = bindingFor(version);
         List<String> missing = HookPoint.missing(loader, binding.hookPoints());
         if (!missing.isEmpty()) {
-            throw new UnsupportedBrokerException("kpipe cannot hook Kafka " + version
-                + ": missing hook point(s) " + missing);
+            throw new UnsupportedBrokerException(
+                    "kpipe cannot hook Kafka " + version + ": missing hook point(s) " + missing);
         }
         binding.link();
         List<String> missingDeferred = HookPoint.missing(loader, binding.deferredDispatchHookPoints());
@@ -173,14 +174,18 @@ public final class Interceptor {
             binding.disableDeferredDispatch();
         }
         try {
-            listener.onDeferredDispatchSupport(binding.deferredDispatch(), binding.deferredDispatch() ? ""
-                : "Kafka " + version + " lacks " + (missingDeferred.isEmpty() ? "the hook points" : missingDeferred));
+            listener.onDeferredDispatchSupport(
+                    binding.deferredDispatch(),
+                    binding.deferredDispatch()
+                            ? ""
+                            : "Kafka " + version + " lacks "
+                                    + (missingDeferred.isEmpty() ? "the hook points" : missingDeferred));
         } catch (RuntimeException e) {
             hookFault();
         }
         if (!inst.isRetransformClassesSupported()) {
-            throw new UnsupportedBrokerException("kpipe cannot hook Kafka " + version
-                + ": the JVM does not support class retransformation");
+            throw new UnsupportedBrokerException(
+                    "kpipe cannot hook Kafka " + version + ": the JVM does not support class retransformation");
         }
         List<String> transformed = new ArrayList<>();
         List<String> errors = new ArrayList<>();
@@ -188,27 +193,31 @@ public final class Interceptor {
         // KafkaRequestHandler.wrapAsyncCallback, a Scala lambda body) is synthetic. The matchers name every advised
         // method exactly, so ignoring none adds no other method.
         AgentBuilder builder = new AgentBuilder.Default(new ByteBuddy().ignore(ElementMatchers.none()))
-            .disableClassFormatChanges()
-            .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
-            .with(AgentBuilder.InitializationStrategy.NoOp.INSTANCE)
-            .with(AgentBuilder.TypeStrategy.Default.REDEFINE)
-            .with(new AgentBuilder.Listener.Adapter() {
-                @Override
-                public void onTransformation(TypeDescription type, ClassLoader cl, JavaModule module,
-                                             boolean loaded, DynamicType dynamicType) {
-                    synchronized (transformed) {
-                        transformed.add(type.getName());
+                .disableClassFormatChanges()
+                .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
+                .with(AgentBuilder.InitializationStrategy.NoOp.INSTANCE)
+                .with(AgentBuilder.TypeStrategy.Default.REDEFINE)
+                .with(new AgentBuilder.Listener.Adapter() {
+                    @Override
+                    public void onTransformation(
+                            TypeDescription type,
+                            ClassLoader cl,
+                            JavaModule module,
+                            boolean loaded,
+                            DynamicType dynamicType) {
+                        synchronized (transformed) {
+                            transformed.add(type.getName());
+                        }
                     }
-                }
 
-                @Override
-                public void onError(String typeName, ClassLoader cl, JavaModule module, boolean loaded,
-                                    Throwable throwable) {
-                    synchronized (errors) {
-                        errors.add(typeName + ": " + throwable);
+                    @Override
+                    public void onError(
+                            String typeName, ClassLoader cl, JavaModule module, boolean loaded, Throwable throwable) {
+                        synchronized (errors) {
+                            errors.add(typeName + ": " + throwable);
+                        }
                     }
-                }
-            });
+                });
         // Activate before transforming, so that no transformed method ever runs without the listener.
         binding.activate(listener, listenerFilter);
         ResettableClassFileTransformer transformer = binding.advise(builder).installOn(inst);
@@ -219,8 +228,8 @@ public final class Interceptor {
         if (!errors.isEmpty() || !notTransformed.isEmpty()) {
             transformer.reset(inst, AgentBuilder.RedefinitionStrategy.RETRANSFORMATION);
             binding.activate(null, listenerFilter);
-            throw new UnsupportedBrokerException("kpipe cannot hook Kafka " + version
-                + ": not transformed " + notTransformed + (errors.isEmpty() ? "" : ", errors " + errors));
+            throw new UnsupportedBrokerException("kpipe cannot hook Kafka " + version + ": not transformed "
+                    + notTransformed + (errors.isEmpty() ? "" : ", errors " + errors));
         }
         return binding;
     }

@@ -6,8 +6,7 @@ import java.util.Properties;
 
 /** The version of the Kafka broker kpipe runs in, read from kafka-clients' version resource. */
 public final class KafkaVersion {
-    private KafkaVersion() {
-    }
+    private KafkaVersion() {}
 
     /**
      * Thread: any.

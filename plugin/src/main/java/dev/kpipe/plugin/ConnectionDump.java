@@ -42,13 +42,14 @@ final class ConnectionDump {
      */
     static final int MAX_LINE_CHARS = 1_700;
 
-    private static final Comparator<ConnectionSnapshot> OLDEST_FIRST = Comparator
-        .comparingLong(ConnectionSnapshot::oldestInflightNanos).reversed()
-        .thenComparing(Comparator.comparingLong(ConnectionSnapshot::pipelinedNanos).reversed())
-        .thenComparing(ConnectionSnapshot::connectionId);
+    private static final Comparator<ConnectionSnapshot> OLDEST_FIRST = Comparator.comparingLong(
+                    ConnectionSnapshot::oldestInflightNanos)
+            .reversed()
+            .thenComparing(
+                    Comparator.comparingLong(ConnectionSnapshot::pipelinedNanos).reversed())
+            .thenComparing(ConnectionSnapshot::connectionId);
 
-    private ConnectionDump() {
-    }
+    private ConnectionDump() {}
 
     /**
      * @param connections every connection kpipe owns now
@@ -60,8 +61,13 @@ final class ConnectionDump {
         sorted.sort(OLDEST_FIRST);
         int listed = Math.min(limit, sorted.size());
         StringBuilder out = new StringBuilder(128 + listed * 320);
-        out.append("kpipe connections: ").append(sorted.size()).append(" pipelined, ").append(listed)
-            .append(" listed (at most ").append(limit).append(", oldest request in flight first)\n");
+        out.append("kpipe connections: ")
+                .append(sorted.size())
+                .append(" pipelined, ")
+                .append(listed)
+                .append(" listed (at most ")
+                .append(limit)
+                .append(", oldest request in flight first)\n");
         for (int i = 0; i < listed; i++) {
             line(out, sorted.get(i));
         }
@@ -76,18 +82,28 @@ final class ConnectionDump {
         field(out, "listener", c.listener()).append(' ');
         field(out, "principal", c.principal()).append(' ');
         field(out, "client.id", c.clientId()).append(' ');
-        field(out, "client.software", c.softwareName() == null ? null
-            : c.softwareName() + "/" + c.softwareVersion()).append(' ');
+        field(out, "client.software", c.softwareName() == null ? null : c.softwareName() + "/" + c.softwareVersion())
+                .append(' ');
         field(out, "state", c.state()).append(' ');
-        out.append("inflight.requests=").append(c.inflightRequests())
-            .append(" inflight.bytes=").append(c.inflightBytes())
-            .append(" held.responses=").append(c.heldResponses())
-            .append(" oldest.inflight.ms=").append(c.oldestInflightNanos() < 0 ? "-"
-                : Long.toString(c.oldestInflightNanos() / 1_000_000))
-            .append(" pipelined.ms=").append(c.pipelinedNanos() / 1_000_000)
-            .append(" waiting=").append(c.waitReasons().isEmpty() ? "reading"
-                : c.waitReasons().stream().sorted().map(WaitReason::label).collect(Collectors.joining(",")))
-            .append('\n');
+        out.append("inflight.requests=")
+                .append(c.inflightRequests())
+                .append(" inflight.bytes=")
+                .append(c.inflightBytes())
+                .append(" held.responses=")
+                .append(c.heldResponses())
+                .append(" oldest.inflight.ms=")
+                .append(c.oldestInflightNanos() < 0 ? "-" : Long.toString(c.oldestInflightNanos() / 1_000_000))
+                .append(" pipelined.ms=")
+                .append(c.pipelinedNanos() / 1_000_000)
+                .append(" waiting=")
+                .append(
+                        c.waitReasons().isEmpty()
+                                ? "reading"
+                                : c.waitReasons().stream()
+                                        .sorted()
+                                        .map(WaitReason::label)
+                                        .collect(Collectors.joining(",")))
+                .append('\n');
     }
 
     private static StringBuilder field(StringBuilder out, String key, String value) {
@@ -106,8 +122,9 @@ final class ConnectionDump {
         int start = out.length();
         for (int i = 0; i < value.length(); i++) {
             char ch = value.charAt(i);
-            boolean pair = Character.isHighSurrogate(ch) && i + 1 < value.length()
-                && Character.isLowSurrogate(value.charAt(i + 1));
+            boolean pair = Character.isHighSurrogate(ch)
+                    && i + 1 < value.length()
+                    && Character.isLowSurrogate(value.charAt(i + 1));
             int width = ch == '"' || ch == '\\' || pair ? 2 : 1;
             if (out.length() - start + width > MAX_VALUE_CHARS) {
                 out.append("...");

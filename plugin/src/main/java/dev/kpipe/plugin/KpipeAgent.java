@@ -11,8 +11,7 @@ import java.lang.instrument.Instrumentation;
 public final class KpipeAgent {
     private static volatile Instrumentation instrumentation;
 
-    private KpipeAgent() {
-    }
+    private KpipeAgent() {}
 
     /**
      * Called by the JVM before {@code main}.

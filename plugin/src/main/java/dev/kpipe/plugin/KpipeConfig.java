@@ -67,84 +67,137 @@ public final class KpipeConfig extends AbstractConfig {
      * {@value #STORAGE_PRESSURE_CLASS}) are read at start-up only: Kafka stores a dynamic value for them but never
      * hands it to kpipe. In definition order.
      */
-    public static final Set<String> RECONFIGURABLE_CONFIGS = java.util.Collections.unmodifiableSet(
-        new java.util.LinkedHashSet<>(List.of(ENABLE, MAX_INFLIGHT_REQUESTS_PER_CONNECTION,
-            MAX_INFLIGHT_BYTES_PER_CONNECTION, MAX_INFLIGHT_BYTES, MAX_DELAYED_PRODUCE_REQUESTS, TOPICS_INCLUDE,
-            TOPICS_EXCLUDE, TRANSACTIONS_PIPELINED)));
+    public static final Set<String> RECONFIGURABLE_CONFIGS =
+            java.util.Collections.unmodifiableSet(new java.util.LinkedHashSet<>(List.of(
+                    ENABLE,
+                    MAX_INFLIGHT_REQUESTS_PER_CONNECTION,
+                    MAX_INFLIGHT_BYTES_PER_CONNECTION,
+                    MAX_INFLIGHT_BYTES,
+                    MAX_DELAYED_PRODUCE_REQUESTS,
+                    TOPICS_INCLUDE,
+                    TOPICS_EXCLUDE,
+                    TRANSACTIONS_PIPELINED)));
 
     /**
      * The unit of each setting that counts something, for the settings table of the documentation (generated from
      * {@link #CONFIG_DEF}, {@link #UNITS} and {@link #RECONFIGURABLE_CONFIGS}); a key without a unit is absent.
      */
     public static final Map<String, String> UNITS = Map.of(
-        LISTENERS, "listener names",
-        MAX_INFLIGHT_REQUESTS_PER_CONNECTION, "requests",
-        MAX_INFLIGHT_BYTES_PER_CONNECTION, "bytes",
-        MAX_INFLIGHT_BYTES, "bytes",
-        MAX_DELAYED_PRODUCE_REQUESTS, "requests");
+            LISTENERS, "listener names",
+            MAX_INFLIGHT_REQUESTS_PER_CONNECTION, "requests",
+            MAX_INFLIGHT_BYTES_PER_CONNECTION, "bytes",
+            MAX_INFLIGHT_BYTES, "bytes",
+            MAX_DELAYED_PRODUCE_REQUESTS, "requests");
 
     /**
      * The definitions of every {@code kpipe.*} key. The documentation strings are the "meaning" column of the
      * README's settings table (generated; see {@code KpipeDocsTest}).
      */
     public static final ConfigDef CONFIG_DEF = new ConfigDef()
-        .define(ENABLE, Type.BOOLEAN, false, Importance.HIGH,
-            "Turn pipelining on for the broker listeners. Set to false at runtime: no connection is upgraded any more "
-                + "and every pipelined connection drains (its responses in flight are all written, in order) and "
-                + "becomes classic; true again: connections upgrade on their next produce. A broker started with false "
-                + "installs kpipe's hooks in the background when it is first set to true.")
-        .define(FAIL_ON_UNSUPPORTED_BROKER, Type.BOOLEAN, false, Importance.MEDIUM,
-            "Refuse to start when kpipe cannot hook this Kafka version (otherwise: one ERROR, stock behaviour). "
-                + "Applies at start-up only.")
-        .define(LISTENERS, Type.LIST, "", Importance.MEDIUM,
-            "Listeners whose connections may be pipelined. Empty: every listener in the broker's listeners (Kafka's "
-                + "default PLAINTEXT if unset) except controller listeners (naming one fails start-up). SASL listeners "
-                + "with re-authentication enabled (connections.max.reauth.ms > 0) are pipelined too (see SASL "
-                + "re-authentication in docs/design.md).")
-        .define(MAX_INFLIGHT_REQUESTS_PER_CONNECTION, Type.INT, DEFAULT_MAX_INFLIGHT_REQUESTS_PER_CONNECTION,
-            Range.between(1, 1000), Importance.MEDIUM,
-            "Requests read on one pipelined connection and not yet answered. The Java producer keeps at most 5 "
-                + "produce requests in flight plus METADATA and telemetry on the same connection; 16 leaves room for "
-                + "those and for clients that pipeline deeper (librdkafka) while bounding what one connection can park "
-                + "in broker memory. A lower value applies from each connection's next read, a higher one from its "
-                + "next written response.")
-        .define(MAX_INFLIGHT_BYTES_PER_CONNECTION, Type.LONG, DEFAULT_MAX_INFLIGHT_BYTES_PER_CONNECTION,
-            Range.atLeast(1), Importance.MEDIUM,
-            "Request bytes read on one pipelined connection and not yet answered, checked before each read: the "
-                + "connection reads its next request only while below it (a single larger request is still read when "
-                + "nothing else is in flight). Changes apply as for the request limit.")
-        .define(MAX_INFLIGHT_BYTES, Type.LONG, DEFAULT_MAX_INFLIGHT_BYTES, Range.atLeast(1), Importance.MEDIUM,
-            "Broker-wide budget of request bytes admitted on pipelined connections and not yet answered (held from "
-                + "the read until the response is written or the connection closes). A connection reserves its "
-                + "largest request so far before it is unmuted; once the budget is full nothing is admitted until use "
-                + "falls to 90% (hysteresis); waiting connections resume in the order they started waiting; a request "
-                + "larger than the whole budget is admitted alone and never waits forever. A classic connection "
-                + "upgrades only if the budget has room for the request that upgrades it; otherwise it stays classic "
-                + "for that request and then waits for budget in line. While connections wait, a reservation left "
-                + "unused for 20 ms (and one poll) is given back. The budget is exceeded only by what requests exceed "
-                + "their connection's reservation. Changed at runtime, the budget is resized at once: a larger one "
-                + "admits waiting connections that now fit; a smaller one below the bytes in use admits nothing until "
-                + "use falls to 90% of the new value.")
-        .define(MAX_DELAYED_PRODUCE_REQUESTS, Type.INT, DEFAULT_MAX_DELAYED_PRODUCE_REQUESTS, Range.atLeast(0),
-            Importance.LOW,
-            "Storage-side back pressure: while more produce requests than this wait for acks in the produce "
-                + "purgatory, or the request queue is 80% full (queued.max.requests), no pipelined connection is "
-                + "unmuted (classic connections are unaffected). 0 disables the purgatory check.")
-        .define(STORAGE_PRESSURE_CLASS, Type.CLASS, null, Importance.LOW,
-            "A dev.kpipe.spi.StoragePressure (optionally Configurable) through which a storage plugin reports "
-                + "saturation, in addition to the broker's own queues.")
-        .define(TOPICS_INCLUDE, Type.STRING, ".*", new RegexValidator(), Importance.MEDIUM,
-            "Produce requests whose every topic matches may be pipelined. Internal topics never are. A change applies "
-                + "to requests read from then on: a pipelined connection that produces to a topic no longer included "
-                + "drains and becomes classic.")
-        .define(TOPICS_EXCLUDE, Type.STRING, "", new RegexValidator(), Importance.MEDIUM,
-            "Produce requests naming a matching topic are never pipelined; empty: none. Changes apply as for "
-                + TOPICS_INCLUDE + ".")
-        .define(TRANSACTIONS_PIPELINED, Type.BOOLEAN, true, Importance.MEDIUM,
-            "Pipeline transactional produce (exactly-once producers) to included topics: its connection reads the "
-                + "next request once the append happened, after KIP-890 verification with the transaction coordinator "
-                + "when the broker verifies. The other transaction requests stay exclusive. False: transactional "
-                + "produce is exclusive. Applies to requests read from then on.");
+            .define(
+                    ENABLE,
+                    Type.BOOLEAN,
+                    false,
+                    Importance.HIGH,
+                    "Turn pipelining on for the broker listeners. Set to false at runtime: no connection is upgraded any more "
+                            + "and every pipelined connection drains (its responses in flight are all written, in order) and "
+                            + "becomes classic; true again: connections upgrade on their next produce. A broker started with false "
+                            + "installs kpipe's hooks in the background when it is first set to true.")
+            .define(
+                    FAIL_ON_UNSUPPORTED_BROKER,
+                    Type.BOOLEAN,
+                    false,
+                    Importance.MEDIUM,
+                    "Refuse to start when kpipe cannot hook this Kafka version (otherwise: one ERROR, stock behaviour). "
+                            + "Applies at start-up only.")
+            .define(
+                    LISTENERS,
+                    Type.LIST,
+                    "",
+                    Importance.MEDIUM,
+                    "Listeners whose connections may be pipelined. Empty: every listener in the broker's listeners (Kafka's "
+                            + "default PLAINTEXT if unset) except controller listeners (naming one fails start-up). SASL listeners "
+                            + "with re-authentication enabled (connections.max.reauth.ms > 0) are pipelined too (see SASL "
+                            + "re-authentication in docs/design.md).")
+            .define(
+                    MAX_INFLIGHT_REQUESTS_PER_CONNECTION,
+                    Type.INT,
+                    DEFAULT_MAX_INFLIGHT_REQUESTS_PER_CONNECTION,
+                    Range.between(1, 1000),
+                    Importance.MEDIUM,
+                    "Requests read on one pipelined connection and not yet answered. The Java producer keeps at most 5 "
+                            + "produce requests in flight plus METADATA and telemetry on the same connection; 16 leaves room for "
+                            + "those and for clients that pipeline deeper (librdkafka) while bounding what one connection can park "
+                            + "in broker memory. A lower value applies from each connection's next read, a higher one from its "
+                            + "next written response.")
+            .define(
+                    MAX_INFLIGHT_BYTES_PER_CONNECTION,
+                    Type.LONG,
+                    DEFAULT_MAX_INFLIGHT_BYTES_PER_CONNECTION,
+                    Range.atLeast(1),
+                    Importance.MEDIUM,
+                    "Request bytes read on one pipelined connection and not yet answered, checked before each read: the "
+                            + "connection reads its next request only while below it (a single larger request is still read when "
+                            + "nothing else is in flight). Changes apply as for the request limit.")
+            .define(
+                    MAX_INFLIGHT_BYTES,
+                    Type.LONG,
+                    DEFAULT_MAX_INFLIGHT_BYTES,
+                    Range.atLeast(1),
+                    Importance.MEDIUM,
+                    "Broker-wide budget of request bytes admitted on pipelined connections and not yet answered (held from "
+                            + "the read until the response is written or the connection closes). A connection reserves its "
+                            + "largest request so far before it is unmuted; once the budget is full nothing is admitted until use "
+                            + "falls to 90% (hysteresis); waiting connections resume in the order they started waiting; a request "
+                            + "larger than the whole budget is admitted alone and never waits forever. A classic connection "
+                            + "upgrades only if the budget has room for the request that upgrades it; otherwise it stays classic "
+                            + "for that request and then waits for budget in line. While connections wait, a reservation left "
+                            + "unused for 20 ms (and one poll) is given back. The budget is exceeded only by what requests exceed "
+                            + "their connection's reservation. Changed at runtime, the budget is resized at once: a larger one "
+                            + "admits waiting connections that now fit; a smaller one below the bytes in use admits nothing until "
+                            + "use falls to 90% of the new value.")
+            .define(
+                    MAX_DELAYED_PRODUCE_REQUESTS,
+                    Type.INT,
+                    DEFAULT_MAX_DELAYED_PRODUCE_REQUESTS,
+                    Range.atLeast(0),
+                    Importance.LOW,
+                    "Storage-side back pressure: while more produce requests than this wait for acks in the produce "
+                            + "purgatory, or the request queue is 80% full (queued.max.requests), no pipelined connection is "
+                            + "unmuted (classic connections are unaffected). 0 disables the purgatory check.")
+            .define(
+                    STORAGE_PRESSURE_CLASS,
+                    Type.CLASS,
+                    null,
+                    Importance.LOW,
+                    "A dev.kpipe.spi.StoragePressure (optionally Configurable) through which a storage plugin reports "
+                            + "saturation, in addition to the broker's own queues.")
+            .define(
+                    TOPICS_INCLUDE,
+                    Type.STRING,
+                    ".*",
+                    new RegexValidator(),
+                    Importance.MEDIUM,
+                    "Produce requests whose every topic matches may be pipelined. Internal topics never are. A change applies "
+                            + "to requests read from then on: a pipelined connection that produces to a topic no longer included "
+                            + "drains and becomes classic.")
+            .define(
+                    TOPICS_EXCLUDE,
+                    Type.STRING,
+                    "",
+                    new RegexValidator(),
+                    Importance.MEDIUM,
+                    "Produce requests naming a matching topic are never pipelined; empty: none. Changes apply as for "
+                            + TOPICS_INCLUDE + ".")
+            .define(
+                    TRANSACTIONS_PIPELINED,
+                    Type.BOOLEAN,
+                    true,
+                    Importance.MEDIUM,
+                    "Pipeline transactional produce (exactly-once producers) to included topics: its connection reads the "
+                            + "next request once the append happened, after KIP-890 verification with the transaction coordinator "
+                            + "when the broker verifies. The other transaction requests stay exclusive. False: transactional "
+                            + "produce is exclusive. Applies to requests read from then on.");
 
     /**
      * @param originals the broker's configuration (other keys are ignored)
@@ -234,8 +287,10 @@ public final class KpipeConfig extends AbstractConfig {
         if (!configured.isEmpty()) {
             for (String name : configured) {
                 if (controller.contains(name)) {
-                    throw new ConfigException(LISTENERS, String.join(",", configured),
-                        "controller listener " + name + " cannot be pipelined");
+                    throw new ConfigException(
+                            LISTENERS,
+                            String.join(",", configured),
+                            "controller listener " + name + " cannot be pipelined");
                 }
             }
             return Set.copyOf(configured);
@@ -245,7 +300,8 @@ public final class KpipeConfig extends AbstractConfig {
         Object listeners = originals().getOrDefault("listeners", "PLAINTEXT://:9092");
         for (String listener : listOf(listeners)) {
             int sep = listener.indexOf("://");
-            String name = (sep > 0 ? listener.substring(0, sep) : listener).trim().toUpperCase(Locale.ROOT);
+            String name =
+                    (sep > 0 ? listener.substring(0, sep) : listener).trim().toUpperCase(Locale.ROOT);
             if (!name.isEmpty() && !controller.contains(name)) {
                 names.add(name);
             }
@@ -279,7 +335,10 @@ public final class KpipeConfig extends AbstractConfig {
     }
 
     private static List<String> upper(List<String> names) {
-        return names.stream().map(s -> s.trim().toUpperCase(Locale.ROOT)).filter(s -> !s.isEmpty()).toList();
+        return names.stream()
+                .map(s -> s.trim().toUpperCase(Locale.ROOT))
+                .filter(s -> !s.isEmpty())
+                .toList();
     }
 
     private static final class RegexValidator implements ConfigDef.Validator {

@@ -1,7 +1,7 @@
 package dev.kpipe.plugin;
 
-import dev.kpipe.plugin.pipeline.PipelineCoordinator;
 import dev.kpipe.plugin.pipeline.ConnectionSnapshot;
+import dev.kpipe.plugin.pipeline.PipelineCoordinator;
 import java.lang.management.ManagementFactory;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -47,7 +47,6 @@ final class KpipeConnections implements DynamicMBean, MBeanRegistration {
     /** The attribute with the dump. */
     static final String ATTRIBUTE = "connection-dump";
 
-
     /** Orders register and unregister of the name across the runtimes of this JVM (a replacing one and an old one). */
     private static final Object NAME_LOCK = new Object();
 
@@ -56,6 +55,7 @@ final class KpipeConnections implements DynamicMBean, MBeanRegistration {
     private final Logger log;
     /** Whether the MBean server holds this instance under {@link #MBEAN}: set and cleared by its callbacks. */
     private volatile boolean registered;
+
     private final AtomicBoolean warned = new AtomicBoolean();
 
     /**
@@ -166,8 +166,8 @@ final class KpipeConnections implements DynamicMBean, MBeanRegistration {
     /** @throws ReflectionException always: this MBean has no operations */
     @Override
     public Object invoke(String actionName, Object[] params, String[] signature) throws ReflectionException {
-        throw new ReflectionException(new NoSuchMethodException(actionName),
-            MBEAN + " has no operations: " + actionName);
+        throw new ReflectionException(
+                new NoSuchMethodException(actionName), MBEAN + " has no operations: " + actionName);
     }
 
     @Override
@@ -181,8 +181,7 @@ final class KpipeConnections implements DynamicMBean, MBeanRegistration {
     }
 
     @Override
-    public void preDeregister() {
-    }
+    public void preDeregister() {}
 
     @Override
     public void postDeregister() {
@@ -196,12 +195,23 @@ final class KpipeConnections implements DynamicMBean, MBeanRegistration {
 
     @Override
     public MBeanInfo getMBeanInfo() {
-        return new MBeanInfo(KpipeConnections.class.getName(),
-            "kpipe's pipelined connections, listed on read (docs/monitoring.md)",
-            new MBeanAttributeInfo[] {new MBeanAttributeInfo(ATTRIBUTE, String.class.getName(),
-                "Every connection kpipe owns (at most " + limit + ", oldest request in flight first): id, listener,"
-                    + " principal, client id and software, state, requests and bytes in flight, held responses, age of"
-                    + " the oldest request in flight, why it is not reading.", true, false, false)},
-            null, null, null);
+        return new MBeanInfo(
+                KpipeConnections.class.getName(),
+                "kpipe's pipelined connections, listed on read (docs/monitoring.md)",
+                new MBeanAttributeInfo[] {
+                    new MBeanAttributeInfo(
+                            ATTRIBUTE,
+                            String.class.getName(),
+                            "Every connection kpipe owns (at most " + limit
+                                    + ", oldest request in flight first): id, listener,"
+                                    + " principal, client id and software, state, requests and bytes in flight, held responses, age of"
+                                    + " the oldest request in flight, why it is not reading.",
+                            true,
+                            false,
+                            false)
+                },
+                null,
+                null,
+                null);
     }
 }

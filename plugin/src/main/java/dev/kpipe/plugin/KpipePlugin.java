@@ -22,8 +22,8 @@ import net.bytebuddy.agent.ByteBuddyAgent;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.metrics.JmxReporter;
-import org.apache.kafka.common.metrics.MetricsContext;
 import org.apache.kafka.common.metrics.KafkaMetric;
+import org.apache.kafka.common.metrics.MetricsContext;
 import org.apache.kafka.common.metrics.MetricsReporter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,8 +58,10 @@ public final class KpipePlugin implements MetricsReporter {
 
     private static final Logger LOG = LoggerFactory.getLogger(KpipePlugin.class);
     /** The JVM's kpipe (one per broker JVM, whatever the number of reporter instances). */
-    private static final KpipeRuntime RUNTIME = new KpipeRuntime(KpipePlugin::installHooks,
-        KafkaVersion.of(KpipePlugin.class.getClassLoader()), KpipeRuntime.installThread());
+    private static final KpipeRuntime RUNTIME = new KpipeRuntime(
+            KpipePlugin::installHooks,
+            KafkaVersion.of(KpipePlugin.class.getClassLoader()),
+            KpipeRuntime.installThread());
 
     /**
      * Thread: the broker's start-up thread, or Kafka's config thread when {@code metric.reporters}
@@ -95,7 +97,7 @@ public final class KpipePlugin implements MetricsReporter {
                 inst = selfAttach();
             } catch (RuntimeException e) {
                 throw new UnsupportedBrokerException("kpipe cannot attach to the broker JVM (" + e.getMessage()
-                    + "); start it with -javaagent:<kpipe jar> in KAFKA_OPTS");
+                        + "); start it with -javaagent:<kpipe jar> in KAFKA_OPTS");
             }
         }
         Interceptor.install(inst, loader, pipeline, listeners::contains);
@@ -121,7 +123,8 @@ public final class KpipePlugin implements MetricsReporter {
         File jar = KpipeAgent.class.getClassLoader() == ClassLoader.getSystemClassLoader() ? ownJar() : null;
         if (jar != null) {
             try {
-                ByteBuddyAgent.attach(jar, String.valueOf(ProcessHandle.current().pid()));
+                ByteBuddyAgent.attach(
+                        jar, String.valueOf(ProcessHandle.current().pid()));
                 Instrumentation inst = KpipeAgent.instrumentation();
                 if (inst != null) {
                     return inst;
@@ -137,7 +140,9 @@ public final class KpipePlugin implements MetricsReporter {
     private static File ownJar() {
         try {
             CodeSource source = KpipeAgent.class.getProtectionDomain().getCodeSource();
-            if (source == null || source.getLocation() == null || !"file".equals(source.getLocation().getProtocol())) {
+            if (source == null
+                    || source.getLocation() == null
+                    || !"file".equals(source.getLocation().getProtocol())) {
                 return null;
             }
             File file = new File(source.getLocation().toURI());
@@ -148,8 +153,11 @@ public final class KpipePlugin implements MetricsReporter {
             try (JarFile jar = new JarFile(file)) {
                 Manifest manifest = jar.getManifest();
                 return manifest != null
-                    && KpipeAgent.class.getName().equals(manifest.getMainAttributes().getValue("Agent-Class"))
-                    ? file : null;
+                                && KpipeAgent.class
+                                        .getName()
+                                        .equals(manifest.getMainAttributes().getValue("Agent-Class"))
+                        ? file
+                        : null;
             }
         } catch (IOException | URISyntaxException | SecurityException | IllegalArgumentException e) {
             return null;

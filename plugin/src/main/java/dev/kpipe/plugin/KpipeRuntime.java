@@ -7,8 +7,8 @@ import dev.kpipe.interceptor.UnsupportedBrokerException;
 import dev.kpipe.plugin.classify.RequestClassifier;
 import dev.kpipe.plugin.classify.TopicPolicy;
 import dev.kpipe.plugin.pipeline.PipelineCoordinator;
-import dev.kpipe.plugin.pipeline.WakeupTimer;
 import dev.kpipe.plugin.pipeline.PipelineStats;
+import dev.kpipe.plugin.pipeline.WakeupTimer;
 import dev.kpipe.plugin.pressure.BrokerQueuePressure;
 import dev.kpipe.spi.StoragePressure;
 import java.util.LinkedHashMap;
@@ -64,6 +64,7 @@ final class KpipeRuntime {
     private String installFailure;
     /** A runtime install is under way (on {@link #runtimeInstalls}). */
     private boolean installing;
+
     private volatile PipelineCoordinator coordinator;
     private ByteBudget budget;
     private AtomicInteger maxDelayedProduce;
@@ -106,14 +107,19 @@ final class KpipeRuntime {
             return;
         }
         if (!config.unknownKeys().isEmpty()) {
-            LOG.warn("kpipe: unknown setting(s) {} ignored; kpipe's settings are {}", config.unknownKeys(),
-                new java.util.TreeSet<>(KpipeConfig.CONFIG_DEF.names()));
+            LOG.warn(
+                    "kpipe: unknown setting(s) {} ignored; kpipe's settings are {}",
+                    config.unknownKeys(),
+                    new java.util.TreeSet<>(KpipeConfig.CONFIG_DEF.names()));
         }
         if (!config.enabled()) {
             started = true;
             settings = config;
-            LOG.info("kpipe {} disabled ({}=false): Kafka {} runs without pipelining",
-                KpipePlugin.version(), KpipeConfig.ENABLE, kafkaVersion);
+            LOG.info(
+                    "kpipe {} disabled ({}=false): Kafka {} runs without pipelining",
+                    KpipePlugin.version(),
+                    KpipeConfig.ENABLE,
+                    kafkaVersion);
             return;
         }
         Installed installed;
@@ -123,20 +129,26 @@ final class KpipeRuntime {
             if (config.failOnUnsupportedBroker()) {
                 // not started: a later configure of the same JVM refuses in the same way
                 throw new ConfigException(e.getMessage() + "; the broker refuses to start because "
-                    + KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER + "=true");
+                        + KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER + "=true");
             }
             started = true;
             settings = config;
             installFailure = e.getMessage();
-            LOG.error("{}; the broker runs without pipelining (set {}=true to refuse to start instead)",
-                e.getMessage(), KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER);
+            LOG.error(
+                    "{}; the broker runs without pipelining (set {}=true to refuse to start instead)",
+                    e.getMessage(),
+                    KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER);
             return;
         }
         started = true;
         settings = config;
         publish(installed);
-        LOG.info("kpipe {} started: Kafka {}, {}, settings {}", KpipePlugin.version(), kafkaVersion, installed.how,
-            config.effectiveSettings());
+        LOG.info(
+                "kpipe {} started: Kafka {}, {}, settings {}",
+                KpipePlugin.version(),
+                kafkaVersion,
+                installed.how,
+                config.effectiveSettings());
     }
 
     /**
@@ -162,8 +174,10 @@ final class KpipeRuntime {
             return; // an install under way applies the latest settings when it is done
         }
         if (installFailure != null) {
-            LOG.error("kpipe: {}=true ignored: kpipe could not hook this broker ({}); it runs without pipelining",
-                KpipeConfig.ENABLE, installFailure);
+            LOG.error(
+                    "kpipe: {}=true ignored: kpipe could not hook this broker ({}); it runs without pipelining",
+                    KpipeConfig.ENABLE,
+                    installFailure);
             return;
         }
         installing = true;
@@ -190,9 +204,14 @@ final class KpipeRuntime {
                 return;
             }
             publish(installed);
-            LOG.info("kpipe {} started at runtime ({}=true altered) in {} ms: Kafka {}, {}, settings {}",
-                KpipePlugin.version(), KpipeConfig.ENABLE, (Ticker.SYSTEM.nanos() - startNanos) / 1_000_000, kafkaVersion,
-                installed.how, config.effectiveSettings());
+            LOG.info(
+                    "kpipe {} started at runtime ({}=true altered) in {} ms: Kafka {}, {}, settings {}",
+                    KpipePlugin.version(),
+                    KpipeConfig.ENABLE,
+                    (Ticker.SYSTEM.nanos() - startNanos) / 1_000_000,
+                    kafkaVersion,
+                    installed.how,
+                    config.effectiveSettings());
             if (settings != config) {
                 apply(installed.coordinator, config, settings);
             }
@@ -200,9 +219,12 @@ final class KpipeRuntime {
     }
 
     /** What an install made. */
-    private record Installed(PipelineCoordinator coordinator, ByteBudget budget, AtomicInteger maxDelayedProduce,
-                             PipelineStats stats, String how) {
-    }
+    private record Installed(
+            PipelineCoordinator coordinator,
+            ByteBudget budget,
+            AtomicInteger maxDelayedProduce,
+            PipelineStats stats,
+            String how) {}
 
     /** Builds the pipelining state for the settings and installs the hooks that feed it. Takes no lock. */
     private Installed install(KpipeConfig config) throws UnsupportedBrokerException {
@@ -211,9 +233,12 @@ final class KpipeRuntime {
         ByteBudget byteBudget = new ByteBudget(budgetBytes, lowWatermark(budgetBytes), Ticker.SYSTEM);
         AtomicInteger maxDelayed = new AtomicInteger(config.maxDelayedProduceRequests());
         PipelineCoordinator pipeline = new PipelineCoordinator(
-            new RequestClassifier(new TopicPolicy(config.topicsInclude(), config.topicsExclude())),
-            new InflightLimits(config.maxInflightRequestsPerConnection(), config.maxInflightBytesPerConnection()),
-            byteBudget, stats, Ticker.SYSTEM, WakeupTimer.daemon());
+                new RequestClassifier(new TopicPolicy(config.topicsInclude(), config.topicsExclude())),
+                new InflightLimits(config.maxInflightRequestsPerConnection(), config.maxInflightBytesPerConnection()),
+                byteBudget,
+                stats,
+                Ticker.SYSTEM,
+                WakeupTimer.daemon());
         pipeline.transactionsPipelined(config.transactionsPipelined());
         StoragePressure pluginPressure = config.storagePressure();
         if (pluginPressure != null) {
@@ -237,8 +262,8 @@ final class KpipeRuntime {
     /** Applies the dynamic settings that changed to the running coordinator. Guarded by this. */
     private void apply(PipelineCoordinator pipeline, KpipeConfig old, KpipeConfig config) {
         Map<String, String> changes = changes(old, config);
-        InflightLimits limits = new InflightLimits(config.maxInflightRequestsPerConnection(),
-            config.maxInflightBytesPerConnection());
+        InflightLimits limits =
+                new InflightLimits(config.maxInflightRequestsPerConnection(), config.maxInflightBytesPerConnection());
         if (!limits.equals(pipeline.limits())) {
             pipeline.limits(limits);
         }
@@ -257,8 +282,12 @@ final class KpipeRuntime {
             pipeline.enabled(config.enabled());
         }
         if (!changes.isEmpty()) {
-            LOG.info("kpipe settings changed at runtime: {}{}", changes, changes.containsKey(KpipeConfig.ENABLE)
-                && !config.enabled() ? "; pipelining is off: pipelined connections drain back to classic" : "");
+            LOG.info(
+                    "kpipe settings changed at runtime: {}{}",
+                    changes,
+                    changes.containsKey(KpipeConfig.ENABLE) && !config.enabled()
+                            ? "; pipelining is off: pipelined connections drain back to classic"
+                            : "");
         }
     }
 

@@ -33,10 +33,21 @@ class KpipeConfigTest {
 
     @Test
     void misspelledKpipeKeysAreNamedAndOtherKeysAreNot() {
-        KpipeConfig c = config("kpipe.enabled", "true", "kpipe.max.inflight.byte", "1", "kpipe.enable", "true",
-            "num.io.threads", "8", "kpipeline.x", "1");
+        KpipeConfig c = config(
+                "kpipe.enabled",
+                "true",
+                "kpipe.max.inflight.byte",
+                "1",
+                "kpipe.enable",
+                "true",
+                "num.io.threads",
+                "8",
+                "kpipeline.x",
+                "1");
         assertEquals(new java.util.TreeSet<>(Set.of("kpipe.enabled", "kpipe.max.inflight.byte")), c.unknownKeys());
-        assertTrue(config("kpipe.enable", "true", "kpipe.max.inflight.bytes", "1048576").unknownKeys().isEmpty());
+        assertTrue(config("kpipe.enable", "true", "kpipe.max.inflight.bytes", "1048576")
+                .unknownKeys()
+                .isEmpty());
     }
 
     @Test
@@ -53,9 +64,17 @@ class KpipeConfigTest {
 
     @Test
     void valuesAreParsedFromStringsAsInServerProperties() {
-        KpipeConfig c = config(KpipeConfig.ENABLE, "true", KpipeConfig.MAX_INFLIGHT_REQUESTS_PER_CONNECTION, "2",
-            KpipeConfig.MAX_INFLIGHT_BYTES_PER_CONNECTION, "1048576", KpipeConfig.TOPICS_INCLUDE, "orders-.*",
-            KpipeConfig.TOPICS_EXCLUDE, "orders-audit");
+        KpipeConfig c = config(
+                KpipeConfig.ENABLE,
+                "true",
+                KpipeConfig.MAX_INFLIGHT_REQUESTS_PER_CONNECTION,
+                "2",
+                KpipeConfig.MAX_INFLIGHT_BYTES_PER_CONNECTION,
+                "1048576",
+                KpipeConfig.TOPICS_INCLUDE,
+                "orders-.*",
+                KpipeConfig.TOPICS_EXCLUDE,
+                "orders-audit");
         assertTrue(c.enabled());
         assertEquals(2, c.maxInflightRequestsPerConnection());
         assertEquals(1_048_576L, c.maxInflightBytesPerConnection());
@@ -107,43 +126,68 @@ class KpipeConfigTest {
 
     @Test
     void boundaryValuesAreAccepted() {
-        assertEquals(1, config(KpipeConfig.MAX_INFLIGHT_REQUESTS_PER_CONNECTION, "1").maxInflightRequestsPerConnection());
-        assertEquals(1000, config(KpipeConfig.MAX_INFLIGHT_REQUESTS_PER_CONNECTION, 1000).maxInflightRequestsPerConnection());
-        assertEquals(1L, config(KpipeConfig.MAX_INFLIGHT_BYTES_PER_CONNECTION, "1").maxInflightBytesPerConnection());
+        assertEquals(
+                1, config(KpipeConfig.MAX_INFLIGHT_REQUESTS_PER_CONNECTION, "1").maxInflightRequestsPerConnection());
+        assertEquals(
+                1000,
+                config(KpipeConfig.MAX_INFLIGHT_REQUESTS_PER_CONNECTION, 1000).maxInflightRequestsPerConnection());
+        assertEquals(
+                1L, config(KpipeConfig.MAX_INFLIGHT_BYTES_PER_CONNECTION, "1").maxInflightBytesPerConnection());
     }
 
     @Test
     void everyBrokerListenerButTheControllerOnesIsPipelinedByDefault() {
-        KpipeConfig c = config("listeners", "PLAINTEXT://:9092,CONTROLLER://:9093, ssl://host:9094,INTERNAL://:9095",
-            "controller.listener.names", "CONTROLLER");
+        KpipeConfig c = config(
+                "listeners",
+                "PLAINTEXT://:9092,CONTROLLER://:9093, ssl://host:9094,INTERNAL://:9095",
+                "controller.listener.names",
+                "CONTROLLER");
         assertEquals(Set.of("PLAINTEXT", "SSL", "INTERNAL"), c.pipelinedListeners());
     }
 
     @Test
     void severalControllerListenersAreAllExcludedWhateverTheirCase() {
-        KpipeConfig c = config("listeners", List.of("PLAINTEXT://:9092", "controller://:9093", "CONTROLLER2://:9094"),
-            "controller.listener.names", "Controller,controller2");
+        KpipeConfig c = config(
+                "listeners",
+                List.of("PLAINTEXT://:9092", "controller://:9093", "CONTROLLER2://:9094"),
+                "controller.listener.names",
+                "Controller,controller2");
         assertEquals(Set.of("PLAINTEXT"), c.pipelinedListeners());
     }
 
     @Test
     void aControllerOnlyNodePipelinesNothing() {
-        KpipeConfig c = config("process.roles", "controller", "listeners", "CONTROLLER://:9093",
-            "controller.listener.names", "CONTROLLER");
+        KpipeConfig c = config(
+                "process.roles",
+                "controller",
+                "listeners",
+                "CONTROLLER://:9093",
+                "controller.listener.names",
+                "CONTROLLER");
         assertEquals(Set.of(), c.pipelinedListeners());
     }
 
     @Test
     void configuredListenersAreUsedAsGivenUpperCased() {
-        KpipeConfig c = config(KpipeConfig.LISTENERS, "plaintext, Internal", "listeners",
-            "PLAINTEXT://:9092,INTERNAL://:9095,EXTERNAL://:9096", "controller.listener.names", "CONTROLLER");
+        KpipeConfig c = config(
+                KpipeConfig.LISTENERS,
+                "plaintext, Internal",
+                "listeners",
+                "PLAINTEXT://:9092,INTERNAL://:9095,EXTERNAL://:9096",
+                "controller.listener.names",
+                "CONTROLLER");
         assertEquals(Set.of("PLAINTEXT", "INTERNAL"), c.pipelinedListeners());
     }
 
     @Test
     void configuringAControllerListenerFailsNamingTheKey() {
-        KpipeConfig c = config(KpipeConfig.LISTENERS, "PLAINTEXT,controller", "listeners",
-            "PLAINTEXT://:9092,CONTROLLER://:9093", "controller.listener.names", "CONTROLLER");
+        KpipeConfig c = config(
+                KpipeConfig.LISTENERS,
+                "PLAINTEXT,controller",
+                "listeners",
+                "PLAINTEXT://:9092,CONTROLLER://:9093",
+                "controller.listener.names",
+                "CONTROLLER");
         ConfigException e = assertThrows(ConfigException.class, c::pipelinedListeners);
         assertTrue(e.getMessage().contains(KpipeConfig.LISTENERS), e.getMessage());
         assertTrue(e.getMessage().contains("CONTROLLER"), e.getMessage());
@@ -152,21 +196,34 @@ class KpipeConfigTest {
     @Test
     void effectiveSettingsListEveryKpipeKeyInOrder() {
         Map<String, Object> settings = config(KpipeConfig.ENABLE, "true").effectiveSettings();
-        assertEquals(List.of(KpipeConfig.ENABLE, KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER, KpipeConfig.LISTENERS,
-            KpipeConfig.MAX_DELAYED_PRODUCE_REQUESTS, KpipeConfig.MAX_INFLIGHT_BYTES,
-            KpipeConfig.MAX_INFLIGHT_BYTES_PER_CONNECTION, KpipeConfig.MAX_INFLIGHT_REQUESTS_PER_CONNECTION,
-            KpipeConfig.STORAGE_PRESSURE_CLASS, KpipeConfig.TOPICS_EXCLUDE, KpipeConfig.TOPICS_INCLUDE,
-            KpipeConfig.TRANSACTIONS_PIPELINED),
-            List.copyOf(settings.keySet()));
+        assertEquals(
+                List.of(
+                        KpipeConfig.ENABLE,
+                        KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER,
+                        KpipeConfig.LISTENERS,
+                        KpipeConfig.MAX_DELAYED_PRODUCE_REQUESTS,
+                        KpipeConfig.MAX_INFLIGHT_BYTES,
+                        KpipeConfig.MAX_INFLIGHT_BYTES_PER_CONNECTION,
+                        KpipeConfig.MAX_INFLIGHT_REQUESTS_PER_CONNECTION,
+                        KpipeConfig.STORAGE_PRESSURE_CLASS,
+                        KpipeConfig.TOPICS_EXCLUDE,
+                        KpipeConfig.TOPICS_INCLUDE,
+                        KpipeConfig.TRANSACTIONS_PIPELINED),
+                List.copyOf(settings.keySet()));
         assertEquals(true, settings.get(KpipeConfig.ENABLE));
     }
 
     @Test
     void saslListenersWithReauthenticationArePipelinedToo() {
-        KpipeConfig c = config("listeners", "PLAINTEXT://:9092,SASL://:9094,CONTROLLER://:9093",
-            "listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,SASL:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT",
-            "controller.listener.names", "CONTROLLER",
-            "listener.name.sasl.scram-sha-512.connections.max.reauth.ms", "60000");
+        KpipeConfig c = config(
+                "listeners",
+                "PLAINTEXT://:9092,SASL://:9094,CONTROLLER://:9093",
+                "listener.security.protocol.map",
+                "PLAINTEXT:PLAINTEXT,SASL:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT",
+                "controller.listener.names",
+                "CONTROLLER",
+                "listener.name.sasl.scram-sha-512.connections.max.reauth.ms",
+                "60000");
         assertEquals(Set.of("PLAINTEXT", "SASL"), c.pipelinedListeners());
     }
 }

@@ -53,36 +53,46 @@ class KpipeReconfigurationTest {
 
     @Test
     void theDynamicKeysAreEnableTheLimitsAndTheTopicPolicy() {
-        assertEquals(Set.of(KpipeConfig.ENABLE, KpipeConfig.MAX_INFLIGHT_REQUESTS_PER_CONNECTION,
-            KpipeConfig.MAX_INFLIGHT_BYTES_PER_CONNECTION, KpipeConfig.MAX_INFLIGHT_BYTES,
-            KpipeConfig.MAX_DELAYED_PRODUCE_REQUESTS, KpipeConfig.TOPICS_INCLUDE, KpipeConfig.TOPICS_EXCLUDE,
-            KpipeConfig.TRANSACTIONS_PIPELINED), new KpipePlugin().reconfigurableConfigs());
+        assertEquals(
+                Set.of(
+                        KpipeConfig.ENABLE,
+                        KpipeConfig.MAX_INFLIGHT_REQUESTS_PER_CONNECTION,
+                        KpipeConfig.MAX_INFLIGHT_BYTES_PER_CONNECTION,
+                        KpipeConfig.MAX_INFLIGHT_BYTES,
+                        KpipeConfig.MAX_DELAYED_PRODUCE_REQUESTS,
+                        KpipeConfig.TOPICS_INCLUDE,
+                        KpipeConfig.TOPICS_EXCLUDE,
+                        KpipeConfig.TRANSACTIONS_PIPELINED),
+                new KpipePlugin().reconfigurableConfigs());
         assertTrue(KpipeConfig.CONFIG_DEF.names().containsAll(KpipeConfig.RECONFIGURABLE_CONFIGS));
-        for (String startOnly : List.of(KpipeConfig.LISTENERS, KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER,
-            KpipeConfig.STORAGE_PRESSURE_CLASS)) {
+        for (String startOnly : List.of(
+                KpipeConfig.LISTENERS, KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER, KpipeConfig.STORAGE_PRESSURE_CLASS)) {
             assertFalse(KpipeConfig.RECONFIGURABLE_CONFIGS.contains(startOnly), startOnly);
         }
     }
 
     @ParameterizedTest(name = "{0}={1}")
-    @CsvSource(delimiter = '|', value = {
-        "kpipe.enable | maybe",
-        "kpipe.max.inflight.requests.per.connection | 0",
-        "kpipe.max.inflight.requests.per.connection | 1001",
-        "kpipe.max.inflight.requests.per.connection | many",
-        "kpipe.max.inflight.bytes.per.connection | 0",
-        "kpipe.max.inflight.bytes | -1",
-        "kpipe.max.inflight.bytes | 100MB",
-        "kpipe.max.delayed.produce.requests | -1",
-        "kpipe.topics.include | orders-[",
-        "kpipe.topics.exclude | (audit",
-        "kpipe.transactions.pipelined | sometimes",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "kpipe.enable | maybe",
+                "kpipe.max.inflight.requests.per.connection | 0",
+                "kpipe.max.inflight.requests.per.connection | 1001",
+                "kpipe.max.inflight.requests.per.connection | many",
+                "kpipe.max.inflight.bytes.per.connection | 0",
+                "kpipe.max.inflight.bytes | -1",
+                "kpipe.max.inflight.bytes | 100MB",
+                "kpipe.max.delayed.produce.requests | -1",
+                "kpipe.topics.include | orders-[",
+                "kpipe.topics.exclude | (audit",
+                "kpipe.transactions.pipelined | sometimes",
+            })
     void validateReconfigurationRejectsABadValueNamingTheKeyAndChangesNothing(String key, String value) {
         KpipePlugin plugin = new KpipePlugin();
         PipelineCoordinator before = KpipePlugin.coordinator();
-        ConfigException e = assertThrows(ConfigException.class,
-            () -> plugin.validateReconfiguration(broker(KpipeConfig.ENABLE, "true", key, value)));
+        ConfigException e = assertThrows(
+                ConfigException.class,
+                () -> plugin.validateReconfiguration(broker(KpipeConfig.ENABLE, "true", key, value)));
         assertTrue(e.getMessage().contains(key), e.getMessage());
         assertTrue(e.getMessage().contains(value), e.getMessage());
         assertSame(before, KpipePlugin.coordinator(), "validation changes nothing");
@@ -90,11 +100,24 @@ class KpipeReconfigurationTest {
 
     @Test
     void validateReconfigurationAcceptsGoodValuesAsStringsLikeKafkaPassesThem() {
-        new KpipePlugin().validateReconfiguration(broker(KpipeConfig.ENABLE, "false",
-            KpipeConfig.MAX_INFLIGHT_REQUESTS_PER_CONNECTION, "1000", KpipeConfig.MAX_INFLIGHT_BYTES, "1",
-            KpipeConfig.MAX_INFLIGHT_BYTES_PER_CONNECTION, String.valueOf(Long.MAX_VALUE),
-            KpipeConfig.MAX_DELAYED_PRODUCE_REQUESTS, "0", KpipeConfig.TOPICS_INCLUDE, "orders-.*",
-            KpipeConfig.TOPICS_EXCLUDE, "orders-audit", KpipeConfig.TRANSACTIONS_PIPELINED, "false"));
+        new KpipePlugin()
+                .validateReconfiguration(broker(
+                        KpipeConfig.ENABLE,
+                        "false",
+                        KpipeConfig.MAX_INFLIGHT_REQUESTS_PER_CONNECTION,
+                        "1000",
+                        KpipeConfig.MAX_INFLIGHT_BYTES,
+                        "1",
+                        KpipeConfig.MAX_INFLIGHT_BYTES_PER_CONNECTION,
+                        String.valueOf(Long.MAX_VALUE),
+                        KpipeConfig.MAX_DELAYED_PRODUCE_REQUESTS,
+                        "0",
+                        KpipeConfig.TOPICS_INCLUDE,
+                        "orders-.*",
+                        KpipeConfig.TOPICS_EXCLUDE,
+                        "orders-audit",
+                        KpipeConfig.TRANSACTIONS_PIPELINED,
+                        "false"));
     }
 
     // ------------------------------------------------------------------ what a change does
@@ -130,9 +153,17 @@ class KpipeReconfigurationTest {
         assertTrue(coordinator.enabled());
         assertNotNull(runtime.metrics());
 
-        runtime.reconfigure(config(KpipeConfig.ENABLE, "true", KpipeConfig.MAX_INFLIGHT_REQUESTS_PER_CONNECTION, "3",
-            KpipeConfig.MAX_INFLIGHT_BYTES_PER_CONNECTION, "4096", KpipeConfig.MAX_INFLIGHT_BYTES, "1000",
-            KpipeConfig.MAX_DELAYED_PRODUCE_REQUESTS, "7"));
+        runtime.reconfigure(config(
+                KpipeConfig.ENABLE,
+                "true",
+                KpipeConfig.MAX_INFLIGHT_REQUESTS_PER_CONNECTION,
+                "3",
+                KpipeConfig.MAX_INFLIGHT_BYTES_PER_CONNECTION,
+                "4096",
+                KpipeConfig.MAX_INFLIGHT_BYTES,
+                "1000",
+                KpipeConfig.MAX_DELAYED_PRODUCE_REQUESTS,
+                "7"));
 
         assertSame(coordinator, runtime.coordinator(), "the same coordinator: connections keep their state");
         assertEquals(new InflightLimits(3, 4096), coordinator.limits());
@@ -162,8 +193,10 @@ class KpipeReconfigurationTest {
         assertEquals(Admission.PIPELINED, receiveProduce(coordinator, processor, "c1", KafkaRequests.INCLUDED));
 
         runtime.reconfigure(config(KpipeConfig.ENABLE, "true", KpipeConfig.TOPICS_EXCLUDE, KafkaRequests.INCLUDED));
-        assertEquals(Admission.CLASSIC, receiveProduce(coordinator, processor, "c2", KafkaRequests.INCLUDED),
-            "now excluded: a classic connection is not upgraded");
+        assertEquals(
+                Admission.CLASSIC,
+                receiveProduce(coordinator, processor, "c2", KafkaRequests.INCLUDED),
+                "now excluded: a classic connection is not upgraded");
         assertEquals(Admission.PIPELINED, receiveProduce(coordinator, processor, "c3", KafkaRequests.INCLUDED_2));
 
         runtime.reconfigure(config(KpipeConfig.ENABLE, "true", KpipeConfig.TOPICS_INCLUDE, "nothing-.*"));
@@ -186,8 +219,10 @@ class KpipeReconfigurationTest {
         runtime.reconfigure(config(KpipeConfig.ENABLE, "true", KpipeConfig.TRANSACTIONS_PIPELINED, "true"));
         assertEquals(Admission.PIPELINED, receiveTransactionalProduce(coordinator, processor, "t4"));
         coordinator.onDeferredDispatchSupport(false, "Kafka 9.9 lacks [a hook point]");
-        assertEquals(Admission.CLASSIC, receiveTransactionalProduce(coordinator, processor, "t5"),
-            "a broker without deferred dispatch keeps transactional produce exclusive");
+        assertEquals(
+                Admission.CLASSIC,
+                receiveTransactionalProduce(coordinator, processor, "t5"),
+                "a broker without deferred dispatch keeps transactional produce exclusive");
     }
 
     @Test
@@ -198,10 +233,10 @@ class KpipeReconfigurationTest {
         assertEquals(Admission.CLASSIC, receiveTransactionalProduce(coordinator, new StubProcessor(), "t1"));
     }
 
-    private static Admission receiveTransactionalProduce(PipelineCoordinator coordinator, NetworkProcessor processor,
-                                                         String connectionId) {
-        KafkaRequests.Parsed p = KafkaRequests.produce(connectionId, 1, (short) -1, "txn-1", false,
-            KafkaRequests.INCLUDED);
+    private static Admission receiveTransactionalProduce(
+            PipelineCoordinator coordinator, NetworkProcessor processor, String connectionId) {
+        KafkaRequests.Parsed p =
+                KafkaRequests.produce(connectionId, 1, (short) -1, "txn-1", false, KafkaRequests.INCLUDED);
         return coordinator.onRequestReceived(processor, new Object(), p.context(), p.body(), p.sizeInBytes());
     }
 
@@ -213,8 +248,13 @@ class KpipeReconfigurationTest {
         assertNull(runtime.coordinator(), "a limit changed while disabled installs nothing");
         assertTrue(hooks.installed.isEmpty());
 
-        runtime.reconfigure(config(KpipeConfig.ENABLE, "true", KpipeConfig.MAX_INFLIGHT_REQUESTS_PER_CONNECTION, "3",
-            KpipeConfig.MAX_INFLIGHT_BYTES, "5000"));
+        runtime.reconfigure(config(
+                KpipeConfig.ENABLE,
+                "true",
+                KpipeConfig.MAX_INFLIGHT_REQUESTS_PER_CONNECTION,
+                "3",
+                KpipeConfig.MAX_INFLIGHT_BYTES,
+                "5000"));
         PipelineCoordinator coordinator = runtime.coordinator();
         assertEquals(List.of(coordinator), hooks.installed);
         assertTrue(coordinator.enabled());
@@ -234,12 +274,15 @@ class KpipeReconfigurationTest {
         KpipeRuntime later = new KpipeRuntime(hooks, "4.4.0", background::add);
         try {
             later.start(config(KpipeConfig.ENABLE, "false"));
-            later.reconfigure(config(KpipeConfig.ENABLE, "true", KpipeConfig.MAX_INFLIGHT_REQUESTS_PER_CONNECTION, "3"));
+            later.reconfigure(
+                    config(KpipeConfig.ENABLE, "true", KpipeConfig.MAX_INFLIGHT_REQUESTS_PER_CONNECTION, "3"));
             assertEquals(1, background.size(), "the install is handed to the background");
             assertNull(later.coordinator(), "reconfigure returned before the install");
 
-            later.reconfigure(config(KpipeConfig.ENABLE, "false", KpipeConfig.MAX_INFLIGHT_REQUESTS_PER_CONNECTION, "5"));
-            later.reconfigure(config(KpipeConfig.ENABLE, "true", KpipeConfig.MAX_INFLIGHT_REQUESTS_PER_CONNECTION, "7"));
+            later.reconfigure(
+                    config(KpipeConfig.ENABLE, "false", KpipeConfig.MAX_INFLIGHT_REQUESTS_PER_CONNECTION, "5"));
+            later.reconfigure(
+                    config(KpipeConfig.ENABLE, "true", KpipeConfig.MAX_INFLIGHT_REQUESTS_PER_CONNECTION, "7"));
             assertEquals(1, background.size(), "one install at a time");
 
             background.get(0).run();
@@ -289,12 +332,15 @@ class KpipeReconfigurationTest {
     @Test
     void atStartAnUnhookableBrokerRefusesToStartOnlyWhenToldTo() {
         hooks.failure = new UnsupportedBrokerException("kpipe does not support Kafka 9.9.9");
-        ConfigException e = assertThrows(ConfigException.class,
-            () -> runtime.start(config(KpipeConfig.ENABLE, "true", KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER, "true")));
+        ConfigException e = assertThrows(
+                ConfigException.class,
+                () -> runtime.start(
+                        config(KpipeConfig.ENABLE, "true", KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER, "true")));
         assertTrue(e.getMessage().contains("9.9.9") && e.getMessage().contains(KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER));
-        assertThrows(ConfigException.class,
-            () -> runtime.start(config(KpipeConfig.ENABLE, "true", KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER, "true")),
-            "not started: a second configure (combined mode) refuses in the same way");
+        assertThrows(
+                ConfigException.class,
+                () -> runtime.start(config(KpipeConfig.ENABLE, "true", KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER, "true")),
+                "not started: a second configure (combined mode) refuses in the same way");
 
         KpipeRuntime lenient = new KpipeRuntime(hooks, "9.9.9", Runnable::run);
         lenient.start(config(KpipeConfig.ENABLE, "true"));
@@ -311,14 +357,22 @@ class KpipeReconfigurationTest {
     }
 
     @ParameterizedTest(name = "capacity {0}")
-    @CsvSource({"1, 0", "2, 1", "9, 8", "10, 9", "100, 90", "104857600, 94371840", "9223372036854775807, 8301034833169298226"})
+    @CsvSource({
+        "1, 0",
+        "2, 1",
+        "9, 8",
+        "10, 9",
+        "100, 90",
+        "104857600, 94371840",
+        "9223372036854775807, 8301034833169298226"
+    })
     void theLowWatermarkIsNinetyPercentWithoutOverflow(long capacity, long expected) {
         assertEquals(expected, KpipeRuntime.lowWatermark(capacity));
         assertTrue(KpipeRuntime.lowWatermark(capacity) < capacity);
     }
 
-    private static Admission receiveProduce(PipelineCoordinator coordinator, NetworkProcessor processor,
-                                            String connectionId, String topic) {
+    private static Admission receiveProduce(
+            PipelineCoordinator coordinator, NetworkProcessor processor, String connectionId, String topic) {
         KafkaRequests.Parsed p = KafkaRequests.produce(connectionId, 1, (short) 1, null, false, topic);
         return coordinator.onRequestReceived(processor, new Object(), p.context(), p.body(), p.sizeInBytes());
     }
@@ -338,16 +392,13 @@ class KpipeReconfigurationTest {
         }
 
         @Override
-        public void close(String connectionId) {
-        }
+        public void close(String connectionId) {}
 
         @Override
-        public void mute(String connectionId) {
-        }
+        public void mute(String connectionId) {}
 
         @Override
-        public void unmute(String connectionId) {
-        }
+        public void unmute(String connectionId) {}
 
         @Override
         public boolean isOpen(String connectionId) {
@@ -390,8 +441,7 @@ class KpipeReconfigurationTest {
         }
 
         @Override
-        public void wakeup() {
-        }
+        public void wakeup() {}
 
         @Override
         public ResponseKind kindOf(Object response) {

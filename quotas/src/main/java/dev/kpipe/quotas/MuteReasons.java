@@ -8,8 +8,7 @@ public final class MuteReasons {
     /** The empty set: the connection may be unmuted. */
     public static final int NONE = 0;
 
-    private MuteReasons() {
-    }
+    private MuteReasons() {}
 
     /**
      * @param reasons a set

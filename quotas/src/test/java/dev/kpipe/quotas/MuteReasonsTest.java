@@ -51,13 +51,21 @@ class MuteReasonsTest {
 
     @Test
     void toStringListsTheReasonsInDeclarationOrder() {
-        int r = MuteReasons.with(MuteReasons.with(MuteReasons.NONE, MuteReason.BACK_PRESSURE), MuteReason.AWAITING_DISPATCH);
+        int r = MuteReasons.with(
+                MuteReasons.with(MuteReasons.NONE, MuteReason.BACK_PRESSURE), MuteReason.AWAITING_DISPATCH);
         assertEquals("[AWAITING_DISPATCH, BACK_PRESSURE]", MuteReasons.toString(r));
     }
 
     /** Events that change one of a connection's independent mute conditions. */
     enum Event {
-        READ_REQUEST, DISPATCHED, DRAIN_STARTED, DRAIN_DONE, THROTTLE_STARTED, THROTTLE_ENDED, LIMIT_REACHED, LIMIT_FREED
+        READ_REQUEST,
+        DISPATCHED,
+        DRAIN_STARTED,
+        DRAIN_DONE,
+        THROTTLE_STARTED,
+        THROTTLE_ENDED,
+        LIMIT_REACHED,
+        LIMIT_FREED
     }
 
     /**
@@ -109,8 +117,10 @@ class MuteReasonsTest {
             if (limit) {
                 holding.add(MuteReason.BACK_PRESSURE);
             }
-            assertEquals(holding.isEmpty(), reasons == MuteReasons.NONE,
-                "unmuted iff no reason holds, after " + e + ": " + MuteReasons.toString(reasons));
+            assertEquals(
+                    holding.isEmpty(),
+                    reasons == MuteReasons.NONE,
+                    "unmuted iff no reason holds, after " + e + ": " + MuteReasons.toString(reasons));
             for (MuteReason r : MuteReason.values()) {
                 assertEquals(holding.contains(r), MuteReasons.has(reasons, r), r + " after " + e);
             }

@@ -35,8 +35,8 @@ public interface NetworkEventListener {
      * @param sizeInBytes the size of the request on the wire, in bytes
      * @return what the broker must do with the request
      */
-    Admission onRequestReceived(NetworkProcessor processor, Object request, RequestContext context,
-                                AbstractRequest body, int sizeInBytes);
+    Admission onRequestReceived(
+            NetworkProcessor processor, Object request, RequestContext context, AbstractRequest body, int sizeInBytes);
 
     /**
      * The request's order-defining step happened: for a produce, its batches were appended to the leader logs (or
@@ -69,8 +69,7 @@ public interface NetworkEventListener {
      * @param request the broker's request handle
      * @param context its context
      */
-    default void onDispatchDeferred(Object request, RequestContext context) {
-    }
+    default void onDispatchDeferred(Object request, RequestContext context) {}
 
     /**
      * Whether this broker reports deferred dispatch ({@link #onDispatchDeferred}), told once at install, before any
@@ -83,8 +82,7 @@ public interface NetworkEventListener {
      * @param supported true if deferred dispatch is reported
      * @param detail the missing hook points when not supported, else empty
      */
-    default void onDeferredDispatchSupport(boolean supported, String detail) {
-    }
+    default void onDeferredDispatchSupport(boolean supported, String detail) {}
 
     /**
      * The processor took a response from its response queue. The listener returns the response the
@@ -193,8 +191,7 @@ public interface NetworkEventListener {
      *
      * @param topicNames the resolver
      */
-    default void onTopicNames(TopicNames topicNames) {
-    }
+    default void onTopicNames(TopicNames topicNames) {}
 
     /**
      * The broker's queue gauges became available (called once, when the request handlers start).
@@ -202,6 +199,5 @@ public interface NetworkEventListener {
      *
      * @param load the gauges
      */
-    default void onBrokerLoad(BrokerLoad load) {
-    }
+    default void onBrokerLoad(BrokerLoad load) {}
 }

@@ -18,103 +18,112 @@ import org.apache.kafka.common.TopicPartitionInfo;
  * scenario's topic on each ({@link #createTopic}).
  */
 final class BenchClusters {
-  private BenchClusters() {
-  }
+    private BenchClusters() {}
 
-  /**
-   * @param s the scenario
-   * @param options the run's options (parallel start, heap)
-   * @param settings the harness settings
-   * @param progress the progress line (cleared before each log line)
-   * @return {stock, kpipe}, or {stock, kpipe, stock-b} with the A/A control: all started and ready
-   * @throws Exception if a cluster fails to start (the ones started are closed)
-   */
-  static Cluster[] start(Scenario s, BenchOptions options, HarnessSettings settings, Progress progress)
-      throws Exception {
-    Cluster[] pair = startPair(s, options, settings, progress);
-    if (!s.aaControl) {
-      return pair;
+    /**
+     * @param s the scenario
+     * @param options the run's options (parallel start, heap)
+     * @param settings the harness settings
+     * @param progress the progress line (cleared before each log line)
+     * @return {stock, kpipe}, or {stock, kpipe, stock-b} with the A/A control: all started and ready
+     * @throws Exception if a cluster fails to start (the ones started are closed)
+     */
+    static Cluster[] start(Scenario s, BenchOptions options, HarnessSettings settings, Progress progress)
+            throws Exception {
+        Cluster[] pair = startPair(s, options, settings, progress);
+        if (!s.aaControl) {
+            return pair;
+        }
+        Cluster control = Cluster.create(s.spec(Variant.STOCK, options, "-b"), settings);
+        try {
+            control.start();
+        } catch (Exception | Error e) {
+            control.close();
+            pair[1].close();
+            pair[0].close();
+            throw e;
+        }
+        progress.clear();
+        System.err.printf(Locale.ROOT, "bench: %s A/A control cluster up (%s)%n", s.label, control.dir());
+        return new Cluster[] {pair[0], pair[1], control};
     }
-    Cluster control = Cluster.create(s.spec(Variant.STOCK, options, "-b"), settings);
-    try {
-      control.start();
-    } catch (Exception | Error e) {
-      control.close();
-      pair[1].close();
-      pair[0].close();
-      throw e;
-    }
-    progress.clear();
-    System.err.printf(Locale.ROOT, "bench: %s A/A control cluster up (%s)%n", s.label, control.dir());
-    return new Cluster[] {pair[0], pair[1], control};
-  }
 
-  /** @return {stock, kpipe}, both started and ready */
-  private static Cluster[] startPair(Scenario s, BenchOptions options, HarnessSettings settings,
-      Progress progress) throws Exception {
-    Cluster stock = Cluster.create(s.spec(Variant.STOCK, options), settings);
-    Cluster kpipe;
-    try {
-      kpipe = Cluster.create(s.spec(Variant.KPIPE, options), settings);
-    } catch (RuntimeException e) {
-      stock.close();
-      throw e;
-    }
-    long t0 = System.nanoTime();
-    try {
-      if (options.parallelStart()) {
-        Thread t = new Thread(stock::start, "bench-start-stock");
-        Throwable[] failure = new Throwable[1];
-        t.setUncaughtExceptionHandler((th, e) -> failure[0] = e);
-        t.start();
-        kpipe.start();
-        t.join();
-        if (failure[0] != null) {
-          throw new IllegalStateException("starting the stock cluster failed", failure[0]);
+    /** @return {stock, kpipe}, both started and ready */
+    private static Cluster[] startPair(Scenario s, BenchOptions options, HarnessSettings settings, Progress progress)
+            throws Exception {
+        Cluster stock = Cluster.create(s.spec(Variant.STOCK, options), settings);
+        Cluster kpipe;
+        try {
+            kpipe = Cluster.create(s.spec(Variant.KPIPE, options), settings);
+        } catch (RuntimeException e) {
+            stock.close();
+            throw e;
         }
-      } else {
-        stock.start();
-        kpipe.start();
-      }
-    } catch (Exception | Error e) {
-      stock.close();
-      kpipe.close();
-      throw e;
+        long t0 = System.nanoTime();
+        try {
+            if (options.parallelStart()) {
+                Thread t = new Thread(stock::start, "bench-start-stock");
+                Throwable[] failure = new Throwable[1];
+                t.setUncaughtExceptionHandler((th, e) -> failure[0] = e);
+                t.start();
+                kpipe.start();
+                t.join();
+                if (failure[0] != null) {
+                    throw new IllegalStateException("starting the stock cluster failed", failure[0]);
+                }
+            } else {
+                stock.start();
+                kpipe.start();
+            }
+        } catch (Exception | Error e) {
+            stock.close();
+            kpipe.close();
+            throw e;
+        }
+        progress.clear();
+        System.err.printf(
+                Locale.ROOT,
+                "bench: %s clusters up in %.1f s (stock %s, kpipe %s)%n",
+                s.label,
+                (System.nanoTime() - t0) / 1e9,
+                stock.dir(),
+                kpipe.dir());
+        return new Cluster[] {stock, kpipe};
     }
-    progress.clear();
-    System.err.printf(Locale.ROOT, "bench: %s clusters up in %.1f s (stock %s, kpipe %s)%n", s.label,
-        (System.nanoTime() - t0) / 1e9, stock.dir(), kpipe.dir());
-    return new Cluster[] {stock, kpipe};
-  }
 
-  /** Creates the scenario's topic and waits until node 1 leads every partition with the full ISR. */
-  static void createTopic(Cluster c, Scenario s) throws Exception {
-    Admin admin = c.admin();
-    admin.createTopics(List.of(s.newTopic())).all().get(60, TimeUnit.SECONDS);
-    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    while (true) {
-      try {
-        TopicDescription d = admin.describeTopics(List.of(s.topic)).allTopicNames().get(10, TimeUnit.SECONDS)
-            .get(s.topic);
-        boolean ok = d.partitions().size() == s.partitions;
-        for (TopicPartitionInfo p : d.partitions()) {
-          ok &= p.leader() != null && p.leader().id() == 1 && p.isr().size() == p.replicas().size();
+    /** Creates the scenario's topic and waits until node 1 leads every partition with the full ISR. */
+    static void createTopic(Cluster c, Scenario s) throws Exception {
+        Admin admin = c.admin();
+        admin.createTopics(List.of(s.newTopic())).all().get(60, TimeUnit.SECONDS);
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (true) {
+            try {
+                TopicDescription d = admin.describeTopics(List.of(s.topic))
+                        .allTopicNames()
+                        .get(10, TimeUnit.SECONDS)
+                        .get(s.topic);
+                boolean ok = d.partitions().size() == s.partitions;
+                for (TopicPartitionInfo p : d.partitions()) {
+                    ok &= p.leader() != null
+                            && p.leader().id() == 1
+                            && p.isr().size() == p.replicas().size();
+                }
+                if (ok) {
+                    try {
+                        c.node(1).jmx(); // connect now, not at the first window edge
+                    } catch (RuntimeException e) {
+                        System.err.println(
+                                "bench: no JMX connection to node 1 (broker-side figures will be missing): " + e);
+                    }
+                    return;
+                }
+            } catch (ExecutionException e) {
+                // not yet known everywhere
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("topic " + s.topic + " not led by node 1 with full ISR within 60 s");
+            }
+            Thread.sleep(100);
         }
-        if (ok) {
-          try {
-            c.node(1).jmx(); // connect now, not at the first window edge
-          } catch (RuntimeException e) {
-            System.err.println("bench: no JMX connection to node 1 (broker-side figures will be missing): " + e);
-          }
-          return;
-        }
-      } catch (ExecutionException e) {
-        // not yet known everywhere
-      }
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("topic " + s.topic + " not led by node 1 with full ISR within 60 s");
-      }
-      Thread.sleep(100);
     }
-  }
 }

@@ -40,292 +40,319 @@ import java.util.stream.Collectors;
  * bad arguments, 130 on Ctrl-C.
  */
 public final class BenchMain {
-  private static final AtomicBoolean INTERRUPTED = new AtomicBoolean();
-  private static final DateTimeFormatter TS = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss");
+    private static final AtomicBoolean INTERRUPTED = new AtomicBoolean();
+    private static final DateTimeFormatter TS = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss");
 
-  private final BenchOptions options;
-  private final HarnessSettings settings;
-  private final PrintStream out = System.out;
-  private final Progress progress;
-  private final Path jsonFile;
-  private final Map<String, Object> run = new LinkedHashMap<>();
-  private final List<Report> reports = new ArrayList<>();
+    private final BenchOptions options;
+    private final HarnessSettings settings;
+    private final PrintStream out = System.out;
+    private final Progress progress;
+    private final Path jsonFile;
+    private final Map<String, Object> run = new LinkedHashMap<>();
+    private final List<Report> reports = new ArrayList<>();
 
-  private BenchMain(BenchOptions options, HarnessSettings settings, Progress progress, Path jsonFile) {
-    this.options = options;
-    this.settings = settings;
-    this.progress = progress;
-    this.jsonFile = jsonFile;
-  }
-
-  /**
-   * Runs the benchmark; see the class documentation for the arguments ({@code --help} lists them).
-   *
-   * @param args the command line
-   */
-  public static void main(String[] args) {
-    if (SoakMain.wanted(args)) { // --scenario soak: the reliability soak, not a stock-vs-kpipe comparison
-      System.exit(SoakMain.run(args));
-      return;
+    private BenchMain(BenchOptions options, HarnessSettings settings, Progress progress, Path jsonFile) {
+        this.options = options;
+        this.settings = settings;
+        this.progress = progress;
+        this.jsonFile = jsonFile;
     }
-    BenchOptions o;
-    try {
-      if (Arrays.asList(args).contains("--help") || Arrays.asList(args).contains("-h")) { // anywhere, as soak's
-        System.out.print(BenchOptions.USAGE);
-        return;
-      }
-      o = BenchOptions.parse(args);
-    } catch (IllegalArgumentException e) {
-      System.err.println(e.getMessage());
-      System.err.print(BenchOptions.USAGE);
-      System.exit(2);
-      return;
-    }
-    int code;
-    try {
-      code = run(o);
-    } catch (Exception e) {
-      if (INTERRUPTED.get()) {
-        return; // Ctrl-C: the JVM is exiting; failures of the interrupted round are expected
-      }
-      System.err.println("\nbenchmark failed: " + e);
-      e.printStackTrace();
-      code = 1;
-    }
-    System.exit(code);
-  }
 
-  private static int run(BenchOptions o) throws Exception {
-    BenchSetup.configureHarness(o);
-    HarnessSettings settings = HarnessSettings.load();
-    settings.kafkaHome(); // fails early with a hint if the distribution is not laid out
-    BenchSetup.checkPluginJar(settings.pluginJar());
-    Path outDir = o.outDir() != null ? o.outDir() : settings.workDir().getParent().resolve("bench");
-    Files.createDirectories(outDir);
-    Path json = outDir.resolve("bench-" + LocalDateTime.now().format(TS) + (o.demo() ? "-demo" : "") + ".json");
-    boolean tty = Boolean.parseBoolean(System.getProperty("kpipe.bench.tty", Boolean.toString(System.console() != null)));
-    AtomicBoolean done = new AtomicBoolean();
-    try (Progress progress = new Progress(System.err, tty)) {
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-        if (!done.get()) {
-          INTERRUPTED.set(true);
-          progress.stop();
-          System.err.println("\nbench: interrupted; the harness's shutdown hook stops the brokers."
-              + (Files.exists(json) ? " Results so far: " + json : ""));
+    /**
+     * Runs the benchmark; see the class documentation for the arguments ({@code --help} lists them).
+     *
+     * @param args the command line
+     */
+    public static void main(String[] args) {
+        if (SoakMain.wanted(args)) { // --scenario soak: the reliability soak, not a stock-vs-kpipe comparison
+            System.exit(SoakMain.run(args));
+            return;
         }
-      }, "bench-interrupt"));
-      return new BenchMain(o, settings, progress, json).runAll();
-    } finally {
-      done.set(true);
-    }
-  }
-
-  private int runAll() throws Exception {
-    List<Scenario> scenarios = new ArrayList<>();
-    for (String s : options.scenarios()) {
-      if (s.equals("S1")) {
-        for (int w : options.windowsMs()) {
-          scenarios.add(Scenario.s1(w, options));
-        }
-      } else if (s.equals("S2")) {
-        scenarios.add(Scenario.s2(options));
-      } else if (s.equals("S2F")) {
-        scenarios.add(Scenario.s2Fixed(options));
-      } else if (s.equals("S1L")) {
-        scenarios.add(Scenario.s1Large(options));
-      } else if (s.equals("S5")) {
-        for (int w : options.windowsMs()) {
-          scenarios.add(Scenario.s5(w, options));
-        }
-      } else {
-        scenarios.add(Scenario.s3(options.windowsMs().get(0), options));
-      }
-    }
-    run.put("started", LocalDateTime.now().toString());
-    run.put("mode", options.demo() ? "demo" : "bench");
-    run.put("kafka_version", settings.kafkaVersion());
-    run.put("kafka_home", settings.kafkaHome().toString());
-    run.put("kpipe_version", settings.pluginVersion());
-    run.put("options", optionsMap());
-    run.put("host", HostInfo.hostMap());
-    List<String> foreign = HostInfo.foreignBrokers();
-    run.put("other_kafka_jvms_at_start", foreign);
-    if (!foreign.isEmpty()) {
-      System.err.println("bench: WARNING: " + foreign.size() + " other Kafka JVM(s) running on this machine;"
-          + " they compete for CPU and can disturb the numbers: " + foreign);
-    }
-    List<Object> scenarioMaps = new ArrayList<>();
-    run.put("scenarios", scenarioMaps);
-    out.printf(Locale.ROOT, "kpipe benchmark: Kafka %s, stock vs kpipe %s, %s, %d rounds x %d s per side; %d CPU(s)%n",
-        settings.kafkaVersion(), settings.pluginVersion(),
-        scenarios.stream().map(s -> s.label).collect(Collectors.joining(", ")), options.rounds(),
-        options.durationSeconds(), Runtime.getRuntime().availableProcessors());
-    for (Scenario s : scenarios) {
-      reports.add(runScenario(s, scenarioMaps));
-    }
-    Sweep sweep = options.sweep() ? Sweep.of(reports) : null;
-    Path chart = sweep != null ? sweep(sweep) : null;
-    run.put("finished", LocalDateTime.now().toString());
-    run.put("elapsed_s", progress.elapsedSeconds());
-    run.put("other_kafka_jvms_at_end", HostInfo.foreignBrokers());
-    writeJson();
-    progress.clear();
-    if (reports.size() > 1) {
-      out.println();
-      out.println("==== summary (" + fmtElapsed(progress.elapsedSeconds()) + ") ====");
-      for (Report r : reports) {
-        out.println();
-        out.print(r.table(options));
-      }
-    }
-    if (sweep != null) {
-      out.println();
-      out.print(sweep.table());
-    }
-    out.println();
-    out.println("results: " + jsonFile);
-    if (chart != null) {
-      out.println("chart:   " + chart);
-    }
-    out.flush();
-    return 0;
-  }
-
-  /**
-   * Draws the sweep's chart next to the JSON and adds the JSON section {@code sweep}.
-   *
-   * @param sweep the run's S1 rounds summed up
-   * @return the chart's path, or null if it could not be drawn (the reason goes to stderr; the results stand)
-   */
-  private Path sweep(Sweep sweep) {
-    Path png = Sweep.chartPath(jsonFile);
-    try {
-      sweep.writeChart(png, settings.kafkaVersion(), options);
-    } catch (IOException | RuntimeException | LinkageError e) { // the chart is optional: keep the numbers
-      System.err.println("bench: the sweep chart could not be drawn (" + chartFailure(e) + "): " + e);
-      png = null;
-    }
-    run.put("sweep", sweep.toMap(png));
-    return png;
-  }
-
-  /**
-   * @param e why the chart could not be drawn
-   * @return what to do about it: a class missing means the chart library is not on the class path (a build from
-   *     before the chart, or a class path without target/bench-libs); anything else is most often a headless JVM
-   *     without fonts
-   */
-  static String chartFailure(Throwable e) {
-    if (e instanceof NoClassDefFoundError) {
-      return "the chart library, JFreeChart, is not on the class path: rebuild (demo.sh without SKIP_BUILD=1, or mvn"
-          + " package -DskipTests) so that integration-tests/target/bench-libs has it";
-    }
-    return "if no font is installed, on Debian: apt-get install fonts-dejavu-core";
-  }
-
-  /**
-   * Starts both clusters, runs the alternating rounds, prints the scenario's table (before the clusters stop, so the
-   * result shows at once), records it in the JSON and stops the clusters.
-   */
-  private Report runScenario(Scenario s, List<Object> scenarioMaps) throws Exception {
-    Report report = new Report(s);
-    progress.context(s.label + ": starting stock and kpipe clusters");
-    Cluster[] clusters = BenchClusters.start(s, options, settings, progress);
-    Cluster stock = clusters[0];
-    Cluster kpipe = clusters[1];
-    Cluster control = clusters.length > 2 ? clusters[2] : null;
-    try {
-      progress.context(s.label + ": creating topics");
-      for (Cluster c : clusters) {
-        BenchClusters.createTopic(c, s);
-      }
-      for (int round = 1; round <= options.rounds(); round++) {
-        for (Cluster c : RoundOrder.of(round, stock, kpipe, control)) {
-          Variant v = c == kpipe ? Variant.KPIPE : Variant.STOCK;
-          String side = c == control ? RoundOrder.CONTROL_LABEL : v.label();
-          progress.context(String.format(Locale.ROOT, "%s round %d/%d %s", s.label, round, options.rounds(), side));
-          RoundResult r = new LoadRound(c, s, v, round, progress).run(options.warmupSeconds(),
-              options.durationSeconds());
-          if (c == control) {
-            report.addControl(r);
-          } else {
-            report.add(r);
-          }
-          progress.clear();
-          out.println(c == control ? r.line().replace(" stock:", " " + RoundOrder.CONTROL_LABEL + ":") : r.line());
-          out.flush();
-        }
-      }
-      scenarioMaps.add(report.toMap(options));
-      writeJson();
-      progress.clear();
-      out.println();
-      out.print(report.table(options));
-      if (options.demo() && report.hasPairs() && s.id.equals("S1")) {
-        out.println();
-        out.println(demoSentence(report));
-      }
-      out.flush();
-    } finally {
-      progress.context(s.label + ": stopping clusters");
-      long t0 = System.nanoTime();
-      if (!options.jfr()) { // nothing to keep: SIGKILL is much faster than controlled shutdown
-        for (Cluster c : clusters) {
-          c.nodes().forEach(n -> n.kill());
-        }
-      }
-      try {
-        if (control != null) {
-          control.close();
-        }
-      } finally {
+        BenchOptions o;
         try {
-          kpipe.close();
-        } finally {
-          stock.close();
+            if (Arrays.asList(args).contains("--help") || Arrays.asList(args).contains("-h")) { // anywhere, as soak's
+                System.out.print(BenchOptions.USAGE);
+                return;
+            }
+            o = BenchOptions.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            System.err.print(BenchOptions.USAGE);
+            System.exit(2);
+            return;
         }
-      }
-      progress.clear();
-      System.err.printf(Locale.ROOT, "bench: %s clusters stopped in %.1f s%n", s.label, (System.nanoTime() - t0) / 1e9);
+        int code;
+        try {
+            code = run(o);
+        } catch (Exception e) {
+            if (INTERRUPTED.get()) {
+                return; // Ctrl-C: the JVM is exiting; failures of the interrupted round are expected
+            }
+            System.err.println("\nbenchmark failed: " + e);
+            e.printStackTrace();
+            code = 1;
+        }
+        System.exit(code);
     }
-    return report;
-  }
 
-  private String demoSentence(Report r) {
-    Scenario s = r.scenario();
-    double stockReq = r.stat(Variant.STOCK, RoundResult::produceRequestsPerSec).median();
-    double kpipeReq = r.stat(Variant.KPIPE, RoundResult::produceRequestsPerSec).median();
-    return String.format(Locale.ROOT,
-        "What it shows: with acks=all and a follower that acknowledges every %d ms, stock Kafka %s serves one"
-            + " produce request per connection at a time (%.1f req/s, its limit being 1/W = %s), while kpipe keeps"
-            + " the producer's %d requests in flight on the same connection (%.1f req/s = %s of the %s req/s"
-            + " ceiling), so the same unchanged producer moves %.1fx the records/s, with p99 latency %.2fx stock's.",
-        s.windowMs, settings.kafkaVersion(), stockReq, Report.fmt(1000.0 / s.windowMs), s.maxInFlight, kpipeReq,
-        Report.pct(kpipeReq / s.ceilingRequestsPerSec()), Report.fmt(s.ceilingRequestsPerSec()),
-        r.ratio(RoundResult::recordsPerSec).median(), r.ratio(RoundResult::p99Ms).median());
-  }
+    private static int run(BenchOptions o) throws Exception {
+        BenchSetup.configureHarness(o);
+        HarnessSettings settings = HarnessSettings.load();
+        settings.kafkaHome(); // fails early with a hint if the distribution is not laid out
+        BenchSetup.checkPluginJar(settings.pluginJar());
+        Path outDir =
+                o.outDir() != null ? o.outDir() : settings.workDir().getParent().resolve("bench");
+        Files.createDirectories(outDir);
+        Path json = outDir.resolve("bench-" + LocalDateTime.now().format(TS) + (o.demo() ? "-demo" : "") + ".json");
+        boolean tty =
+                Boolean.parseBoolean(System.getProperty("kpipe.bench.tty", Boolean.toString(System.console() != null)));
+        AtomicBoolean done = new AtomicBoolean();
+        try (Progress progress = new Progress(System.err, tty)) {
+            Runtime.getRuntime()
+                    .addShutdownHook(new Thread(
+                            () -> {
+                                if (!done.get()) {
+                                    INTERRUPTED.set(true);
+                                    progress.stop();
+                                    System.err.println(
+                                            "\nbench: interrupted; the harness's shutdown hook stops the brokers."
+                                                    + (Files.exists(json) ? " Results so far: " + json : ""));
+                                }
+                            },
+                            "bench-interrupt"));
+            return new BenchMain(o, settings, progress, json).runAll();
+        } finally {
+            done.set(true);
+        }
+    }
 
-  private void writeJson() throws IOException {
-    Files.writeString(jsonFile, Json.write(run));
-  }
+    private int runAll() throws Exception {
+        List<Scenario> scenarios = new ArrayList<>();
+        for (String s : options.scenarios()) {
+            if (s.equals("S1")) {
+                for (int w : options.windowsMs()) {
+                    scenarios.add(Scenario.s1(w, options));
+                }
+            } else if (s.equals("S2")) {
+                scenarios.add(Scenario.s2(options));
+            } else if (s.equals("S2F")) {
+                scenarios.add(Scenario.s2Fixed(options));
+            } else if (s.equals("S1L")) {
+                scenarios.add(Scenario.s1Large(options));
+            } else if (s.equals("S5")) {
+                for (int w : options.windowsMs()) {
+                    scenarios.add(Scenario.s5(w, options));
+                }
+            } else {
+                scenarios.add(Scenario.s3(options.windowsMs().get(0), options));
+            }
+        }
+        run.put("started", LocalDateTime.now().toString());
+        run.put("mode", options.demo() ? "demo" : "bench");
+        run.put("kafka_version", settings.kafkaVersion());
+        run.put("kafka_home", settings.kafkaHome().toString());
+        run.put("kpipe_version", settings.pluginVersion());
+        run.put("options", optionsMap());
+        run.put("host", HostInfo.hostMap());
+        List<String> foreign = HostInfo.foreignBrokers();
+        run.put("other_kafka_jvms_at_start", foreign);
+        if (!foreign.isEmpty()) {
+            System.err.println("bench: WARNING: " + foreign.size() + " other Kafka JVM(s) running on this machine;"
+                    + " they compete for CPU and can disturb the numbers: " + foreign);
+        }
+        List<Object> scenarioMaps = new ArrayList<>();
+        run.put("scenarios", scenarioMaps);
+        out.printf(
+                Locale.ROOT,
+                "kpipe benchmark: Kafka %s, stock vs kpipe %s, %s, %d rounds x %d s per side; %d CPU(s)%n",
+                settings.kafkaVersion(),
+                settings.pluginVersion(),
+                scenarios.stream().map(s -> s.label).collect(Collectors.joining(", ")),
+                options.rounds(),
+                options.durationSeconds(),
+                Runtime.getRuntime().availableProcessors());
+        for (Scenario s : scenarios) {
+            reports.add(runScenario(s, scenarioMaps));
+        }
+        Sweep sweep = options.sweep() ? Sweep.of(reports) : null;
+        Path chart = sweep != null ? sweep(sweep) : null;
+        run.put("finished", LocalDateTime.now().toString());
+        run.put("elapsed_s", progress.elapsedSeconds());
+        run.put("other_kafka_jvms_at_end", HostInfo.foreignBrokers());
+        writeJson();
+        progress.clear();
+        if (reports.size() > 1) {
+            out.println();
+            out.println("==== summary (" + fmtElapsed(progress.elapsedSeconds()) + ") ====");
+            for (Report r : reports) {
+                out.println();
+                out.print(r.table(options));
+            }
+        }
+        if (sweep != null) {
+            out.println();
+            out.print(sweep.table());
+        }
+        out.println();
+        out.println("results: " + jsonFile);
+        if (chart != null) {
+            out.println("chart:   " + chart);
+        }
+        out.flush();
+        return 0;
+    }
 
-  private Map<String, Object> optionsMap() {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("scenarios", options.scenarios());
-    m.put("sweep", options.sweep());
-    m.put("window_ms", options.windowsMs());
-    m.put("rounds", options.rounds());
-    m.put("duration_s", options.durationSeconds());
-    m.put("warmup_s", options.warmupSeconds());
-    m.put("stock", options.stockInstallsPlugin() ? "kpipe installed, kpipe.enable=false" : "kpipe not installed");
-    m.put("broker_heap", options.brokerHeap());
-    m.put("broker_jvm_opts", settings.extraJvmOptions().length == 0 ? "" : String.join(" ",
-        settings.extraJvmOptions()));
-    m.put("parallel_start", options.parallelStart());
-    return m;
-  }
+    /**
+     * Draws the sweep's chart next to the JSON and adds the JSON section {@code sweep}.
+     *
+     * @param sweep the run's S1 rounds summed up
+     * @return the chart's path, or null if it could not be drawn (the reason goes to stderr; the results stand)
+     */
+    private Path sweep(Sweep sweep) {
+        Path png = Sweep.chartPath(jsonFile);
+        try {
+            sweep.writeChart(png, settings.kafkaVersion(), options);
+        } catch (IOException | RuntimeException | LinkageError e) { // the chart is optional: keep the numbers
+            System.err.println("bench: the sweep chart could not be drawn (" + chartFailure(e) + "): " + e);
+            png = null;
+        }
+        run.put("sweep", sweep.toMap(png));
+        return png;
+    }
 
-  private static String fmtElapsed(long s) {
-    return String.format(Locale.ROOT, "%d min %02d s", s / 60, s % 60);
-  }
+    /**
+     * @param e why the chart could not be drawn
+     * @return what to do about it: a class missing means the chart library is not on the class path (a build from
+     *     before the chart, or a class path without target/bench-libs); anything else is most often a headless JVM
+     *     without fonts
+     */
+    static String chartFailure(Throwable e) {
+        if (e instanceof NoClassDefFoundError) {
+            return "the chart library, JFreeChart, is not on the class path: rebuild (demo.sh without SKIP_BUILD=1, or mvn"
+                    + " package -DskipTests) so that integration-tests/target/bench-libs has it";
+        }
+        return "if no font is installed, on Debian: apt-get install fonts-dejavu-core";
+    }
+
+    /**
+     * Starts both clusters, runs the alternating rounds, prints the scenario's table (before the clusters stop, so the
+     * result shows at once), records it in the JSON and stops the clusters.
+     */
+    private Report runScenario(Scenario s, List<Object> scenarioMaps) throws Exception {
+        Report report = new Report(s);
+        progress.context(s.label + ": starting stock and kpipe clusters");
+        Cluster[] clusters = BenchClusters.start(s, options, settings, progress);
+        Cluster stock = clusters[0];
+        Cluster kpipe = clusters[1];
+        Cluster control = clusters.length > 2 ? clusters[2] : null;
+        try {
+            progress.context(s.label + ": creating topics");
+            for (Cluster c : clusters) {
+                BenchClusters.createTopic(c, s);
+            }
+            for (int round = 1; round <= options.rounds(); round++) {
+                for (Cluster c : RoundOrder.of(round, stock, kpipe, control)) {
+                    Variant v = c == kpipe ? Variant.KPIPE : Variant.STOCK;
+                    String side = c == control ? RoundOrder.CONTROL_LABEL : v.label();
+                    progress.context(
+                            String.format(Locale.ROOT, "%s round %d/%d %s", s.label, round, options.rounds(), side));
+                    RoundResult r = new LoadRound(c, s, v, round, progress)
+                            .run(options.warmupSeconds(), options.durationSeconds());
+                    if (c == control) {
+                        report.addControl(r);
+                    } else {
+                        report.add(r);
+                    }
+                    progress.clear();
+                    out.println(
+                            c == control
+                                    ? r.line().replace(" stock:", " " + RoundOrder.CONTROL_LABEL + ":")
+                                    : r.line());
+                    out.flush();
+                }
+            }
+            scenarioMaps.add(report.toMap(options));
+            writeJson();
+            progress.clear();
+            out.println();
+            out.print(report.table(options));
+            if (options.demo() && report.hasPairs() && s.id.equals("S1")) {
+                out.println();
+                out.println(demoSentence(report));
+            }
+            out.flush();
+        } finally {
+            progress.context(s.label + ": stopping clusters");
+            long t0 = System.nanoTime();
+            if (!options.jfr()) { // nothing to keep: SIGKILL is much faster than controlled shutdown
+                for (Cluster c : clusters) {
+                    c.nodes().forEach(n -> n.kill());
+                }
+            }
+            try {
+                if (control != null) {
+                    control.close();
+                }
+            } finally {
+                try {
+                    kpipe.close();
+                } finally {
+                    stock.close();
+                }
+            }
+            progress.clear();
+            System.err.printf(
+                    Locale.ROOT, "bench: %s clusters stopped in %.1f s%n", s.label, (System.nanoTime() - t0) / 1e9);
+        }
+        return report;
+    }
+
+    private String demoSentence(Report r) {
+        Scenario s = r.scenario();
+        double stockReq =
+                r.stat(Variant.STOCK, RoundResult::produceRequestsPerSec).median();
+        double kpipeReq =
+                r.stat(Variant.KPIPE, RoundResult::produceRequestsPerSec).median();
+        return String.format(
+                Locale.ROOT,
+                "What it shows: with acks=all and a follower that acknowledges every %d ms, stock Kafka %s serves one"
+                        + " produce request per connection at a time (%.1f req/s, its limit being 1/W = %s), while kpipe keeps"
+                        + " the producer's %d requests in flight on the same connection (%.1f req/s = %s of the %s req/s"
+                        + " ceiling), so the same unchanged producer moves %.1fx the records/s, with p99 latency %.2fx stock's.",
+                s.windowMs,
+                settings.kafkaVersion(),
+                stockReq,
+                Report.fmt(1000.0 / s.windowMs),
+                s.maxInFlight,
+                kpipeReq,
+                Report.pct(kpipeReq / s.ceilingRequestsPerSec()),
+                Report.fmt(s.ceilingRequestsPerSec()),
+                r.ratio(RoundResult::recordsPerSec).median(),
+                r.ratio(RoundResult::p99Ms).median());
+    }
+
+    private void writeJson() throws IOException {
+        Files.writeString(jsonFile, Json.write(run));
+    }
+
+    private Map<String, Object> optionsMap() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("scenarios", options.scenarios());
+        m.put("sweep", options.sweep());
+        m.put("window_ms", options.windowsMs());
+        m.put("rounds", options.rounds());
+        m.put("duration_s", options.durationSeconds());
+        m.put("warmup_s", options.warmupSeconds());
+        m.put("stock", options.stockInstallsPlugin() ? "kpipe installed, kpipe.enable=false" : "kpipe not installed");
+        m.put("broker_heap", options.brokerHeap());
+        m.put(
+                "broker_jvm_opts",
+                settings.extraJvmOptions().length == 0 ? "" : String.join(" ", settings.extraJvmOptions()));
+        m.put("parallel_start", options.parallelStart());
+        return m;
+    }
+
+    private static String fmtElapsed(long s) {
+        return String.format(Locale.ROOT, "%d min %02d s", s / 60, s % 60);
+    }
 }

@@ -36,13 +36,34 @@ import java.util.Locale;
  * @param batchBytes {@code batch.size}, bytes
  * @param measure the fixed-load (S2F) and large-batch (S1L) options
  */
-record BenchOptions(boolean demo, boolean sweep, List<String> scenarios, List<Integer> windowsMs, int rounds, int durationSeconds,
-    int warmupSeconds, String kafkaVersion, Path outDir, boolean stockInstallsPlugin, String brokerHeap,
-    String brokerJvmOpts, boolean jfr, boolean parallelStart, int s1RecordBytes, long s1BufferBytes, int s2Producers,
-    int s2RecordBytes, long s2BufferBytes, int batchBytes, int s3Producers, long s3BudgetBytes, int s3RecordBytes,
-    long s3BufferBytes, MeasureOptions measure) {
+record BenchOptions(
+        boolean demo,
+        boolean sweep,
+        List<String> scenarios,
+        List<Integer> windowsMs,
+        int rounds,
+        int durationSeconds,
+        int warmupSeconds,
+        String kafkaVersion,
+        Path outDir,
+        boolean stockInstallsPlugin,
+        String brokerHeap,
+        String brokerJvmOpts,
+        boolean jfr,
+        boolean parallelStart,
+        int s1RecordBytes,
+        long s1BufferBytes,
+        int s2Producers,
+        int s2RecordBytes,
+        long s2BufferBytes,
+        int batchBytes,
+        int s3Producers,
+        long s3BudgetBytes,
+        int s3RecordBytes,
+        long s3BufferBytes,
+        MeasureOptions measure) {
 
-  static final String USAGE = """
+    static final String USAGE = """
       usage: BenchMain demo [options]      S1 at W=100 ms, 3 rounds x 15 s per side (+3 s warm-up)
              BenchMain [options]
       options:
@@ -73,133 +94,156 @@ record BenchOptions(boolean demo, boolean sweep, List<String> scenarios, List<In
         --out DIR                   JSON output folder (default integration-tests/target/bench)
       """ + MeasureOptions.USAGE;
 
-  /**
-   * @param args the command line
-   * @return the options
-   * @throws IllegalArgumentException on a bad argument (message says which)
-   */
-  static BenchOptions parse(String[] args) {
-    boolean demo = false;
-    boolean sweep = false;
-    List<String> scenarios = List.of("S1");
-    List<Integer> windows = null;
-    Integer rounds = null;
-    Integer duration = null;
-    Integer warmup = null;
-    String kafkaVersion = null;
-    Path out = null;
-    boolean stockInstalls = false;
-    String heap = "1g";
-    String jvmOpts = null;
-    boolean jfr = false;
-    boolean parallel = true;
-    int s1Record = 1024;
-    long s1Buffer = 256 * 1024;
-    int s2Producers = 4;
-    int s2Record = 100;
-    long s2Buffer = 1024 * 1024;
-    int batch = 16384;
-    int s3Producers = 300;
-    long s3Budget = 8L * 1024 * 1024;
-    int s3Record = 1024;
-    long s3Buffer = 128 * 1024;
-    MeasureOptions[] measure = {MeasureOptions.DEFAULTS};
-    for (int i = 0; i < args.length; i++) {
-      String a = args[i];
-      switch (a) {
-        case "demo" -> demo = true;
-        case "--scenario" -> {
-          List<String> l = new ArrayList<>();
-          for (String s : Flags.value(args, ++i, a).split(",")) {
-            String u = s.trim().toUpperCase(Locale.ROOT);
-            switch (u) {
-              case "ALL" -> {
-                l.add("S1");
-                l.add("S2");
-                l.add("S3");
-              }
-              case "S1", "S2", "S3", "S2F", "S1L", "S5" -> l.add(u);
-              case "SWEEP" -> {
-                l.add("S1");
-                sweep = true;
-              }
-              default -> throw new IllegalArgumentException("unknown scenario: " + s);
+    /**
+     * @param args the command line
+     * @return the options
+     * @throws IllegalArgumentException on a bad argument (message says which)
+     */
+    static BenchOptions parse(String[] args) {
+        boolean demo = false;
+        boolean sweep = false;
+        List<String> scenarios = List.of("S1");
+        List<Integer> windows = null;
+        Integer rounds = null;
+        Integer duration = null;
+        Integer warmup = null;
+        String kafkaVersion = null;
+        Path out = null;
+        boolean stockInstalls = false;
+        String heap = "1g";
+        String jvmOpts = null;
+        boolean jfr = false;
+        boolean parallel = true;
+        int s1Record = 1024;
+        long s1Buffer = 256 * 1024;
+        int s2Producers = 4;
+        int s2Record = 100;
+        long s2Buffer = 1024 * 1024;
+        int batch = 16384;
+        int s3Producers = 300;
+        long s3Budget = 8L * 1024 * 1024;
+        int s3Record = 1024;
+        long s3Buffer = 128 * 1024;
+        MeasureOptions[] measure = {MeasureOptions.DEFAULTS};
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "demo" -> demo = true;
+                case "--scenario" -> {
+                    List<String> l = new ArrayList<>();
+                    for (String s : Flags.value(args, ++i, a).split(",")) {
+                        String u = s.trim().toUpperCase(Locale.ROOT);
+                        switch (u) {
+                            case "ALL" -> {
+                                l.add("S1");
+                                l.add("S2");
+                                l.add("S3");
+                            }
+                            case "S1", "S2", "S3", "S2F", "S1L", "S5" -> l.add(u);
+                            case "SWEEP" -> {
+                                l.add("S1");
+                                sweep = true;
+                            }
+                            default -> throw new IllegalArgumentException("unknown scenario: " + s);
+                        }
+                    }
+                    scenarios = l.stream().distinct().toList();
+                }
+                case "--window-ms" -> {
+                    List<Integer> l = new ArrayList<>();
+                    for (String s : Flags.value(args, ++i, a).split(",")) {
+                        l.add(Flags.positiveInt(s.trim(), a));
+                    }
+                    windows = List.copyOf(l);
+                }
+                case "--rounds" -> rounds = Flags.positiveInt(Flags.value(args, ++i, a), a);
+                case "--duration-s" -> duration = Flags.positiveInt(Flags.value(args, ++i, a), a);
+                case "--warmup-s" -> warmup = Integer.parseInt(Flags.value(args, ++i, a));
+                case "--kafka-version" -> kafkaVersion = Flags.value(args, ++i, a);
+                case "--out" -> out = Path.of(Flags.value(args, ++i, a));
+                case "--stock" -> {
+                    String v = Flags.value(args, ++i, a);
+                    if (!v.equals("not-installed") && !v.equals("disabled")) {
+                        throw new IllegalArgumentException("--stock takes not-installed or disabled: " + v);
+                    }
+                    stockInstalls = v.equals("disabled");
+                }
+                case "--broker-heap" -> heap = Flags.value(args, ++i, a);
+                case "--broker-jvm-opts" -> jvmOpts = Flags.value(args, ++i, a);
+                case "--jfr" -> jfr = true;
+                case "--sequential-start" -> parallel = false;
+                case "--s1-record-bytes" -> s1Record = Flags.positiveInt(Flags.value(args, ++i, a), a);
+                case "--s1-buffer-kib" -> s1Buffer = Flags.positiveInt(Flags.value(args, ++i, a), a) * 1024L;
+                case "--s2-producers" -> s2Producers = Flags.positiveInt(Flags.value(args, ++i, a), a);
+                case "--s2-record-bytes" -> s2Record = Flags.positiveInt(Flags.value(args, ++i, a), a);
+                case "--s2-buffer-kib" -> s2Buffer = Flags.positiveInt(Flags.value(args, ++i, a), a) * 1024L;
+                case "--batch-bytes" -> batch = Flags.positiveInt(Flags.value(args, ++i, a), a);
+                case "--s3-producers" -> s3Producers = Flags.positiveInt(Flags.value(args, ++i, a), a);
+                case "--s3-budget-mib" -> s3Budget = Flags.positiveInt(Flags.value(args, ++i, a), a) * 1024L * 1024;
+                case "--s3-record-bytes" -> s3Record = Flags.positiveInt(Flags.value(args, ++i, a), a);
+                case "--s3-buffer-kib" -> s3Buffer = Flags.positiveInt(Flags.value(args, ++i, a), a) * 1024L;
+                default -> {
+                    int last = MeasureOptions.parse(args, i, measure);
+                    if (last < 0) {
+                        throw new IllegalArgumentException("unknown argument: " + a);
+                    }
+                    i = last;
+                }
             }
-          }
-          scenarios = l.stream().distinct().toList();
         }
-        case "--window-ms" -> {
-          List<Integer> l = new ArrayList<>();
-          for (String s : Flags.value(args, ++i, a).split(",")) {
-            l.add(Flags.positiveInt(s.trim(), a));
-          }
-          windows = List.copyOf(l);
+        if (sweep && !demo) {
+            if (windows == null) {
+                windows = Sweep.DEFAULT_WINDOWS_MS;
+            }
+            if (rounds == null) {
+                rounds = 2;
+            }
+            if (duration == null) {
+                duration = 12;
+            }
+            if (warmup == null) {
+                warmup = 3;
+            }
         }
-        case "--rounds" -> rounds = Flags.positiveInt(Flags.value(args, ++i, a), a);
-        case "--duration-s" -> duration = Flags.positiveInt(Flags.value(args, ++i, a), a);
-        case "--warmup-s" -> warmup = Integer.parseInt(Flags.value(args, ++i, a));
-        case "--kafka-version" -> kafkaVersion = Flags.value(args, ++i, a);
-        case "--out" -> out = Path.of(Flags.value(args, ++i, a));
-        case "--stock" -> {
-          String v = Flags.value(args, ++i, a);
-          if (!v.equals("not-installed") && !v.equals("disabled")) {
-            throw new IllegalArgumentException("--stock takes not-installed or disabled: " + v);
-          }
-          stockInstalls = v.equals("disabled");
+        if (windows == null) {
+            windows = List.of(100);
         }
-        case "--broker-heap" -> heap = Flags.value(args, ++i, a);
-        case "--broker-jvm-opts" -> jvmOpts = Flags.value(args, ++i, a);
-        case "--jfr" -> jfr = true;
-        case "--sequential-start" -> parallel = false;
-        case "--s1-record-bytes" -> s1Record = Flags.positiveInt(Flags.value(args, ++i, a), a);
-        case "--s1-buffer-kib" -> s1Buffer = Flags.positiveInt(Flags.value(args, ++i, a), a) * 1024L;
-        case "--s2-producers" -> s2Producers = Flags.positiveInt(Flags.value(args, ++i, a), a);
-        case "--s2-record-bytes" -> s2Record = Flags.positiveInt(Flags.value(args, ++i, a), a);
-        case "--s2-buffer-kib" -> s2Buffer = Flags.positiveInt(Flags.value(args, ++i, a), a) * 1024L;
-        case "--batch-bytes" -> batch = Flags.positiveInt(Flags.value(args, ++i, a), a);
-        case "--s3-producers" -> s3Producers = Flags.positiveInt(Flags.value(args, ++i, a), a);
-        case "--s3-budget-mib" -> s3Budget = Flags.positiveInt(Flags.value(args, ++i, a), a) * 1024L * 1024;
-        case "--s3-record-bytes" -> s3Record = Flags.positiveInt(Flags.value(args, ++i, a), a);
-        case "--s3-buffer-kib" -> s3Buffer = Flags.positiveInt(Flags.value(args, ++i, a), a) * 1024L;
-        default -> {
-          int last = MeasureOptions.parse(args, i, measure);
-          if (last < 0) {
-            throw new IllegalArgumentException("unknown argument: " + a);
-          }
-          i = last;
+        if (demo) {
+            if (rounds == null) {
+                rounds = 3;
+            }
+            if (duration == null) {
+                duration = 15;
+            }
+            if (warmup == null) {
+                warmup = 3;
+            }
         }
-      }
+        return new BenchOptions(
+                demo,
+                sweep,
+                scenarios,
+                windows,
+                rounds == null ? 5 : rounds,
+                duration == null ? 30 : duration,
+                warmup == null ? 5 : warmup,
+                kafkaVersion,
+                out,
+                stockInstalls,
+                heap,
+                jvmOpts,
+                jfr,
+                parallel,
+                s1Record,
+                s1Buffer,
+                s2Producers,
+                s2Record,
+                s2Buffer,
+                batch,
+                s3Producers,
+                s3Budget,
+                s3Record,
+                s3Buffer,
+                measure[0]);
     }
-    if (sweep && !demo) {
-      if (windows == null) {
-        windows = Sweep.DEFAULT_WINDOWS_MS;
-      }
-      if (rounds == null) {
-        rounds = 2;
-      }
-      if (duration == null) {
-        duration = 12;
-      }
-      if (warmup == null) {
-        warmup = 3;
-      }
-    }
-    if (windows == null) {
-      windows = List.of(100);
-    }
-    if (demo) {
-      if (rounds == null) {
-        rounds = 3;
-      }
-      if (duration == null) {
-        duration = 15;
-      }
-      if (warmup == null) {
-        warmup = 3;
-      }
-    }
-    return new BenchOptions(demo, sweep, scenarios, windows, rounds == null ? 5 : rounds, duration == null ? 30 : duration,
-        warmup == null ? 5 : warmup, kafkaVersion, out, stockInstalls, heap, jvmOpts, jfr, parallel, s1Record,
-        s1Buffer, s2Producers, s2Record, s2Buffer, batch, s3Producers, s3Budget, s3Record, s3Buffer, measure[0]);
-  }
 }

@@ -11,51 +11,58 @@ import java.util.zip.ZipFile;
 
 /** {@link BenchMain}'s pre-flight: checks the kpipe jar and passes options to the harness (main thread, once). */
 final class BenchSetup {
-  private BenchSetup() {
-  }
+    private BenchSetup() {}
 
-  /**
-   * Fails early if the drop-in jar is missing or is not the complete shaded jar (e.g. caught while a build rewrites
-   * it), which would otherwise only show as a broker dying with NoClassDefFoundError.
-   */
-  static void checkPluginJar(Path jar) throws IOException {
-    if (!Files.isRegularFile(jar)) {
-      throw new IllegalStateException("kpipe jar missing at " + jar + ": run mvn -B -q package -DskipTests first");
-    }
-    try (ZipFile z = new ZipFile(jar.toFile())) {
-      for (String entry : List.of("dev/kpipe/plugin/KpipePlugin.class", "dev/kpipe/interceptor/Interceptor.class",
-          "dev/kpipe/spi/NetworkProcessor.class")) {
-        if (z.getEntry(entry) == null) {
-          throw new IllegalStateException("kpipe jar " + jar + " lacks " + entry
-              + " (not the shaded jar, or being rebuilt); rebuild with mvn -B -q package -DskipTests");
+    /**
+     * Fails early if the drop-in jar is missing or is not the complete shaded jar (e.g. caught while a build rewrites
+     * it), which would otherwise only show as a broker dying with NoClassDefFoundError.
+     */
+    static void checkPluginJar(Path jar) throws IOException {
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException(
+                    "kpipe jar missing at " + jar + ": run mvn -B -q package -DskipTests first");
         }
-      }
-    } catch (ZipException e) {
-      throw new IllegalStateException("kpipe jar " + jar + " is not readable (being rebuilt?): " + e.getMessage());
+        try (ZipFile z = new ZipFile(jar.toFile())) {
+            for (String entry : List.of(
+                    "dev/kpipe/plugin/KpipePlugin.class",
+                    "dev/kpipe/interceptor/Interceptor.class",
+                    "dev/kpipe/spi/NetworkProcessor.class")) {
+                if (z.getEntry(entry) == null) {
+                    throw new IllegalStateException("kpipe jar " + jar + " lacks " + entry
+                            + " (not the shaded jar, or being rebuilt); rebuild with mvn -B -q package -DskipTests");
+                }
+            }
+        } catch (ZipException e) {
+            throw new IllegalStateException(
+                    "kpipe jar " + jar + " is not readable (being rebuilt?): " + e.getMessage());
+        }
     }
-  }
 
-  /** Passes the options that the harness reads from system properties. */
-  static void configureHarness(BenchOptions o) {
-    HarnessSettings defaults = HarnessSettings.load();
-    if (o.kafkaVersion() != null && !o.kafkaVersion().equals(defaults.kafkaVersion())) {
-      Path home = Path.of(System.getProperty("kpipe.it.kafka.home",
-          defaults.kafkaHome().getParent().resolve("kafka-" + o.kafkaVersion()).toString()));
-      System.setProperty("kpipe.it.kafka.version", o.kafkaVersion());
-      System.setProperty("kpipe.it.kafka.home", home.toString());
+    /** Passes the options that the harness reads from system properties. */
+    static void configureHarness(BenchOptions o) {
+        HarnessSettings defaults = HarnessSettings.load();
+        if (o.kafkaVersion() != null && !o.kafkaVersion().equals(defaults.kafkaVersion())) {
+            Path home = Path.of(System.getProperty(
+                    "kpipe.it.kafka.home",
+                    defaults.kafkaHome()
+                            .getParent()
+                            .resolve("kafka-" + o.kafkaVersion())
+                            .toString()));
+            System.setProperty("kpipe.it.kafka.version", o.kafkaVersion());
+            System.setProperty("kpipe.it.kafka.home", home.toString());
+        }
+        List<String> jvm = new ArrayList<>();
+        if (System.getProperty("kpipe.it.jvm.opts") != null) {
+            jvm.add(System.getProperty("kpipe.it.jvm.opts"));
+        }
+        if (o.brokerJvmOpts() != null) {
+            jvm.add(o.brokerJvmOpts());
+        }
+        if (o.jfr()) {
+            jvm.add("-XX:StartFlightRecording=filename=broker.jfr,settings=profile,dumponexit=true");
+        }
+        if (!jvm.isEmpty()) {
+            System.setProperty("kpipe.it.jvm.opts", String.join(" ", jvm));
+        }
     }
-    List<String> jvm = new ArrayList<>();
-    if (System.getProperty("kpipe.it.jvm.opts") != null) {
-      jvm.add(System.getProperty("kpipe.it.jvm.opts"));
-    }
-    if (o.brokerJvmOpts() != null) {
-      jvm.add(o.brokerJvmOpts());
-    }
-    if (o.jfr()) {
-      jvm.add("-XX:StartFlightRecording=filename=broker.jfr,settings=profile,dumponexit=true");
-    }
-    if (!jvm.isEmpty()) {
-      System.setProperty("kpipe.it.jvm.opts", String.join(" ", jvm));
-    }
-  }
 }

@@ -8,29 +8,34 @@ import java.util.stream.Collectors;
 
 /** What the benchmark records about the machine it runs on. Stateless; any thread. */
 final class HostInfo {
-  private HostInfo() {}
+    private HostInfo() {}
 
-  /** @return CPUs, load average, JVM and OS of this machine, for the JSON */
-  static Map<String, Object> hostMap() {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("cpus", Runtime.getRuntime().availableProcessors());
-    m.put("load_average_1m_at_start", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
-    m.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
-    m.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version"));
-    return m;
-  }
+    /** @return CPUs, load average, JVM and OS of this machine, for the JSON */
+    static Map<String, Object> hostMap() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("cpus", Runtime.getRuntime().availableProcessors());
+        m.put(
+                "load_average_1m_at_start",
+                ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        m.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
+        m.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version"));
+        return m;
+    }
 
-  /** @return Kafka broker JVMs on this machine that this JVM did not start (pid and command line, shortened) */
-  static List<String> foreignBrokers() {
-    long self = ProcessHandle.current().pid();
-    return ProcessHandle.allProcesses()
-        .filter(p -> p.info().commandLine().map(c -> c.contains("kafka.Kafka")).orElse(false))
-        .filter(p -> p.parent().map(pp -> pp.pid() != self).orElse(true))
-        .map(p -> p.pid() + " " + abbreviate(p.info().commandLine().orElse("")))
-        .collect(Collectors.toList());
-  }
+    /** @return Kafka broker JVMs on this machine that this JVM did not start (pid and command line, shortened) */
+    static List<String> foreignBrokers() {
+        long self = ProcessHandle.current().pid();
+        return ProcessHandle.allProcesses()
+                .filter(p -> p.info()
+                        .commandLine()
+                        .map(c -> c.contains("kafka.Kafka"))
+                        .orElse(false))
+                .filter(p -> p.parent().map(pp -> pp.pid() != self).orElse(true))
+                .map(p -> p.pid() + " " + abbreviate(p.info().commandLine().orElse("")))
+                .collect(Collectors.toList());
+    }
 
-  private static String abbreviate(String s) {
-    return s.length() <= 160 ? s : s.substring(0, 80) + " ... " + s.substring(s.length() - 75);
-  }
+    private static String abbreviate(String s) {
+        return s.length() <= 160 ? s : s.substring(0, 80) + " ... " + s.substring(s.length() - 75);
+    }
 }

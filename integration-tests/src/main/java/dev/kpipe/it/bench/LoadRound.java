@@ -27,216 +27,259 @@ import org.apache.kafka.clients.producer.KafkaProducer;
  * its latency is send() call to callback, in microseconds.
  */
 final class LoadRound {
-  /** The leader of every benchmark partition, as the producer's per-node metrics name it. */
-  static final String LEADER_NODE_TAG = "node-1";
+    /** The leader of every benchmark partition, as the producer's per-node metrics name it. */
+    static final String LEADER_NODE_TAG = "node-1";
 
-  private final Cluster cluster;
-  private final Scenario scenario;
-  private final Variant variant;
-  private final int round;
-  private final Progress progress;
-  /** S1L: the leader's figures sampled in the middle of the window ({@link BrokerProbe#midWindow}). */
-  private Map<String, Object> midWindow = Map.of();
+    private final Cluster cluster;
+    private final Scenario scenario;
+    private final Variant variant;
+    private final int round;
+    private final Progress progress;
+    /** S1L: the leader's figures sampled in the middle of the window ({@link BrokerProbe#midWindow}). */
+    private Map<String, Object> midWindow = Map.of();
 
-  LoadRound(Cluster cluster, Scenario scenario, Variant variant, int round, Progress progress) {
-    this.cluster = cluster;
-    this.scenario = scenario;
-    this.variant = variant;
-    this.round = round;
-    this.progress = progress;
-  }
+    LoadRound(Cluster cluster, Scenario scenario, Variant variant, int round, Progress progress) {
+        this.cluster = cluster;
+        this.scenario = scenario;
+        this.variant = variant;
+        this.round = round;
+        this.progress = progress;
+    }
 
-  /** Counters read at one edge of the measured window. */
-  private record Snapshot(long nanos, double leaderResponses, double leaderRequests, double allRequests,
-      long brokerNanos, double brokerProduceRequests,
-      double pipelinedRequests, double inflightMax, double followerFetches, double replicationBytesOut) {}
+    /** Counters read at one edge of the measured window. */
+    private record Snapshot(
+            long nanos,
+            double leaderResponses,
+            double leaderRequests,
+            double allRequests,
+            long brokerNanos,
+            double brokerProduceRequests,
+            double pipelinedRequests,
+            double inflightMax,
+            double followerFetches,
+            double replicationBytesOut) {}
 
-  /**
-   * Runs the round; blocks for about warm-up + duration + the producers' close.
-   *
-   * @param warmupSeconds load before the window, not measured
-   * @param durationSeconds the measured window
-   * @return the round's measurements
-   * @throws InterruptedException if interrupted (producers are closed)
-   */
-  RoundResult run(int warmupSeconds, int durationSeconds) throws InterruptedException {
-    byte[] value = new byte[scenario.recordBytes];
-    for (int i = 0; i < value.length; i++) {
-      value[i] = (byte) ('a' + i % 26);
+    /**
+     * Runs the round; blocks for about warm-up + duration + the producers' close.
+     *
+     * @param warmupSeconds load before the window, not measured
+     * @param durationSeconds the measured window
+     * @return the round's measurements
+     * @throws InterruptedException if interrupted (producers are closed)
+     */
+    RoundResult run(int warmupSeconds, int durationSeconds) throws InterruptedException {
+        byte[] value = new byte[scenario.recordBytes];
+        for (int i = 0; i < value.length; i++) {
+            value[i] = (byte) ('a' + i % 26);
+        }
+        long start = System.nanoTime();
+        long windowStart = start + Duration.ofSeconds(warmupSeconds).toNanos();
+        long windowEnd = windowStart + Duration.ofSeconds(durationSeconds).toNanos();
+        Integer partition = scenario.fixedPartition >= 0 ? scenario.fixedPartition : null;
+        List<LoadSender> senders = new ArrayList<>();
+        List<Thread> threads = new ArrayList<>();
+        try {
+            for (int i = 0; i < scenario.producers; i++) {
+                String clientId = "bench-" + scenario.id + "-" + variant.label() + "-r" + round + "-p" + i;
+                KafkaProducer<byte[], byte[]> p =
+                        new KafkaProducer<>(scenario.producerConfig(cluster.bootstrapServers(), clientId));
+                RatePacer pacer = scenario.isFixedLoad()
+                        ? new RatePacer(scenario.offeredRecordsPerSec / (double) scenario.producers, start)
+                        : null;
+                senders.add(new LoadSender(
+                        p, scenario.topic, partition, value, windowStart, windowEnd, pacer, scenario.commitEvery));
+            }
+            for (int i = 0; i < senders.size(); i++) {
+                Thread t = new Thread(senders.get(i), "bench-sender-" + i);
+                t.setDaemon(true);
+                threads.add(t);
+                t.start();
+            }
+            HeapSampler heap = new HeapSampler(cluster.node(1));
+            heap.start();
+            CpuSampler cpu = new CpuSampler(cluster.nodes().stream()
+                    .map(KafkaNode::pid)
+                    .filter(p -> p > 0)
+                    .toList());
+            progress.phase("warm-up", start, warmupSeconds, () -> acked(senders));
+            sleepUntil(windowStart);
+            CpuSampler.Reading c0 = cpu.read();
+            Snapshot s0 = snapshot(senders);
+            progress.phase("measuring", windowStart, durationSeconds, () -> acked(senders));
+            if (scenario.id.equals(
+                    "S1L")) { // where the time goes: the leader's purgatory and kpipe's connections mid-window
+                sleepUntil(windowStart + (windowEnd - windowStart) / 2);
+                midWindow = BrokerProbe.midWindow(cluster.node(1), variant == Variant.KPIPE);
+            }
+            sleepUntil(windowEnd);
+            CpuSampler.Reading c1 = cpu.read();
+            Snapshot s1 = snapshot(senders);
+            Map<String, Double> clientEnd = clientMetrics(senders);
+            double[] cores = CpuSampler.cores(c0, c1);
+            clientEnd.put("cpu_cores_bench_jvm", cores[0]);
+            clientEnd.put("cpu_cores_brokers_under_test", cores[1]);
+            clientEnd.put("cpu_cores_other_processes", cores[2]);
+            clientEnd.put("cpu_cores_irq_softirq", cores[3]);
+            clientEnd.put("cpu_cores_steal", cores[4]);
+            progress.phase("draining", windowEnd, 0, () -> acked(senders));
+            for (Thread t : threads) {
+                t.join(Duration.ofSeconds(90).toMillis());
+            }
+            heap.stop();
+            clientEnd.putAll(heap.result());
+            if ((scenario.isS3() || scenario.id.equals("S1L")) && variant == Variant.KPIPE) {
+                clientEnd.putAll(budgetMetrics(cluster.node(1)));
+            }
+            if (scenario.isS3()) {
+                clientEnd.put("broker_produce_request_bytes_max", brokerMaxProduceRequestBytes(cluster.node(1)));
+            }
+            closeAll(senders); // joins the I/O threads: every callback has run and the histograms are safe to read
+            return result(senders, s0, s1, clientEnd, durationSeconds);
+        } finally {
+            for (Thread t : threads) {
+                t.interrupt();
+            }
+            closeAll(senders);
+        }
     }
-    long start = System.nanoTime();
-    long windowStart = start + Duration.ofSeconds(warmupSeconds).toNanos();
-    long windowEnd = windowStart + Duration.ofSeconds(durationSeconds).toNanos();
-    Integer partition = scenario.fixedPartition >= 0 ? scenario.fixedPartition : null;
-    List<LoadSender> senders = new ArrayList<>();
-    List<Thread> threads = new ArrayList<>();
-    try {
-      for (int i = 0; i < scenario.producers; i++) {
-        String clientId = "bench-" + scenario.id + "-" + variant.label() + "-r" + round + "-p" + i;
-        KafkaProducer<byte[], byte[]> p = new KafkaProducer<>(scenario.producerConfig(cluster.bootstrapServers(),
-            clientId));
-        RatePacer pacer = scenario.isFixedLoad()
-            ? new RatePacer(scenario.offeredRecordsPerSec / (double) scenario.producers, start) : null;
-        senders.add(new LoadSender(p, scenario.topic, partition, value, windowStart, windowEnd, pacer,
-            scenario.commitEvery));
-      }
-      for (int i = 0; i < senders.size(); i++) {
-        Thread t = new Thread(senders.get(i), "bench-sender-" + i);
-        t.setDaemon(true);
-        threads.add(t);
-        t.start();
-      }
-      HeapSampler heap = new HeapSampler(cluster.node(1));
-      heap.start();
-      CpuSampler cpu = new CpuSampler(cluster.nodes().stream().map(KafkaNode::pid).filter(p -> p > 0).toList());
-      progress.phase("warm-up", start, warmupSeconds, () -> acked(senders));
-      sleepUntil(windowStart);
-      CpuSampler.Reading c0 = cpu.read();
-      Snapshot s0 = snapshot(senders);
-      progress.phase("measuring", windowStart, durationSeconds, () -> acked(senders));
-      if (scenario.id.equals("S1L")) { // where the time goes: the leader's purgatory and kpipe's connections mid-window
-        sleepUntil(windowStart + (windowEnd - windowStart) / 2);
-        midWindow = BrokerProbe.midWindow(cluster.node(1), variant == Variant.KPIPE);
-      }
-      sleepUntil(windowEnd);
-      CpuSampler.Reading c1 = cpu.read();
-      Snapshot s1 = snapshot(senders);
-      Map<String, Double> clientEnd = clientMetrics(senders);
-      double[] cores = CpuSampler.cores(c0, c1);
-      clientEnd.put("cpu_cores_bench_jvm", cores[0]);
-      clientEnd.put("cpu_cores_brokers_under_test", cores[1]);
-      clientEnd.put("cpu_cores_other_processes", cores[2]);
-      clientEnd.put("cpu_cores_irq_softirq", cores[3]);
-      clientEnd.put("cpu_cores_steal", cores[4]);
-      progress.phase("draining", windowEnd, 0, () -> acked(senders));
-      for (Thread t : threads) {
-        t.join(Duration.ofSeconds(90).toMillis());
-      }
-      heap.stop();
-      clientEnd.putAll(heap.result());
-      if ((scenario.isS3() || scenario.id.equals("S1L")) && variant == Variant.KPIPE) {
-        clientEnd.putAll(budgetMetrics(cluster.node(1)));
-      }
-      if (scenario.isS3()) {
-        clientEnd.put("broker_produce_request_bytes_max", brokerMaxProduceRequestBytes(cluster.node(1)));
-      }
-      closeAll(senders); // joins the I/O threads: every callback has run and the histograms are safe to read
-      return result(senders, s0, s1, clientEnd, durationSeconds);
-    } finally {
-      for (Thread t : threads) {
-        t.interrupt();
-      }
-      closeAll(senders);
-    }
-  }
 
-  private static void closeAll(List<LoadSender> senders) {
-    for (LoadSender s : senders) {
-      if (!s.closed) {
-        s.closed = true;
-        s.producer.close(Duration.ofSeconds(60));
-      }
+    private static void closeAll(List<LoadSender> senders) {
+        for (LoadSender s : senders) {
+            if (!s.closed) {
+                s.closed = true;
+                s.producer.close(Duration.ofSeconds(60));
+            }
+        }
     }
-  }
 
-  private RoundResult result(List<LoadSender> senders, Snapshot s0, Snapshot s1, Map<String, Double> clientEnd,
-      int durationSeconds) {
-    LatencyHistogram h = new LatencyHistogram();
-    long errors = 0;
-    Exception firstError = null;
-    for (LoadSender s : senders) {
-      h.add(s.histogram);
-      errors += s.errors.get();
-      if (firstError == null) {
-        firstError = s.firstError.get();
-      }
+    private RoundResult result(
+            List<LoadSender> senders, Snapshot s0, Snapshot s1, Map<String, Double> clientEnd, int durationSeconds) {
+        LatencyHistogram h = new LatencyHistogram();
+        long errors = 0;
+        Exception firstError = null;
+        for (LoadSender s : senders) {
+            h.add(s.histogram);
+            errors += s.errors.get();
+            if (firstError == null) {
+                firstError = s.firstError.get();
+            }
+        }
+        double seconds = (s1.nanos - s0.nanos) / 1e9;
+        Map<String, Object> extra = new LinkedHashMap<>(clientEnd);
+        extra.putAll(midWindow);
+        if (scenario.isFixedLoad()) {
+            extra.put("offered_records_per_s", (double) scenario.offeredRecordsPerSec);
+        }
+        if (scenario.windowMs > 0) {
+            double fetches = (s1.followerFetches - s0.followerFetches) / seconds;
+            extra.put("leader_follower_fetches_per_s", fetches);
+            extra.put(
+                    "leader_replication_bytes_out_per_s", (s1.replicationBytesOut - s0.replicationBytesOut) / seconds);
+            extra.put(
+                    "leader_replication_bytes_per_follower_fetch",
+                    fetches > 0 ? (s1.replicationBytesOut - s0.replicationBytesOut) / seconds / fetches : Double.NaN);
+        }
+        if (senders.size() > 1) {
+            long[] perProducer = senders.stream()
+                    .mapToLong(s -> s.histogram.count())
+                    .sorted()
+                    .toArray();
+            double median = perProducer.length % 2 == 1
+                    ? perProducer[perProducer.length / 2]
+                    : (perProducer[perProducer.length / 2 - 1] + perProducer[perProducer.length / 2]) / 2.0;
+            extra.put("producer_records_min", (double) perProducer[0]);
+            extra.put("producer_records_median", median);
+            extra.put("producer_records_max", (double) perProducer[perProducer.length - 1]);
+            extra.put("slowest_producer_share_of_median", median > 0 ? perProducer[0] / median : Double.NaN);
+        }
+        if (scenario.isS5()) {
+            long commits =
+                    senders.stream().mapToLong(s -> s.commitsInWindow.get()).sum();
+            extra.put("transactions_committed_per_s", commits / seconds);
+            extra.put("committed_records_per_s", commits * scenario.commitEvery / seconds);
+        }
+        extra.put("producer_leader_requests_sent_per_s", (s1.leaderRequests - s0.leaderRequests) / seconds);
+        extra.put("producer_all_requests_sent_per_s", (s1.allRequests - s0.allRequests) / seconds);
+        double brokerSeconds = (s1.brokerNanos - s0.brokerNanos) / 1e9;
+        extra.put(
+                "broker_produce_requests_per_s", (s1.brokerProduceRequests - s0.brokerProduceRequests) / brokerSeconds);
+        if (variant == Variant.KPIPE) {
+            extra.put("kpipe_pipelined_requests_per_s", (s1.pipelinedRequests - s0.pipelinedRequests) / brokerSeconds);
+            extra.put("kpipe_inflight_requests_per_connection_max", s1.inflightMax);
+        }
+        Object brokerCores = extra.get("cpu_cores_brokers_under_test");
+        extra.put(
+                "broker_cpu_us_per_record",
+                brokerCores instanceof Double d && h.count() > 0 ? d * durationSeconds * 1e6 / h.count() : Double.NaN);
+        extra.put(
+                "load_average_1m_at_end",
+                java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                        .getSystemLoadAverage());
+        return new RoundResult(
+                scenario.label,
+                variant,
+                round,
+                durationSeconds,
+                h.count(),
+                h.count() / (double) durationSeconds,
+                (s1.leaderResponses - s0.leaderResponses) / seconds,
+                h.percentileMicros(50) / 1000.0,
+                h.percentileMicros(99) / 1000.0,
+                h.percentileMicros(99.9) / 1000.0,
+                h.maxMicros() / 1000.0,
+                h.meanMicros() / 1000.0,
+                errors,
+                firstError == null ? null : firstError.toString(),
+                extra);
     }
-    double seconds = (s1.nanos - s0.nanos) / 1e9;
-    Map<String, Object> extra = new LinkedHashMap<>(clientEnd);
-    extra.putAll(midWindow);
-    if (scenario.isFixedLoad()) {
-      extra.put("offered_records_per_s", (double) scenario.offeredRecordsPerSec);
-    }
-    if (scenario.windowMs > 0) {
-      double fetches = (s1.followerFetches - s0.followerFetches) / seconds;
-      extra.put("leader_follower_fetches_per_s", fetches);
-      extra.put("leader_replication_bytes_out_per_s", (s1.replicationBytesOut - s0.replicationBytesOut) / seconds);
-      extra.put("leader_replication_bytes_per_follower_fetch", fetches > 0
-          ? (s1.replicationBytesOut - s0.replicationBytesOut) / seconds / fetches : Double.NaN);
-    }
-    if (senders.size() > 1) {
-      long[] perProducer = senders.stream().mapToLong(s -> s.histogram.count()).sorted().toArray();
-      double median = perProducer.length % 2 == 1 ? perProducer[perProducer.length / 2]
-          : (perProducer[perProducer.length / 2 - 1] + perProducer[perProducer.length / 2]) / 2.0;
-      extra.put("producer_records_min", (double) perProducer[0]);
-      extra.put("producer_records_median", median);
-      extra.put("producer_records_max", (double) perProducer[perProducer.length - 1]);
-      extra.put("slowest_producer_share_of_median", median > 0 ? perProducer[0] / median : Double.NaN);
-    }
-    if (scenario.isS5()) {
-      long commits = senders.stream().mapToLong(s -> s.commitsInWindow.get()).sum();
-      extra.put("transactions_committed_per_s", commits / seconds);
-      extra.put("committed_records_per_s", commits * scenario.commitEvery / seconds);
-    }
-    extra.put("producer_leader_requests_sent_per_s", (s1.leaderRequests - s0.leaderRequests) / seconds);
-    extra.put("producer_all_requests_sent_per_s", (s1.allRequests - s0.allRequests) / seconds);
-    double brokerSeconds = (s1.brokerNanos - s0.brokerNanos) / 1e9;
-    extra.put("broker_produce_requests_per_s", (s1.brokerProduceRequests - s0.brokerProduceRequests) / brokerSeconds);
-    if (variant == Variant.KPIPE) {
-      extra.put("kpipe_pipelined_requests_per_s", (s1.pipelinedRequests - s0.pipelinedRequests) / brokerSeconds);
-      extra.put("kpipe_inflight_requests_per_connection_max", s1.inflightMax);
-    }
-    Object brokerCores = extra.get("cpu_cores_brokers_under_test");
-    extra.put("broker_cpu_us_per_record", brokerCores instanceof Double d && h.count() > 0
-        ? d * durationSeconds * 1e6 / h.count() : Double.NaN);
-    extra.put("load_average_1m_at_end", java.lang.management.ManagementFactory.getOperatingSystemMXBean()
-        .getSystemLoadAverage());
-    return new RoundResult(scenario.label, variant, round, durationSeconds, h.count(),
-        h.count() / (double) durationSeconds,
-        (s1.leaderResponses - s0.leaderResponses) / seconds,
-        h.percentileMicros(50) / 1000.0, h.percentileMicros(99) / 1000.0, h.percentileMicros(99.9) / 1000.0,
-        h.maxMicros() / 1000.0, h.meanMicros() / 1000.0, errors, firstError == null ? null : firstError.toString(),
-        extra);
-  }
 
-  private static long acked(List<LoadSender> senders) {
-    long n = 0;
-    for (LoadSender s : senders) {
-      n += s.acked.get();
+    private static long acked(List<LoadSender> senders) {
+        long n = 0;
+        for (LoadSender s : senders) {
+            n += s.acked.get();
+        }
+        return n;
     }
-    return n;
-  }
 
-  private static void sleepUntil(long nanoTime) throws InterruptedException {
-    long left;
-    while ((left = nanoTime - System.nanoTime()) > 0) {
-      Thread.sleep(Math.max(1, Math.min(left / 1_000_000, 200)));
+    private static void sleepUntil(long nanoTime) throws InterruptedException {
+        long left;
+        while ((left = nanoTime - System.nanoTime()) > 0) {
+            Thread.sleep(Math.max(1, Math.min(left / 1_000_000, 200)));
+        }
     }
-  }
 
-  private Snapshot snapshot(List<LoadSender> senders) {
-    long now = System.nanoTime();
-    double responses = sum(senders, p -> counter(p, "producer-node-metrics", "response-total", LEADER_NODE_TAG));
-    double leader = sum(senders, p -> counter(p, "producer-node-metrics", "request-total", LEADER_NODE_TAG));
-    double all = sum(senders, p -> counter(p, "producer-metrics", "request-total", null));
-    KafkaNode leaderNode = cluster.node(1);
-    double brokerProduce = brokerProduceRequests(leaderNode);
-    long brokerNanos = System.nanoTime();
-    double pipelined = Double.NaN;
-    double inflightMax = Double.NaN;
-    if (variant == Variant.KPIPE) {
-      pipelined = kpipeMetric(leaderNode, "pipelined-request-total");
-      inflightMax = kpipeMetric(leaderNode, "inflight-requests-per-connection-max");
+    private Snapshot snapshot(List<LoadSender> senders) {
+        long now = System.nanoTime();
+        double responses = sum(senders, p -> counter(p, "producer-node-metrics", "response-total", LEADER_NODE_TAG));
+        double leader = sum(senders, p -> counter(p, "producer-node-metrics", "request-total", LEADER_NODE_TAG));
+        double all = sum(senders, p -> counter(p, "producer-metrics", "request-total", null));
+        KafkaNode leaderNode = cluster.node(1);
+        double brokerProduce = brokerProduceRequests(leaderNode);
+        long brokerNanos = System.nanoTime();
+        double pipelined = Double.NaN;
+        double inflightMax = Double.NaN;
+        if (variant == Variant.KPIPE) {
+            pipelined = kpipeMetric(leaderNode, "pipelined-request-total");
+            inflightMax = kpipeMetric(leaderNode, "inflight-requests-per-connection-max");
+        }
+        double fetches = Double.NaN;
+        double replicationOut = Double.NaN;
+        if (scenario.windowMs > 0) {
+            fetches = BrokerProbe.count(
+                    leaderNode, "kafka.network:type=RequestMetrics,name=RequestsPerSec," + "request=FetchFollower,*");
+            replicationOut = BrokerProbe.count(
+                    leaderNode, "kafka.server:type=BrokerTopicMetrics," + "name=ReplicationBytesOutPerSec");
+        }
+        return new Snapshot(
+                now,
+                responses,
+                leader,
+                all,
+                brokerNanos,
+                brokerProduce,
+                pipelined,
+                inflightMax,
+                fetches,
+                replicationOut);
     }
-    double fetches = Double.NaN;
-    double replicationOut = Double.NaN;
-    if (scenario.windowMs > 0) {
-      fetches = BrokerProbe.count(leaderNode, "kafka.network:type=RequestMetrics,name=RequestsPerSec,"
-          + "request=FetchFollower,*");
-      replicationOut = BrokerProbe.count(leaderNode, "kafka.server:type=BrokerTopicMetrics,"
-          + "name=ReplicationBytesOutPerSec");
-    }
-    return new Snapshot(now, responses, leader, all, brokerNanos, brokerProduce, pipelined, inflightMax, fetches,
-        replicationOut);
-  }
 }

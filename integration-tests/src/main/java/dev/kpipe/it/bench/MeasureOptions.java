@@ -14,16 +14,21 @@ import dev.kpipe.it.cli.Flags;
  * @param s5AddPartitionsRetryMaxMs S5: every broker's {@code add.partitions.to.txn.retry.backoff.max.ms}, ms, on both
  *     sides; 0 leaves Kafka's default (100 ms)
  */
-record MeasureOptions(int s2fRecordsPerSec, int s2fProducers, boolean aaControl, int s1lWindowMs,
-    int s1lFollowerFetchMaxBytes, int s5AddPartitionsRetryMaxMs) {
+record MeasureOptions(
+        int s2fRecordsPerSec,
+        int s2fProducers,
+        boolean aaControl,
+        int s1lWindowMs,
+        int s1lFollowerFetchMaxBytes,
+        int s5AddPartitionsRetryMaxMs) {
 
-  /** Kafka's default {@code replica.fetch.max.bytes}: 1 MiB. */
-  static final int KAFKA_DEFAULT_REPLICA_FETCH_MAX_BYTES = 1024 * 1024;
+    /** Kafka's default {@code replica.fetch.max.bytes}: 1 MiB. */
+    static final int KAFKA_DEFAULT_REPLICA_FETCH_MAX_BYTES = 1024 * 1024;
 
-  /** The defaults: 20,000 records/s from 4 producers, A/A on, W = 250 ms, follower fetches up to 64 MiB. */
-  static final MeasureOptions DEFAULTS = new MeasureOptions(20_000, 4, true, 250, 64 * 1024 * 1024, 0);
+    /** The defaults: 20,000 records/s from 4 producers, A/A on, W = 250 ms, follower fetches up to 64 MiB. */
+    static final MeasureOptions DEFAULTS = new MeasureOptions(20_000, 4, true, 250, 64 * 1024 * 1024, 0);
 
-  static final String USAGE = """
+    static final String USAGE = """
         --s2f-rate N                S2F: records/s offered in all (default 20000; 1 KiB records, acks=1, linger 5 ms)
         --s2f-producers N           S2F producers (default 4)
         --no-aa                     S2/S2F: no A/A run (a second stock cluster in the same alternation)
@@ -34,42 +39,76 @@ record MeasureOptions(int s2fRecordsPerSec, int s2fProducers, boolean aaControl,
                                     both sides (default: Kafka's, 100)
       """;
 
-  /**
-   * Parses one option at {@code args[i]} if it is one of these.
-   *
-   * @param args the command line
-   * @param i index of the flag
-   * @param out holds the options so far; replaced by the updated options
-   * @return the index of the last argument consumed, or -1 if {@code args[i]} is not one of these options
-   * @throws IllegalArgumentException on a bad value
-   */
-  static int parse(String[] args, int i, MeasureOptions[] out) {
-    String a = args[i];
-    MeasureOptions m = out[0];
-    switch (a) {
-      case "--s2f-rate" -> out[0] = new MeasureOptions(Flags.positiveInt(Flags.value(args, ++i, a), a),
-          m.s2fProducers, m.aaControl, m.s1lWindowMs, m.s1lFollowerFetchMaxBytes, m.s5AddPartitionsRetryMaxMs);
-      case "--s2f-producers" -> out[0] = new MeasureOptions(m.s2fRecordsPerSec,
-          Flags.positiveInt(Flags.value(args, ++i, a), a), m.aaControl, m.s1lWindowMs, m.s1lFollowerFetchMaxBytes,
-          m.s5AddPartitionsRetryMaxMs);
-      case "--no-aa" -> out[0] = new MeasureOptions(m.s2fRecordsPerSec, m.s2fProducers, false, m.s1lWindowMs,
-          m.s1lFollowerFetchMaxBytes, m.s5AddPartitionsRetryMaxMs);
-      case "--s1l-window-ms" -> out[0] = new MeasureOptions(m.s2fRecordsPerSec, m.s2fProducers, m.aaControl,
-          Flags.positiveInt(Flags.value(args, ++i, a), a), m.s1lFollowerFetchMaxBytes, m.s5AddPartitionsRetryMaxMs);
-      case "--s1l-follower-fetch-max-kib" -> {
-        int kib = Flags.positiveInt(Flags.value(args, ++i, a), a);
-        if (kib > 1024 * 1024) {
-          throw new IllegalArgumentException(a + " at most 1048576 (1 GiB): " + kib);
+    /**
+     * Parses one option at {@code args[i]} if it is one of these.
+     *
+     * @param args the command line
+     * @param i index of the flag
+     * @param out holds the options so far; replaced by the updated options
+     * @return the index of the last argument consumed, or -1 if {@code args[i]} is not one of these options
+     * @throws IllegalArgumentException on a bad value
+     */
+    static int parse(String[] args, int i, MeasureOptions[] out) {
+        String a = args[i];
+        MeasureOptions m = out[0];
+        switch (a) {
+            case "--s2f-rate" ->
+                out[0] = new MeasureOptions(
+                        Flags.positiveInt(Flags.value(args, ++i, a), a),
+                        m.s2fProducers,
+                        m.aaControl,
+                        m.s1lWindowMs,
+                        m.s1lFollowerFetchMaxBytes,
+                        m.s5AddPartitionsRetryMaxMs);
+            case "--s2f-producers" ->
+                out[0] = new MeasureOptions(
+                        m.s2fRecordsPerSec,
+                        Flags.positiveInt(Flags.value(args, ++i, a), a),
+                        m.aaControl,
+                        m.s1lWindowMs,
+                        m.s1lFollowerFetchMaxBytes,
+                        m.s5AddPartitionsRetryMaxMs);
+            case "--no-aa" ->
+                out[0] = new MeasureOptions(
+                        m.s2fRecordsPerSec,
+                        m.s2fProducers,
+                        false,
+                        m.s1lWindowMs,
+                        m.s1lFollowerFetchMaxBytes,
+                        m.s5AddPartitionsRetryMaxMs);
+            case "--s1l-window-ms" ->
+                out[0] = new MeasureOptions(
+                        m.s2fRecordsPerSec,
+                        m.s2fProducers,
+                        m.aaControl,
+                        Flags.positiveInt(Flags.value(args, ++i, a), a),
+                        m.s1lFollowerFetchMaxBytes,
+                        m.s5AddPartitionsRetryMaxMs);
+            case "--s1l-follower-fetch-max-kib" -> {
+                int kib = Flags.positiveInt(Flags.value(args, ++i, a), a);
+                if (kib > 1024 * 1024) {
+                    throw new IllegalArgumentException(a + " at most 1048576 (1 GiB): " + kib);
+                }
+                out[0] = new MeasureOptions(
+                        m.s2fRecordsPerSec,
+                        m.s2fProducers,
+                        m.aaControl,
+                        m.s1lWindowMs,
+                        kib * 1024,
+                        m.s5AddPartitionsRetryMaxMs);
+            }
+            case "--s5-add-partitions-retry-max-ms" ->
+                out[0] = new MeasureOptions(
+                        m.s2fRecordsPerSec,
+                        m.s2fProducers,
+                        m.aaControl,
+                        m.s1lWindowMs,
+                        m.s1lFollowerFetchMaxBytes,
+                        Flags.positiveInt(Flags.value(args, ++i, a), a));
+            default -> {
+                return -1;
+            }
         }
-        out[0] = new MeasureOptions(m.s2fRecordsPerSec, m.s2fProducers, m.aaControl, m.s1lWindowMs, kib * 1024,
-            m.s5AddPartitionsRetryMaxMs);
-      }
-      case "--s5-add-partitions-retry-max-ms" -> out[0] = new MeasureOptions(m.s2fRecordsPerSec, m.s2fProducers,
-          m.aaControl, m.s1lWindowMs, m.s1lFollowerFetchMaxBytes, Flags.positiveInt(Flags.value(args, ++i, a), a));
-      default -> {
-        return -1;
-      }
+        return i;
     }
-    return i;
-  }
 }

@@ -13,352 +13,439 @@ import java.util.function.ToDoubleFunction;
  * Immutable once built; not thread-safe while being built.
  */
 final class Report {
-  /** S1 target: kpipe/stock records/s at least this. */
-  static final double S1_MIN_RATIO = 4.0;
-  /** S1 target: kpipe requests/s at least this fraction of {@code max.in.flight / W}. */
-  static final double S1_MIN_CEILING_FRACTION = 0.80;
-  /** S1L (1 MiB batches) target: kpipe/stock records/s at least this. */
-  static final double S1L_MIN_RATIO = 4.5;
-  /** S2F (fixed offered load) target: kpipe/stock broker CPU per record at most this (median of round pairs). */
-  static final double S2F_MAX_CPU_RATIO = 1.03;
-  /** S2 target: kpipe/stock records/s at least this. */
-  static final double S2_MIN_THROUGHPUT_RATIO = 0.97;
-  /** S2 target: kpipe/stock p99 latency at most this. */
-  static final double S2_MAX_P99_RATIO = 1.05;
+    /** S1 target: kpipe/stock records/s at least this. */
+    static final double S1_MIN_RATIO = 4.0;
+    /** S1 target: kpipe requests/s at least this fraction of {@code max.in.flight / W}. */
+    static final double S1_MIN_CEILING_FRACTION = 0.80;
+    /** S1L (1 MiB batches) target: kpipe/stock records/s at least this. */
+    static final double S1L_MIN_RATIO = 4.5;
+    /** S2F (fixed offered load) target: kpipe/stock broker CPU per record at most this (median of round pairs). */
+    static final double S2F_MAX_CPU_RATIO = 1.03;
+    /** S2 target: kpipe/stock records/s at least this. */
+    static final double S2_MIN_THROUGHPUT_RATIO = 0.97;
+    /** S2 target: kpipe/stock p99 latency at most this. */
+    static final double S2_MAX_P99_RATIO = 1.05;
 
-  /** S5 target: kpipe/stock records/s at least this (the commit's round trip lowers the ceiling below S1's). */
-  static final double S5_MIN_RATIO = 3.5;
+    /** S5 target: kpipe/stock records/s at least this (the commit's round trip lowers the ceiling below S1's). */
+    static final double S5_MIN_RATIO = 3.5;
 
-  /** S3 target: the slowest producer's records at least this fraction of the median producer's. */
-  static final double S3_MIN_SLOWEST_SHARE = 1.0 / 3;
+    /** S3 target: the slowest producer's records at least this fraction of the median producer's. */
+    static final double S3_MIN_SLOWEST_SHARE = 1.0 / 3;
 
-  /** Other processes using more CPU than this (cores) during a window mark the run as disturbed. */
-  static final double DISTURBED_CORES = 0.25;
+    /** Other processes using more CPU than this (cores) during a window mark the run as disturbed. */
+    static final double DISTURBED_CORES = 0.25;
 
-  /** Median, minimum, maximum. */
-  record Stat(double median, double min, double max) {
-    static Stat of(List<Double> values) {
-      List<Double> v = values.stream().filter(d -> !Double.isNaN(d)).sorted().toList();
-      if (v.isEmpty()) {
-        return new Stat(Double.NaN, Double.NaN, Double.NaN);
-      }
-      int n = v.size();
-      double median = n % 2 == 1 ? v.get(n / 2) : (v.get(n / 2 - 1) + v.get(n / 2)) / 2;
-      return new Stat(median, v.get(0), v.get(n - 1));
-    }
-
-    Map<String, Object> toMap() {
-      Map<String, Object> m = new LinkedHashMap<>();
-      m.put("median", median);
-      m.put("min", min);
-      m.put("max", max);
-      return m;
-    }
-  }
-
-  private final Scenario scenario;
-  private final List<RoundResult> stock = new ArrayList<>();
-  private final List<RoundResult> kpipe = new ArrayList<>();
-  /** The A/A control's rounds: a second stock cluster in the same alternation ({@link RoundOrder}). */
-  private final List<RoundResult> control = new ArrayList<>();
-
-  Report(Scenario scenario) {
-    this.scenario = scenario;
-  }
-
-  void add(RoundResult r) {
-    (r.variant() == Variant.STOCK ? stock : kpipe).add(r);
-  }
-
-  /** @param r a round of the A/A control (a second stock cluster) */
-  void addControl(RoundResult r) {
-    control.add(r);
-  }
-
-  /** @return whether the A/A control has rounds */
-  boolean hasControl() {
-    return !control.isEmpty() && !stock.isEmpty();
-  }
-
-  /** @return the A/A control's median [min..max] of {@code f} over its rounds */
-  Stat controlStat(ToDoubleFunction<RoundResult> f) {
-    return Stat.of(control.stream().map(f::applyAsDouble).toList());
-  }
-
-  /** A/A: stock-b/stock per round pair (round i of each), then median/min/max: the noise of the measurement. */
-  Stat controlRatio(ToDoubleFunction<RoundResult> f) {
-    return Stat.of(pairRatios(control, stock, f));
-  }
-
-  /** @return {@code f(a_i) / f(b_i)} for each round i both have */
-  static List<Double> pairRatios(List<RoundResult> a, List<RoundResult> b, ToDoubleFunction<RoundResult> f) {
-    List<Double> l = new ArrayList<>();
-    for (int i = 0; i < Math.min(a.size(), b.size()); i++) {
-      l.add(f.applyAsDouble(a.get(i)) / f.applyAsDouble(b.get(i)));
-    }
-    return l;
-  }
-
-  Scenario scenario() {
-    return scenario;
-  }
-
-  /** @return whether both sides have at least one round */
-  boolean hasPairs() {
-    return !stock.isEmpty() && !kpipe.isEmpty();
-  }
-
-  Stat stat(Variant v, ToDoubleFunction<RoundResult> f) {
-    List<Double> l = new ArrayList<>();
-    for (RoundResult r : v == Variant.STOCK ? stock : kpipe) {
-      l.add(f.applyAsDouble(r));
-    }
-    return Stat.of(l);
-  }
-
-  /** kpipe/stock per round pair (round i of each side), then median/min/max. */
-  Stat ratio(ToDoubleFunction<RoundResult> f) {
-    return Stat.of(pairRatios(kpipe, stock, f));
-  }
-
-  /** @return the rounds of one side, in order */
-  List<RoundResult> rounds(Variant v) {
-    return v == Variant.STOCK ? stock : kpipe;
-  }
-
-  Stat ceilingFraction(Variant v) {
-    double ceiling = scenario.ceilingRequestsPerSec();
-    return stat(v, r -> r.produceRequestsPerSec() / ceiling);
-  }
-
-  /** Broker JVMs' CPU time per record of the window, in microseconds (all nodes of the cluster under test). */
-  static double cpuPerRecord(RoundResult r) {
-    return r.extra().get("broker_cpu_us_per_record") instanceof Number n ? n.doubleValue() : Double.NaN;
-  }
-
-  private static double recPerReq(RoundResult r) {
-    return r.recordsPerSec() / r.produceRequestsPerSec();
-  }
-
-  /** Produce requests per 1,000 records: what batching did, to tell it apart from the CPU cost per request. */
-  static double requestsPerThousandRecords(RoundResult r) {
-    return 1000 * r.produceRequestsPerSec() / r.recordsPerSec();
-  }
-
-  /** @return the targets of this scenario with measured value and verdict */
-  List<Map<String, Object>> targets() {
-    List<Map<String, Object>> l = new ArrayList<>();
-    if (!hasPairs()) {
-      return l;
-    }
-    if (scenario.isS3()) {
-      double bound = maxExtra(Variant.KPIPE, "kpipe_inflight_bytes_max") / (scenario.budgetBytes()
-          + maxExtra(Variant.KPIPE, "broker_produce_request_bytes_max"));
-      l.add(target("kpipe peak in-flight bytes <= budget + largest produce request", bound, bound <= 1, "x"));
-      double errors = 0;
-      for (Variant v : Variant.values()) {
-        for (RoundResult r : v == Variant.STOCK ? stock : kpipe) {
-          errors += r.errors();
+    /** Median, minimum, maximum. */
+    record Stat(double median, double min, double max) {
+        static Stat of(List<Double> values) {
+            List<Double> v =
+                    values.stream().filter(d -> !Double.isNaN(d)).sorted().toList();
+            if (v.isEmpty()) {
+                return new Stat(Double.NaN, Double.NaN, Double.NaN);
+            }
+            int n = v.size();
+            double median = n % 2 == 1 ? v.get(n / 2) : (v.get(n / 2 - 1) + v.get(n / 2)) / 2;
+            return new Stat(median, v.get(0), v.get(n - 1));
         }
-      }
-      l.add(target("producer errors = 0 (both sides)", errors, errors == 0, "count"));
-      double share = stat(Variant.KPIPE, r -> extra(r, "slowest_producer_share_of_median")).min();
-      l.add(target("kpipe slowest producer >= 1/3 of the median producer (worst round)", share,
-          share >= S3_MIN_SLOWEST_SHARE, "x"));
-      return l;
-    }
-    if (scenario.isS5()) {
-      Stat r = ratio(RoundResult::recordsPerSec);
-      l.add(target("records/s kpipe/stock >= " + S5_MIN_RATIO + "x", r.median(), r.median() >= S5_MIN_RATIO, "x"));
-      return l;
-    }
-    if (scenario.windowMs > 0) {
-      double min = scenario.minRatio();
-      l.add(target("records/s kpipe/stock >= " + min + "x", ratio(RoundResult::recordsPerSec).median(),
-          ratio(RoundResult::recordsPerSec).median() >= min, "x"));
-      Stat f = ceilingFraction(Variant.KPIPE);
-      l.add(target("kpipe produce req/s >= " + pct(S1_MIN_CEILING_FRACTION) + " of ceiling "
-          + fmt(scenario.ceilingRequestsPerSec()) + "/s", f.median(), f.median() >= S1_MIN_CEILING_FRACTION, "%"));
-    } else {
-      Stat t = ratio(RoundResult::recordsPerSec);
-      l.add(target("records/s kpipe/stock >= " + S2_MIN_THROUGHPUT_RATIO, t.median(),
-          t.median() >= S2_MIN_THROUGHPUT_RATIO, "x"));
-      Stat p = ratio(RoundResult::p99Ms);
-      l.add(target("p99 kpipe/stock <= " + S2_MAX_P99_RATIO, p.median(), p.median() <= S2_MAX_P99_RATIO, "x"));
-      if (scenario.isFixedLoad()) {
-        Stat c = ratio(Report::cpuPerRecord);
-        l.add(target("broker CPU/record kpipe/stock <= " + S2F_MAX_CPU_RATIO, c.median(),
-            c.median() <= S2F_MAX_CPU_RATIO, "x"));
-      }
-    }
-    return l;
-  }
 
-  private static Map<String, Object> target(String what, double value, boolean met, String unit) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("target", what);
-    m.put("measured_median", value);
-    m.put("unit", unit);
-    m.put("met", met);
-    return m;
-  }
+        Map<String, Object> toMap() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("median", median);
+            m.put("min", min);
+            m.put("max", max);
+            return m;
+        }
+    }
 
-  /** @return the table, several lines */
-  String table(BenchOptions o) {
-    StringBuilder sb = new StringBuilder();
-    sb.append(scenario.headline()).append('\n');
-    sb.append(String.format(Locale.ROOT, "  %d round(s) per side x %d s measured (+%d s warm-up), stock = %s%n",
-        Math.max(stock.size(), kpipe.size()), o.durationSeconds(), o.warmupSeconds(),
-        o.stockInstallsPlugin() ? "kpipe jar with kpipe.enable=false" : "kpipe not installed"));
-    String h = String.format(Locale.ROOT, "  %-12s %-26s %-24s %-8s %-26s %-26s %s%n", "", "records/s",
-        "produce req/s", "rec/req", "p50 ms", "p99 ms", "broker CPU us/record");
-    sb.append(h);
-    for (Variant v : Variant.values()) {
-      if ((v == Variant.STOCK ? stock : kpipe).isEmpty()) {
-        continue;
-      }
-      sb.append(String.format(Locale.ROOT, "  %-12s %-26s %-24s %-8s %-26s %-26s %s%n", v.label(),
-          stat(stat(v, RoundResult::recordsPerSec), 0), stat(stat(v, RoundResult::produceRequestsPerSec), 1),
-          fmt1(stat(v, Report::recPerReq).median()), stat(stat(v, RoundResult::p50Ms), 1),
-          stat(stat(v, RoundResult::p99Ms), 1), stat(stat(v, Report::cpuPerRecord), 2)));
-    }
-    if (hasPairs()) {
-      sb.append(String.format(Locale.ROOT, "  %-12s %-26s %-24s %-8s %-26s %-26s %s%n", "kpipe/stock",
-          ratio(ratio(RoundResult::recordsPerSec)), ratio(ratio(RoundResult::produceRequestsPerSec)), "",
-          ratio(ratio(RoundResult::p50Ms)), ratio(ratio(RoundResult::p99Ms)), ratio(ratio(Report::cpuPerRecord))));
-    }
-    sb.append("  (median [min..max] over rounds; ratios per round pair; produce req/s = responses from the leader"
-        + " (producer-node-metrics response-total, node-1); latency = send() to ack per record)\n");
-    if (scenario.isS3()) {
-      sb.append(S3Lines.of(this));
-    }
-    if (scenario.windowMs == 0 || hasControl()) {
-      sb.append(CostLines.of(this));
-    }
-    if (scenario.isS5() && hasPairs()) {
-      double perRequest = stat(Variant.STOCK, Report::recPerReq).median();
-      double ceiling = scenario.s5RatioCeiling(perRequest);
-      double measured = ratio(RoundResult::recordsPerSec).median();
-      sb.append(String.format(Locale.ROOT, "  S5 ceiling: a transaction of %d records = %.1f produce requests (%.1f"
-              + " records each) + 1 commit round trip: stock (n + 1) W, kpipe (n / %d + 1) W, kpipe/stock <= %.2fx;"
-              + " measured %.2fx = %s of it; committed records/s stock %s, kpipe %s%n", scenario.commitEvery,
-          scenario.commitEvery / perRequest, perRequest, scenario.maxInFlight, ceiling, measured,
-          pct(measured / ceiling), fmt(stat(Variant.STOCK, r -> extra(r, "committed_records_per_s")).median()),
-          fmt(stat(Variant.KPIPE, r -> extra(r, "committed_records_per_s")).median())));
-    }
-    if (scenario.windowMs > 0 && !scenario.isS3()) {
-      double c = scenario.ceilingRequestsPerSec();
-      sb.append(String.format(Locale.ROOT, "  ceiling max.in.flight/W = %d/%d ms = %s req/s: kpipe reached %s,"
-              + " stock %s (stock's own ceiling is 1/W = %s req/s)%n", scenario.maxInFlight, scenario.windowMs,
-          fmt(c), pctStat(ceilingFraction(Variant.KPIPE)), pctStat(ceilingFraction(Variant.STOCK)),
-          fmt(1000.0 / scenario.windowMs)));
-    }
-    Stat other = Stat.of(java.util.stream.Stream.concat(stock.stream(), kpipe.stream())
-        .map(r -> r.extra().get("cpu_cores_other_processes")).map(o2 -> o2 instanceof Number n ? n.doubleValue()
-            : Double.NaN).toList());
-    if (!Double.isNaN(other.median())) {
-      sb.append(String.format(Locale.ROOT, "  CPU of other processes during the windows: median %.2f, max %.2f cores"
-          + " of %d%s%n", other.median(), other.max(), Runtime.getRuntime().availableProcessors(),
-          other.max() > DISTURBED_CORES ? "  (WARNING: disturbed by other load; rerun on a quiet machine)" : ""));
-    }
-    for (Map<String, Object> t : targets()) {
-      double v = (Double) t.get("measured_median");
-      sb.append("  target ").append(t.get("target")).append(": ")
-          .append("%".equals(t.get("unit")) ? pct(v) : "count".equals(t.get("unit"))
-              ? String.format(Locale.ROOT, "%.0f", v) : String.format(Locale.ROOT, "%.3fx", v))
-          .append(Boolean.TRUE.equals(t.get("met")) ? "  MET" : "  MISSED").append('\n');
-    }
-    return sb.toString();
-  }
+    private final Scenario scenario;
+    private final List<RoundResult> stock = new ArrayList<>();
+    private final List<RoundResult> kpipe = new ArrayList<>();
+    /** The A/A control's rounds: a second stock cluster in the same alternation ({@link RoundOrder}). */
+    private final List<RoundResult> control = new ArrayList<>();
 
-  static double extra(RoundResult r, String key) {
-    return r.extra().get(key) instanceof Number n ? n.doubleValue() : Double.NaN;
-  }
-
-  /** @return the largest value of an extra figure over the rounds of one side, NaN if none */
-  double maxExtra(Variant v, String key) {
-    return stat(v, r -> extra(r, key)).max();
-  }
-
-  /** @return the JSON summary of this scenario */
-  Map<String, Object> toMap(BenchOptions o) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("scenario", scenario.describe());
-    List<Object> rounds = new ArrayList<>();
-    for (int i = 0; i < Math.max(stock.size(), kpipe.size()); i++) {
-      if (i < stock.size()) {
-        rounds.add(stock.get(i).toMap());
-      }
-      if (i < kpipe.size()) {
-        rounds.add(kpipe.get(i).toMap());
-      }
-      if (i < control.size()) {
-        Map<String, Object> c = control.get(i).toMap();
-        c.put("variant", RoundOrder.CONTROL_LABEL);
-        rounds.add(c);
-      }
+    Report(Scenario scenario) {
+        this.scenario = scenario;
     }
-    m.put("rounds", rounds);
-    Map<String, Object> summary = new LinkedHashMap<>();
-    for (Variant v : Variant.values()) {
-      Map<String, Object> s = new LinkedHashMap<>();
-      s.put("records_per_s", stat(v, RoundResult::recordsPerSec).toMap());
-      s.put("produce_requests_per_s", stat(v, RoundResult::produceRequestsPerSec).toMap());
-      s.put("records_per_request", stat(v, Report::recPerReq).toMap());
-      s.put("latency_p50_ms", stat(v, RoundResult::p50Ms).toMap());
-      s.put("latency_p99_ms", stat(v, RoundResult::p99Ms).toMap());
-      s.put("broker_cpu_us_per_record", stat(v, Report::cpuPerRecord).toMap());
-      if (scenario.windowMs > 0 && !scenario.isS3()) {
-        s.put("ceiling_fraction", ceilingFraction(v).toMap());
-      }
-      summary.put(v.label(), s);
+
+    void add(RoundResult r) {
+        (r.variant() == Variant.STOCK ? stock : kpipe).add(r);
     }
-    Map<String, Object> r = new LinkedHashMap<>();
-    r.put("records_per_s", ratio(RoundResult::recordsPerSec).toMap());
-    r.put("produce_requests_per_s", ratio(RoundResult::produceRequestsPerSec).toMap());
-    r.put("latency_p50_ms", ratio(RoundResult::p50Ms).toMap());
-    r.put("latency_p99_ms", ratio(RoundResult::p99Ms).toMap());
-    r.put("broker_cpu_us_per_record", ratio(Report::cpuPerRecord).toMap());
-    r.put("produce_requests_per_record", ratio(Report::requestsPerThousandRecords).toMap());
-    summary.put("kpipe_over_stock", r);
-    if (hasControl()) {
-      Map<String, Object> aa = new LinkedHashMap<>();
-      aa.put("records_per_s", controlRatio(RoundResult::recordsPerSec).toMap());
-      aa.put("broker_cpu_us_per_record", controlRatio(Report::cpuPerRecord).toMap());
-      aa.put("produce_requests_per_record", controlRatio(Report::requestsPerThousandRecords).toMap());
-      aa.put("latency_p99_ms", controlRatio(RoundResult::p99Ms).toMap());
-      summary.put("aa_stock_b_over_stock", aa);
+
+    /** @param r a round of the A/A control (a second stock cluster) */
+    void addControl(RoundResult r) {
+        control.add(r);
     }
-    if (scenario.isS5() && hasPairs()) {
-      summary.put("s5_ratio_ceiling", scenario.s5RatioCeiling(stat(Variant.STOCK, Report::recPerReq).median()));
+
+    /** @return whether the A/A control has rounds */
+    boolean hasControl() {
+        return !control.isEmpty() && !stock.isEmpty();
     }
-    m.put("summary", summary);
-    m.put("targets", targets());
-    return m;
-  }
 
-  static String stat(Stat s, int decimals) {
-    String f = "%,." + decimals + "f";
-    return String.format(Locale.ROOT, f + " [" + f + ".." + f + "]", s.median(), s.min(), s.max());
-  }
+    /** @return the A/A control's median [min..max] of {@code f} over its rounds */
+    Stat controlStat(ToDoubleFunction<RoundResult> f) {
+        return Stat.of(control.stream().map(f::applyAsDouble).toList());
+    }
 
-  static String ratio(Stat s) {
-    return String.format(Locale.ROOT, "%.2fx [%.2f..%.2f]", s.median(), s.min(), s.max());
-  }
+    /** A/A: stock-b/stock per round pair (round i of each), then median/min/max: the noise of the measurement. */
+    Stat controlRatio(ToDoubleFunction<RoundResult> f) {
+        return Stat.of(pairRatios(control, stock, f));
+    }
 
-  private static String pctStat(Stat s) {
-    return String.format(Locale.ROOT, "%.0f%% [%.0f..%.0f%%]", 100 * s.median(), 100 * s.min(), 100 * s.max());
-  }
+    /** @return {@code f(a_i) / f(b_i)} for each round i both have */
+    static List<Double> pairRatios(List<RoundResult> a, List<RoundResult> b, ToDoubleFunction<RoundResult> f) {
+        List<Double> l = new ArrayList<>();
+        for (int i = 0; i < Math.min(a.size(), b.size()); i++) {
+            l.add(f.applyAsDouble(a.get(i)) / f.applyAsDouble(b.get(i)));
+        }
+        return l;
+    }
 
-  static String pct(double f) {
-    return String.format(Locale.ROOT, "%.0f%%", 100 * f);
-  }
+    Scenario scenario() {
+        return scenario;
+    }
 
-  static String fmt(double d) {
-    return d == Math.rint(d) ? String.format(Locale.ROOT, "%.0f", d) : String.format(Locale.ROOT, "%.1f", d);
-  }
+    /** @return whether both sides have at least one round */
+    boolean hasPairs() {
+        return !stock.isEmpty() && !kpipe.isEmpty();
+    }
 
-  private static String fmt1(double d) {
-    return String.format(Locale.ROOT, "%.1f", d);
-  }
+    Stat stat(Variant v, ToDoubleFunction<RoundResult> f) {
+        List<Double> l = new ArrayList<>();
+        for (RoundResult r : v == Variant.STOCK ? stock : kpipe) {
+            l.add(f.applyAsDouble(r));
+        }
+        return Stat.of(l);
+    }
+
+    /** kpipe/stock per round pair (round i of each side), then median/min/max. */
+    Stat ratio(ToDoubleFunction<RoundResult> f) {
+        return Stat.of(pairRatios(kpipe, stock, f));
+    }
+
+    /** @return the rounds of one side, in order */
+    List<RoundResult> rounds(Variant v) {
+        return v == Variant.STOCK ? stock : kpipe;
+    }
+
+    Stat ceilingFraction(Variant v) {
+        double ceiling = scenario.ceilingRequestsPerSec();
+        return stat(v, r -> r.produceRequestsPerSec() / ceiling);
+    }
+
+    /** Broker JVMs' CPU time per record of the window, in microseconds (all nodes of the cluster under test). */
+    static double cpuPerRecord(RoundResult r) {
+        return r.extra().get("broker_cpu_us_per_record") instanceof Number n ? n.doubleValue() : Double.NaN;
+    }
+
+    private static double recPerReq(RoundResult r) {
+        return r.recordsPerSec() / r.produceRequestsPerSec();
+    }
+
+    /** Produce requests per 1,000 records: what batching did, to tell it apart from the CPU cost per request. */
+    static double requestsPerThousandRecords(RoundResult r) {
+        return 1000 * r.produceRequestsPerSec() / r.recordsPerSec();
+    }
+
+    /** @return the targets of this scenario with measured value and verdict */
+    List<Map<String, Object>> targets() {
+        List<Map<String, Object>> l = new ArrayList<>();
+        if (!hasPairs()) {
+            return l;
+        }
+        if (scenario.isS3()) {
+            double bound = maxExtra(Variant.KPIPE, "kpipe_inflight_bytes_max")
+                    / (scenario.budgetBytes() + maxExtra(Variant.KPIPE, "broker_produce_request_bytes_max"));
+            l.add(target("kpipe peak in-flight bytes <= budget + largest produce request", bound, bound <= 1, "x"));
+            double errors = 0;
+            for (Variant v : Variant.values()) {
+                for (RoundResult r : v == Variant.STOCK ? stock : kpipe) {
+                    errors += r.errors();
+                }
+            }
+            l.add(target("producer errors = 0 (both sides)", errors, errors == 0, "count"));
+            double share = stat(Variant.KPIPE, r -> extra(r, "slowest_producer_share_of_median"))
+                    .min();
+            l.add(target(
+                    "kpipe slowest producer >= 1/3 of the median producer (worst round)",
+                    share,
+                    share >= S3_MIN_SLOWEST_SHARE,
+                    "x"));
+            return l;
+        }
+        if (scenario.isS5()) {
+            Stat r = ratio(RoundResult::recordsPerSec);
+            l.add(target(
+                    "records/s kpipe/stock >= " + S5_MIN_RATIO + "x", r.median(), r.median() >= S5_MIN_RATIO, "x"));
+            return l;
+        }
+        if (scenario.windowMs > 0) {
+            double min = scenario.minRatio();
+            l.add(target(
+                    "records/s kpipe/stock >= " + min + "x",
+                    ratio(RoundResult::recordsPerSec).median(),
+                    ratio(RoundResult::recordsPerSec).median() >= min,
+                    "x"));
+            Stat f = ceilingFraction(Variant.KPIPE);
+            l.add(target(
+                    "kpipe produce req/s >= " + pct(S1_MIN_CEILING_FRACTION) + " of ceiling "
+                            + fmt(scenario.ceilingRequestsPerSec()) + "/s",
+                    f.median(),
+                    f.median() >= S1_MIN_CEILING_FRACTION,
+                    "%"));
+        } else {
+            Stat t = ratio(RoundResult::recordsPerSec);
+            l.add(target(
+                    "records/s kpipe/stock >= " + S2_MIN_THROUGHPUT_RATIO,
+                    t.median(),
+                    t.median() >= S2_MIN_THROUGHPUT_RATIO,
+                    "x"));
+            Stat p = ratio(RoundResult::p99Ms);
+            l.add(target("p99 kpipe/stock <= " + S2_MAX_P99_RATIO, p.median(), p.median() <= S2_MAX_P99_RATIO, "x"));
+            if (scenario.isFixedLoad()) {
+                Stat c = ratio(Report::cpuPerRecord);
+                l.add(target(
+                        "broker CPU/record kpipe/stock <= " + S2F_MAX_CPU_RATIO,
+                        c.median(),
+                        c.median() <= S2F_MAX_CPU_RATIO,
+                        "x"));
+            }
+        }
+        return l;
+    }
+
+    private static Map<String, Object> target(String what, double value, boolean met, String unit) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("target", what);
+        m.put("measured_median", value);
+        m.put("unit", unit);
+        m.put("met", met);
+        return m;
+    }
+
+    /** @return the table, several lines */
+    String table(BenchOptions o) {
+        StringBuilder sb = new StringBuilder();
+        sb.append(scenario.headline()).append('\n');
+        sb.append(String.format(
+                Locale.ROOT,
+                "  %d round(s) per side x %d s measured (+%d s warm-up), stock = %s%n",
+                Math.max(stock.size(), kpipe.size()),
+                o.durationSeconds(),
+                o.warmupSeconds(),
+                o.stockInstallsPlugin() ? "kpipe jar with kpipe.enable=false" : "kpipe not installed"));
+        String h = String.format(
+                Locale.ROOT,
+                "  %-12s %-26s %-24s %-8s %-26s %-26s %s%n",
+                "",
+                "records/s",
+                "produce req/s",
+                "rec/req",
+                "p50 ms",
+                "p99 ms",
+                "broker CPU us/record");
+        sb.append(h);
+        for (Variant v : Variant.values()) {
+            if ((v == Variant.STOCK ? stock : kpipe).isEmpty()) {
+                continue;
+            }
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "  %-12s %-26s %-24s %-8s %-26s %-26s %s%n",
+                    v.label(),
+                    stat(stat(v, RoundResult::recordsPerSec), 0),
+                    stat(stat(v, RoundResult::produceRequestsPerSec), 1),
+                    fmt1(stat(v, Report::recPerReq).median()),
+                    stat(stat(v, RoundResult::p50Ms), 1),
+                    stat(stat(v, RoundResult::p99Ms), 1),
+                    stat(stat(v, Report::cpuPerRecord), 2)));
+        }
+        if (hasPairs()) {
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "  %-12s %-26s %-24s %-8s %-26s %-26s %s%n",
+                    "kpipe/stock",
+                    ratio(ratio(RoundResult::recordsPerSec)),
+                    ratio(ratio(RoundResult::produceRequestsPerSec)),
+                    "",
+                    ratio(ratio(RoundResult::p50Ms)),
+                    ratio(ratio(RoundResult::p99Ms)),
+                    ratio(ratio(Report::cpuPerRecord))));
+        }
+        sb.append("  (median [min..max] over rounds; ratios per round pair; produce req/s = responses from the leader"
+                + " (producer-node-metrics response-total, node-1); latency = send() to ack per record)\n");
+        if (scenario.isS3()) {
+            sb.append(S3Lines.of(this));
+        }
+        if (scenario.windowMs == 0 || hasControl()) {
+            sb.append(CostLines.of(this));
+        }
+        if (scenario.isS5() && hasPairs()) {
+            double perRequest = stat(Variant.STOCK, Report::recPerReq).median();
+            double ceiling = scenario.s5RatioCeiling(perRequest);
+            double measured = ratio(RoundResult::recordsPerSec).median();
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "  S5 ceiling: a transaction of %d records = %.1f produce requests (%.1f"
+                            + " records each) + 1 commit round trip: stock (n + 1) W, kpipe (n / %d + 1) W, kpipe/stock <= %.2fx;"
+                            + " measured %.2fx = %s of it; committed records/s stock %s, kpipe %s%n",
+                    scenario.commitEvery,
+                    scenario.commitEvery / perRequest,
+                    perRequest,
+                    scenario.maxInFlight,
+                    ceiling,
+                    measured,
+                    pct(measured / ceiling),
+                    fmt(stat(Variant.STOCK, r -> extra(r, "committed_records_per_s"))
+                            .median()),
+                    fmt(stat(Variant.KPIPE, r -> extra(r, "committed_records_per_s"))
+                            .median())));
+        }
+        if (scenario.windowMs > 0 && !scenario.isS3()) {
+            double c = scenario.ceilingRequestsPerSec();
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "  ceiling max.in.flight/W = %d/%d ms = %s req/s: kpipe reached %s,"
+                            + " stock %s (stock's own ceiling is 1/W = %s req/s)%n",
+                    scenario.maxInFlight,
+                    scenario.windowMs,
+                    fmt(c),
+                    pctStat(ceilingFraction(Variant.KPIPE)),
+                    pctStat(ceilingFraction(Variant.STOCK)),
+                    fmt(1000.0 / scenario.windowMs)));
+        }
+        Stat other = Stat.of(java.util.stream.Stream.concat(stock.stream(), kpipe.stream())
+                .map(r -> r.extra().get("cpu_cores_other_processes"))
+                .map(o2 -> o2 instanceof Number n ? n.doubleValue() : Double.NaN)
+                .toList());
+        if (!Double.isNaN(other.median())) {
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "  CPU of other processes during the windows: median %.2f, max %.2f cores" + " of %d%s%n",
+                    other.median(),
+                    other.max(),
+                    Runtime.getRuntime().availableProcessors(),
+                    other.max() > DISTURBED_CORES
+                            ? "  (WARNING: disturbed by other load; rerun on a quiet machine)"
+                            : ""));
+        }
+        for (Map<String, Object> t : targets()) {
+            double v = (Double) t.get("measured_median");
+            sb.append("  target ")
+                    .append(t.get("target"))
+                    .append(": ")
+                    .append(
+                            "%".equals(t.get("unit"))
+                                    ? pct(v)
+                                    : "count".equals(t.get("unit"))
+                                            ? String.format(Locale.ROOT, "%.0f", v)
+                                            : String.format(Locale.ROOT, "%.3fx", v))
+                    .append(Boolean.TRUE.equals(t.get("met")) ? "  MET" : "  MISSED")
+                    .append('\n');
+        }
+        return sb.toString();
+    }
+
+    static double extra(RoundResult r, String key) {
+        return r.extra().get(key) instanceof Number n ? n.doubleValue() : Double.NaN;
+    }
+
+    /** @return the largest value of an extra figure over the rounds of one side, NaN if none */
+    double maxExtra(Variant v, String key) {
+        return stat(v, r -> extra(r, key)).max();
+    }
+
+    /** @return the JSON summary of this scenario */
+    Map<String, Object> toMap(BenchOptions o) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("scenario", scenario.describe());
+        List<Object> rounds = new ArrayList<>();
+        for (int i = 0; i < Math.max(stock.size(), kpipe.size()); i++) {
+            if (i < stock.size()) {
+                rounds.add(stock.get(i).toMap());
+            }
+            if (i < kpipe.size()) {
+                rounds.add(kpipe.get(i).toMap());
+            }
+            if (i < control.size()) {
+                Map<String, Object> c = control.get(i).toMap();
+                c.put("variant", RoundOrder.CONTROL_LABEL);
+                rounds.add(c);
+            }
+        }
+        m.put("rounds", rounds);
+        Map<String, Object> summary = new LinkedHashMap<>();
+        for (Variant v : Variant.values()) {
+            Map<String, Object> s = new LinkedHashMap<>();
+            s.put("records_per_s", stat(v, RoundResult::recordsPerSec).toMap());
+            s.put(
+                    "produce_requests_per_s",
+                    stat(v, RoundResult::produceRequestsPerSec).toMap());
+            s.put("records_per_request", stat(v, Report::recPerReq).toMap());
+            s.put("latency_p50_ms", stat(v, RoundResult::p50Ms).toMap());
+            s.put("latency_p99_ms", stat(v, RoundResult::p99Ms).toMap());
+            s.put("broker_cpu_us_per_record", stat(v, Report::cpuPerRecord).toMap());
+            if (scenario.windowMs > 0 && !scenario.isS3()) {
+                s.put("ceiling_fraction", ceilingFraction(v).toMap());
+            }
+            summary.put(v.label(), s);
+        }
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("records_per_s", ratio(RoundResult::recordsPerSec).toMap());
+        r.put(
+                "produce_requests_per_s",
+                ratio(RoundResult::produceRequestsPerSec).toMap());
+        r.put("latency_p50_ms", ratio(RoundResult::p50Ms).toMap());
+        r.put("latency_p99_ms", ratio(RoundResult::p99Ms).toMap());
+        r.put("broker_cpu_us_per_record", ratio(Report::cpuPerRecord).toMap());
+        r.put(
+                "produce_requests_per_record",
+                ratio(Report::requestsPerThousandRecords).toMap());
+        summary.put("kpipe_over_stock", r);
+        if (hasControl()) {
+            Map<String, Object> aa = new LinkedHashMap<>();
+            aa.put("records_per_s", controlRatio(RoundResult::recordsPerSec).toMap());
+            aa.put(
+                    "broker_cpu_us_per_record",
+                    controlRatio(Report::cpuPerRecord).toMap());
+            aa.put(
+                    "produce_requests_per_record",
+                    controlRatio(Report::requestsPerThousandRecords).toMap());
+            aa.put("latency_p99_ms", controlRatio(RoundResult::p99Ms).toMap());
+            summary.put("aa_stock_b_over_stock", aa);
+        }
+        if (scenario.isS5() && hasPairs()) {
+            summary.put(
+                    "s5_ratio_ceiling",
+                    scenario.s5RatioCeiling(
+                            stat(Variant.STOCK, Report::recPerReq).median()));
+        }
+        m.put("summary", summary);
+        m.put("targets", targets());
+        return m;
+    }
+
+    static String stat(Stat s, int decimals) {
+        String f = "%,." + decimals + "f";
+        return String.format(Locale.ROOT, f + " [" + f + ".." + f + "]", s.median(), s.min(), s.max());
+    }
+
+    static String ratio(Stat s) {
+        return String.format(Locale.ROOT, "%.2fx [%.2f..%.2f]", s.median(), s.min(), s.max());
+    }
+
+    private static String pctStat(Stat s) {
+        return String.format(Locale.ROOT, "%.0f%% [%.0f..%.0f%%]", 100 * s.median(), 100 * s.min(), 100 * s.max());
+    }
+
+    static String pct(double f) {
+        return String.format(Locale.ROOT, "%.0f%%", 100 * f);
+    }
+
+    static String fmt(double d) {
+        return d == Math.rint(d) ? String.format(Locale.ROOT, "%.0f", d) : String.format(Locale.ROOT, "%.1f", d);
+    }
+
+    private static String fmt1(double d) {
+        return String.format(Locale.ROOT, "%.1f", d);
+    }
 }

@@ -10,28 +10,27 @@ import java.util.List;
  * against. Stateless.
  */
 final class RoundOrder {
-  /** How the A/A control is named in the log, the table and the JSON. */
-  static final String CONTROL_LABEL = "stock-b";
+    /** How the A/A control is named in the log, the table and the JSON. */
+    static final String CONTROL_LABEL = "stock-b";
 
-  private RoundOrder() {
-  }
+    private RoundOrder() {}
 
-  /**
-   * @param round 1-based round number
-   * @param stock the stock side
-   * @param kpipe the kpipe side
-   * @param control the A/A control (a second stock side), or null for none
-   * @param <T> what a side is (a cluster; anything in the tests)
-   * @return the sides in the order they run in this round
-   * @throws IllegalArgumentException if {@code round < 1}
-   */
-  static <T> List<T> of(int round, T stock, T kpipe, T control) {
-    if (round < 1) {
-      throw new IllegalArgumentException("rounds are 1-based: " + round);
+    /**
+     * @param round 1-based round number
+     * @param stock the stock side
+     * @param kpipe the kpipe side
+     * @param control the A/A control (a second stock side), or null for none
+     * @param <T> what a side is (a cluster; anything in the tests)
+     * @return the sides in the order they run in this round
+     * @throws IllegalArgumentException if {@code round < 1}
+     */
+    static <T> List<T> of(int round, T stock, T kpipe, T control) {
+        if (round < 1) {
+            throw new IllegalArgumentException("rounds are 1-based: " + round);
+        }
+        if (control == null) {
+            return List.of(stock, kpipe);
+        }
+        return round % 2 == 1 ? List.of(stock, kpipe, control) : List.of(control, kpipe, stock);
     }
-    if (control == null) {
-      return List.of(stock, kpipe);
-    }
-    return round % 2 == 1 ? List.of(stock, kpipe, control) : List.of(control, kpipe, stock);
-  }
 }

@@ -26,47 +26,73 @@ import java.util.Map;
  * @param firstError the first failure, or null
  * @param extra further client and broker figures, for the JSON
  */
-record RoundResult(String scenario, Variant variant, int round, int durationSeconds, long records,
-    double recordsPerSec, double produceRequestsPerSec, double p50Ms, double p99Ms, double p999Ms, double maxMs,
-    double meanMs, long errors, String firstError, Map<String, Object> extra) {
+record RoundResult(
+        String scenario,
+        Variant variant,
+        int round,
+        int durationSeconds,
+        long records,
+        double recordsPerSec,
+        double produceRequestsPerSec,
+        double p50Ms,
+        double p99Ms,
+        double p999Ms,
+        double maxMs,
+        double meanMs,
+        long errors,
+        String firstError,
+        Map<String, Object> extra) {
 
-  /** @return the result as a JSON-ready map */
-  Map<String, Object> toMap() {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("variant", variant.label());
-    m.put("round", round);
-    m.put("duration_s", durationSeconds);
-    m.put("records", records);
-    m.put("records_per_s", recordsPerSec);
-    m.put("produce_requests_per_s", produceRequestsPerSec);
-    m.put("records_per_produce_request", produceRequestsPerSec > 0 ? recordsPerSec / produceRequestsPerSec : null);
-    m.put("latency_p50_ms", p50Ms);
-    m.put("latency_p99_ms", p99Ms);
-    m.put("latency_p999_ms", p999Ms);
-    m.put("latency_max_ms", maxMs);
-    m.put("latency_mean_ms", meanMs);
-    m.put("errors", errors);
-    m.put("first_error", firstError);
-    m.putAll(extra);
-    return m;
-  }
+    /** @return the result as a JSON-ready map */
+    Map<String, Object> toMap() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("variant", variant.label());
+        m.put("round", round);
+        m.put("duration_s", durationSeconds);
+        m.put("records", records);
+        m.put("records_per_s", recordsPerSec);
+        m.put("produce_requests_per_s", produceRequestsPerSec);
+        m.put("records_per_produce_request", produceRequestsPerSec > 0 ? recordsPerSec / produceRequestsPerSec : null);
+        m.put("latency_p50_ms", p50Ms);
+        m.put("latency_p99_ms", p99Ms);
+        m.put("latency_p999_ms", p999Ms);
+        m.put("latency_max_ms", maxMs);
+        m.put("latency_mean_ms", meanMs);
+        m.put("errors", errors);
+        m.put("first_error", firstError);
+        m.putAll(extra);
+        return m;
+    }
 
-  /** @return a one-line summary for the log */
-  String line() {
-    return String.format(java.util.Locale.ROOT,
-        "%s round %d %-5s: %,10.0f records/s %8.1f produce req/s  p50 %8.1f ms  p99 %8.1f ms  req-lat %6.1f ms"
-            + "  rec/req %5.1f  cpu bench/brokers/other %.2f/%.2f/%.2f%s",
-        scenario, round, variant.label(), recordsPerSec, produceRequestsPerSec, p50Ms, p99Ms,
-        num(extra.get("producer_request_latency_avg_ms")), recordsPerSec / produceRequestsPerSec,
-        num(extra.get("cpu_cores_bench_jvm")), num(extra.get("cpu_cores_brokers_under_test")),
-        num(extra.get("cpu_cores_other_processes")),
-        (extra.get("leader_follower_fetches_per_s") instanceof Number f ? String.format(java.util.Locale.ROOT,
-            "  follower fetch/s %.1f, KiB/fetch %.0f", f.doubleValue(),
-            num(extra.get("leader_replication_bytes_per_follower_fetch")) / 1024) : "")
-        + (errors > 0 ? "  ERRORS " + errors + " (" + firstError + ")" : ""));
-  }
+    /** @return a one-line summary for the log */
+    String line() {
+        return String.format(
+                java.util.Locale.ROOT,
+                "%s round %d %-5s: %,10.0f records/s %8.1f produce req/s  p50 %8.1f ms  p99 %8.1f ms  req-lat %6.1f ms"
+                        + "  rec/req %5.1f  cpu bench/brokers/other %.2f/%.2f/%.2f%s",
+                scenario,
+                round,
+                variant.label(),
+                recordsPerSec,
+                produceRequestsPerSec,
+                p50Ms,
+                p99Ms,
+                num(extra.get("producer_request_latency_avg_ms")),
+                recordsPerSec / produceRequestsPerSec,
+                num(extra.get("cpu_cores_bench_jvm")),
+                num(extra.get("cpu_cores_brokers_under_test")),
+                num(extra.get("cpu_cores_other_processes")),
+                (extra.get("leader_follower_fetches_per_s") instanceof Number f
+                                ? String.format(
+                                        java.util.Locale.ROOT,
+                                        "  follower fetch/s %.1f, KiB/fetch %.0f",
+                                        f.doubleValue(),
+                                        num(extra.get("leader_replication_bytes_per_follower_fetch")) / 1024)
+                                : "")
+                        + (errors > 0 ? "  ERRORS " + errors + " (" + firstError + ")" : ""));
+    }
 
-  private static double num(Object o) {
-    return o instanceof Number n ? n.doubleValue() : Double.NaN;
-  }
+    private static double num(Object o) {
+        return o instanceof Number n ? n.doubleValue() : Double.NaN;
+    }
 }

@@ -6,64 +6,64 @@ package dev.kpipe.it.cli;
  * usage. Stateless and thread-safe.
  */
 public final class Flags {
-  private Flags() {}
+    private Flags() {}
 
-  /**
-   * @param args the command line
-   * @param i the index of the flag's value (one after the flag)
-   * @param flag the flag, for the message
-   * @return {@code args[i]}
-   * @throws IllegalArgumentException "{@code <flag> needs a value}" if the command line ends before it
-   */
-  public static String value(String[] args, int i, String flag) {
-    if (i >= args.length) {
-      throw new IllegalArgumentException(flag + " needs a value");
+    /**
+     * @param args the command line
+     * @param i the index of the flag's value (one after the flag)
+     * @param flag the flag, for the message
+     * @return {@code args[i]}
+     * @throws IllegalArgumentException "{@code <flag> needs a value}" if the command line ends before it
+     */
+    public static String value(String[] args, int i, String flag) {
+        if (i >= args.length) {
+            throw new IllegalArgumentException(flag + " needs a value");
+        }
+        return args[i];
     }
-    return args[i];
-  }
 
-  /**
-   * @param v a flag's value
-   * @param flag the flag, for the message
-   * @return {@code v} as an {@code int} above 0
-   * @throws IllegalArgumentException "{@code <flag> needs a number: <v>}" if it is not a decimal {@code int},
-   *     "{@code <flag> must be > 0: <v>}" if it is not above 0
-   */
-  public static int positiveInt(String v, String flag) {
-    long n = number(v, flag);
-    if (n != (int) n) {
-      throw notANumber(v, flag); // what Integer.parseInt says
+    /**
+     * @param v a flag's value
+     * @param flag the flag, for the message
+     * @return {@code v} as an {@code int} above 0
+     * @throws IllegalArgumentException "{@code <flag> needs a number: <v>}" if it is not a decimal {@code int},
+     *     "{@code <flag> must be > 0: <v>}" if it is not above 0
+     */
+    public static int positiveInt(String v, String flag) {
+        long n = number(v, flag);
+        if (n != (int) n) {
+            throw notANumber(v, flag); // what Integer.parseInt says
+        }
+        return (int) positive(n, v, flag);
     }
-    return (int) positive(n, v, flag);
-  }
 
-  /**
-   * @param v a flag's value
-   * @param flag the flag, for the message
-   * @return {@code v} as a {@code long} above 0
-   * @throws IllegalArgumentException "{@code <flag> needs a number: <v>}" if it is not a decimal {@code long},
-   *     "{@code <flag> must be > 0: <v>}" if it is not above 0
-   */
-  public static long positiveLong(String v, String flag) {
-    return positive(number(v, flag), v, flag);
-  }
-
-  private static long number(String v, String flag) {
-    try {
-      return Long.parseLong(v);
-    } catch (NumberFormatException e) {
-      throw notANumber(v, flag);
+    /**
+     * @param v a flag's value
+     * @param flag the flag, for the message
+     * @return {@code v} as a {@code long} above 0
+     * @throws IllegalArgumentException "{@code <flag> needs a number: <v>}" if it is not a decimal {@code long},
+     *     "{@code <flag> must be > 0: <v>}" if it is not above 0
+     */
+    public static long positiveLong(String v, String flag) {
+        return positive(number(v, flag), v, flag);
     }
-  }
 
-  private static IllegalArgumentException notANumber(String v, String flag) {
-    return new IllegalArgumentException(flag + " needs a number: " + v);
-  }
-
-  private static long positive(long n, String v, String flag) {
-    if (n <= 0) {
-      throw new IllegalArgumentException(flag + " must be > 0: " + v);
+    private static long number(String v, String flag) {
+        try {
+            return Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            throw notANumber(v, flag);
+        }
     }
-    return n;
-  }
+
+    private static IllegalArgumentException notANumber(String v, String flag) {
+        return new IllegalArgumentException(flag + " needs a number: " + v);
+    }
+
+    private static long positive(long n, String v, String flag) {
+        if (n <= 0) {
+            throw new IllegalArgumentException(flag + " must be > 0: " + v);
+        }
+        return n;
+    }
 }

@@ -7,43 +7,50 @@ import java.util.List;
 
 /** The command line of a {@link KafkaNode}'s broker JVM: heap, GC, log4j2, JMX, tmpdir, KAFKA_OPTS, class path. */
 final class BrokerCommand {
-  private BrokerCommand() {
-  }
+    private BrokerCommand() {}
 
-  /** @return {@code java ... kafka.Kafka server.properties} for the node, as {@link ProcessBuilder} takes it */
-  static List<String> of(Cluster cluster, KafkaNode node) {
-    Path dir = node.dir();
-    int jmxPort = node.jmxPort();
-    int id = node.id();
-    List<String> cmd = new ArrayList<>();
-    HarnessSettings s = cluster.settings();
-    cmd.add(s.javaExecutable().toString());
-    String heap = cluster.spec().heap() != null ? cluster.spec().heap() : s.heap();
-    cmd.add("-Xmx" + heap);
-    // GC settings of Kafka's kafka-run-class.sh.
-    cmd.addAll(List.of("-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-XX:InitiatingHeapOccupancyPercent=35",
-        "-XX:+ExplicitGCInvokesConcurrent", "-Djava.awt.headless=true"));
-    cmd.add("-Dlog4j2.configurationFile=" + dir.resolve("log4j2.xml"));
-    cmd.add("-Dkafka.logs.dir=" + dir);
-    cmd.addAll(List.of(
-        "-Dcom.sun.management.jmxremote",
-        "-Dcom.sun.management.jmxremote.host=127.0.0.1",
-        "-Dcom.sun.management.jmxremote.port=" + jmxPort,
-        "-Dcom.sun.management.jmxremote.rmi.port=" + jmxPort,
-        "-Dcom.sun.management.jmxremote.authenticate=false",
-        "-Dcom.sun.management.jmxremote.ssl=false",
-        "-Djava.rmi.server.hostname=127.0.0.1"));
-    cmd.add("-Djava.io.tmpdir=" + node.tmpDir());
-    cmd.addAll(Arrays.asList(s.extraJvmOptions()));
-    // KAFKA_OPTS of this cluster (kafka-run-class.sh passes them to java as they are).
-    if (cluster.spec().javaagent()) {
-      cmd.add("-javaagent:" + cluster.pluginJarInLibs());
+    /** @return {@code java ... kafka.Kafka server.properties} for the node, as {@link ProcessBuilder} takes it */
+    static List<String> of(Cluster cluster, KafkaNode node) {
+        Path dir = node.dir();
+        int jmxPort = node.jmxPort();
+        int id = node.id();
+        List<String> cmd = new ArrayList<>();
+        HarnessSettings s = cluster.settings();
+        cmd.add(s.javaExecutable().toString());
+        String heap = cluster.spec().heap() != null ? cluster.spec().heap() : s.heap();
+        cmd.add("-Xmx" + heap);
+        // GC settings of Kafka's kafka-run-class.sh.
+        cmd.addAll(List.of(
+                "-XX:+UseG1GC",
+                "-XX:MaxGCPauseMillis=20",
+                "-XX:InitiatingHeapOccupancyPercent=35",
+                "-XX:+ExplicitGCInvokesConcurrent",
+                "-Djava.awt.headless=true"));
+        cmd.add("-Dlog4j2.configurationFile=" + dir.resolve("log4j2.xml"));
+        cmd.add("-Dkafka.logs.dir=" + dir);
+        cmd.addAll(List.of(
+                "-Dcom.sun.management.jmxremote",
+                "-Dcom.sun.management.jmxremote.host=127.0.0.1",
+                "-Dcom.sun.management.jmxremote.port=" + jmxPort,
+                "-Dcom.sun.management.jmxremote.rmi.port=" + jmxPort,
+                "-Dcom.sun.management.jmxremote.authenticate=false",
+                "-Dcom.sun.management.jmxremote.ssl=false",
+                "-Djava.rmi.server.hostname=127.0.0.1"));
+        cmd.add("-Djava.io.tmpdir=" + node.tmpDir());
+        cmd.addAll(Arrays.asList(s.extraJvmOptions()));
+        // KAFKA_OPTS of this cluster (kafka-run-class.sh passes them to java as they are).
+        if (cluster.spec().javaagent()) {
+            cmd.add("-javaagent:" + cluster.pluginJarInLibs());
+        }
+        for (String option : cluster.spec().kafkaOpts()) { // {node} stands for this node's id (a port per node, say)
+            cmd.add(option.replace(ClusterSpec.NODE_PLACEHOLDER, Integer.toString(id)));
+        }
+        cmd.add("-Dkpipe.it.node=" + cluster.spec().name() + "/" + id); // marks the process in ps output
+        cmd.addAll(List.of(
+                "-cp",
+                cluster.libsDir() + "/*",
+                "kafka.Kafka",
+                node.configFile().toString()));
+        return cmd;
     }
-    for (String option : cluster.spec().kafkaOpts()) { // {node} stands for this node's id (a port per node, say)
-      cmd.add(option.replace(ClusterSpec.NODE_PLACEHOLDER, Integer.toString(id)));
-    }
-    cmd.add("-Dkpipe.it.node=" + cluster.spec().name() + "/" + id); // marks the process in ps output
-    cmd.addAll(List.of("-cp", cluster.libsDir() + "/*", "kafka.Kafka", node.configFile().toString()));
-    return cmd;
-  }
 }

@@ -33,126 +33,162 @@ import org.apache.kafka.clients.admin.NewTopic;
  * Harness settings ({@link HarnessSettings}) come from the build; override with {@code -Dkpipe.it.*=...}.
  */
 public final class ClusterMain {
-  private ClusterMain() {}
+    private ClusterMain() {}
 
-  /**
-   * Runs the CLI.
-   *
-   * @param args see the class documentation
-   * @throws InterruptedException never in practice: the main thread waits until the JVM exits
-   */
-  public static void main(String[] args) throws InterruptedException {
-    ClusterSpec.Builder b = ClusterSpec.builder().name("cli");
-    int nodes = 1;
-    int slowAcksMs = 0;
-    for (int i = 0; i < args.length; i++) {
-      String a = args[i];
-      switch (a) {
-        case "--nodes" -> nodes = Integer.parseInt(value(args, ++i, a));
-        case "--slow-acks" -> slowAcksMs = Integer.parseInt(value(args, ++i, a));
-        case "--kpipe" -> b.kpipe(parseBoolean(value(args, ++i, a)));
-        case "--no-plugin" -> b.installPlugin(false);
-        case "--heap" -> b.heap(value(args, ++i, a));
-        case "--sasl-scram" -> b.saslScramListener(true);
-        case "--kafka-version" -> b.kafkaVersion(value(args, ++i, a));
-        case "--zookeeper" -> b.zookeeper(true);
-        case "--javaagent" -> b.javaagent(true);
-        case "--kafka-opts" -> b.kafkaOpts(value(args, ++i, a).trim().split("\\s+"));
-        case "--config" -> b.config(value(args, ++i, a));
-        case "-h", "--help" -> {
-          usage();
-          return;
+    /**
+     * Runs the CLI.
+     *
+     * @param args see the class documentation
+     * @throws InterruptedException never in practice: the main thread waits until the JVM exits
+     */
+    public static void main(String[] args) throws InterruptedException {
+        ClusterSpec.Builder b = ClusterSpec.builder().name("cli");
+        int nodes = 1;
+        int slowAcksMs = 0;
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "--nodes" -> nodes = Integer.parseInt(value(args, ++i, a));
+                case "--slow-acks" -> slowAcksMs = Integer.parseInt(value(args, ++i, a));
+                case "--kpipe" -> b.kpipe(parseBoolean(value(args, ++i, a)));
+                case "--no-plugin" -> b.installPlugin(false);
+                case "--heap" -> b.heap(value(args, ++i, a));
+                case "--sasl-scram" -> b.saslScramListener(true);
+                case "--kafka-version" -> b.kafkaVersion(value(args, ++i, a));
+                case "--zookeeper" -> b.zookeeper(true);
+                case "--javaagent" -> b.javaagent(true);
+                case "--kafka-opts" -> b.kafkaOpts(value(args, ++i, a).trim().split("\\s+"));
+                case "--config" -> b.config(value(args, ++i, a));
+                case "-h", "--help" -> {
+                    usage();
+                    return;
+                }
+                default -> {
+                    System.err.println("unknown argument: " + a);
+                    usage();
+                    System.exit(2);
+                }
+            }
         }
-        default -> {
-          System.err.println("unknown argument: " + a);
-          usage();
-          System.exit(2);
+        if (slowAcksMs > 0) {
+            nodes = Math.max(nodes, 2);
+            b.nodeConfig(2, "replica.fetch.min.bytes", Integer.toString(1_000_000_000));
+            b.nodeConfig(2, "replica.fetch.wait.max.ms", Integer.toString(slowAcksMs));
         }
-      }
-    }
-    if (slowAcksMs > 0) {
-      nodes = Math.max(nodes, 2);
-      b.nodeConfig(2, "replica.fetch.min.bytes", Integer.toString(1_000_000_000));
-      b.nodeConfig(2, "replica.fetch.wait.max.ms", Integer.toString(slowAcksMs));
-    }
-    b.nodes(nodes);
-    ClusterSpec spec = b.build();
-    HarnessSettings settings = HarnessSettings.load();
-    // No own shutdown hook: the harness's hook stops every open cluster (brokers first) when the JVM exits.
-    Cluster cluster = Cluster.create(spec, settings);
-    cluster.start();
-    if (slowAcksMs > 0) {
-      try {
-        cluster.admin().createTopics(List.of(new NewTopic("demo", Map.of(0, List.of(1, 2)))
-            .configs(Map.of("min.insync.replicas", "2")))).all().get(60, TimeUnit.SECONDS);
-      } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-        System.err.println("creating topic demo failed: " + e);
-      }
+        b.nodes(nodes);
+        ClusterSpec spec = b.build();
+        HarnessSettings settings = HarnessSettings.load();
+        // No own shutdown hook: the harness's hook stops every open cluster (brokers first) when the JVM exits.
+        Cluster cluster = Cluster.create(spec, settings);
+        cluster.start();
+        if (slowAcksMs > 0) {
+            try {
+                cluster.admin()
+                        .createTopics(List.of(new NewTopic("demo", Map.of(0, List.of(1, 2)))
+                                .configs(Map.of("min.insync.replicas", "2"))))
+                        .all()
+                        .get(60, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                System.err.println("creating topic demo failed: " + e);
+            }
+        }
+
+        String bs = cluster.bootstrapServers();
+        String tool = settings.javaExecutable() + " -Dlog4j2.configurationFile=" + cluster.toolsLog4jConfig() + " -cp '"
+                + cluster.kafkaHome().resolve("libs") + "/*' ";
+        StringBuilder out = new StringBuilder();
+        out.append("\nKafka ")
+                .append(cluster.kafkaVersion())
+                .append(" cluster up: ")
+                .append(spec.nodes())
+                .append(" node(s), ")
+                .append(
+                        spec.installPlugin()
+                                ? "kpipe " + settings.pluginVersion() + " installed, kpipe.enable="
+                                        + spec.kpipeEnabled()
+                                : "stock (no kpipe)")
+                .append(
+                        slowAcksMs > 0
+                                ? ", slow acks: node 2 acknowledges every " + slowAcksMs + " ms (topic demo on"
+                                        + " nodes 1,2, min.insync.replicas=2)"
+                                : "")
+                .append("\n\nbootstrap.servers=")
+                .append(bs)
+                .append('\n');
+        if (spec.saslScram()) {
+            out.append("SASL_PLAINTEXT (SCRAM-SHA-512) bootstrap.servers=")
+                    .append(cluster.saslClientConfig("u", "p").get("bootstrap.servers"))
+                    .append(" (create users with kafka-configs --alter --add-config 'SCRAM-SHA-512=[password=...]')\n");
+        }
+        for (KafkaNode n : cluster.nodes()) {
+            out.append("  ")
+                    .append(n)
+                    .append("  jmx ")
+                    .append(n.jmxServiceUrl())
+                    .append("  log ")
+                    .append(n.logFile())
+                    .append('\n');
+        }
+        out.append("\nTry (from another terminal):\n")
+                .append("  ")
+                .append(tool)
+                .append("org.apache.kafka.tools.ProducerPerformance --topic demo")
+                // The same modest acks=all load in every mode: with slow acks it shows the gain, without it it is a
+                // smoke test.
+                .append(" --num-records 5000 --record-size 1024 --throughput -1 --producer-props acks=all"
+                        + " max.in.flight.requests.per.connection=5 bootstrap.servers=")
+                .append(bs)
+                .append('\n')
+                .append("  ")
+                .append(tool)
+                .append("org.apache.kafka.tools.ConsoleProducer --bootstrap-server ")
+                .append(bs)
+                .append(" --topic demo\n")
+                .append("  ")
+                .append(tool)
+                .append("org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server ")
+                .append(bs)
+                .append(" --topic demo --from-beginning\n");
+        if (spec.installPlugin() && spec.kpipeEnabled()) { // kpipe's MBeans exist once kpipe is enabled and installed
+            // With --slow-acks node 1 leads topic demo (the first replica of its assignment): its dump shows the
+            // producer.
+            for (String mbean : List.of("kpipe-metrics", "kpipe-connections")) {
+                out.append("  ")
+                        .append(tool)
+                        .append("org.apache.kafka.tools.JmxTool --jmx-url ")
+                        .append(cluster.nodes().get(0).jmxServiceUrl())
+                        .append(" --object-name kafka.server:type=")
+                        .append(mbean)
+                        .append(" --one-time true\n");
+            }
+        } else if (spec.installPlugin()) {
+            out.append(
+                    "  (kpipe.enable=false: kafka.server:type=kpipe-metrics appears once kpipe.enable is set to true)\n");
+        }
+        out.append("\nCtrl-C stops the cluster.\n");
+        System.out.print(out);
+        System.out.flush();
+        new CountDownLatch(1).await(); // until Ctrl-C
     }
 
-    String bs = cluster.bootstrapServers();
-    String tool = settings.javaExecutable() + " -Dlog4j2.configurationFile=" + cluster.toolsLog4jConfig()
-        + " -cp '" + cluster.kafkaHome().resolve("libs") + "/*' ";
-    StringBuilder out = new StringBuilder();
-    out.append("\nKafka ").append(cluster.kafkaVersion()).append(" cluster up: ").append(spec.nodes())
-        .append(" node(s), ")
-        .append(spec.installPlugin() ? "kpipe " + settings.pluginVersion() + " installed, kpipe.enable="
-            + spec.kpipeEnabled() : "stock (no kpipe)")
-        .append(slowAcksMs > 0 ? ", slow acks: node 2 acknowledges every " + slowAcksMs + " ms (topic demo on"
-            + " nodes 1,2, min.insync.replicas=2)" : "")
-        .append("\n\nbootstrap.servers=").append(bs).append('\n');
-    if (spec.saslScram()) {
-      out.append("SASL_PLAINTEXT (SCRAM-SHA-512) bootstrap.servers=")
-          .append(cluster.saslClientConfig("u", "p").get("bootstrap.servers"))
-          .append(" (create users with kafka-configs --alter --add-config 'SCRAM-SHA-512=[password=...]')\n");
+    private static String value(String[] args, int i, String flag) {
+        if (i >= args.length) {
+            throw new IllegalArgumentException(flag + " needs a value");
+        }
+        return args[i];
     }
-    for (KafkaNode n : cluster.nodes()) {
-      out.append("  ").append(n).append("  jmx ").append(n.jmxServiceUrl()).append("  log ").append(n.logFile())
-          .append('\n');
-    }
-    out.append("\nTry (from another terminal):\n")
-        .append("  ").append(tool).append("org.apache.kafka.tools.ProducerPerformance --topic demo")
-        // The same modest acks=all load in every mode: with slow acks it shows the gain, without it it is a smoke test.
-        .append(" --num-records 5000 --record-size 1024 --throughput -1 --producer-props acks=all"
-            + " max.in.flight.requests.per.connection=5 bootstrap.servers=")
-        .append(bs).append('\n')
-        .append("  ").append(tool).append("org.apache.kafka.tools.ConsoleProducer --bootstrap-server ").append(bs)
-        .append(" --topic demo\n")
-        .append("  ").append(tool).append("org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server ")
-        .append(bs).append(" --topic demo --from-beginning\n");
-    if (spec.installPlugin() && spec.kpipeEnabled()) { // kpipe's MBeans exist once kpipe is enabled and installed
-      // With --slow-acks node 1 leads topic demo (the first replica of its assignment): its dump shows the producer.
-      for (String mbean : List.of("kpipe-metrics", "kpipe-connections")) {
-        out.append("  ").append(tool).append("org.apache.kafka.tools.JmxTool --jmx-url ")
-            .append(cluster.nodes().get(0).jmxServiceUrl())
-            .append(" --object-name kafka.server:type=").append(mbean).append(" --one-time true\n");
-      }
-    } else if (spec.installPlugin()) {
-      out.append("  (kpipe.enable=false: kafka.server:type=kpipe-metrics appears once kpipe.enable is set to true)\n");
-    }
-    out.append("\nCtrl-C stops the cluster.\n");
-    System.out.print(out);
-    System.out.flush();
-    new CountDownLatch(1).await(); // until Ctrl-C
-  }
 
-  private static String value(String[] args, int i, String flag) {
-    if (i >= args.length) {
-      throw new IllegalArgumentException(flag + " needs a value");
+    private static boolean parseBoolean(String v) {
+        if (!v.equalsIgnoreCase("true") && !v.equalsIgnoreCase("false")) {
+            throw new IllegalArgumentException("expected true or false: " + v);
+        }
+        return Boolean.parseBoolean(v);
     }
-    return args[i];
-  }
 
-  private static boolean parseBoolean(String v) {
-    if (!v.equalsIgnoreCase("true") && !v.equalsIgnoreCase("false")) {
-      throw new IllegalArgumentException("expected true or false: " + v);
+    private static void usage() {
+        System.err.println(
+                "usage: ClusterMain [--nodes N] [--kpipe true|false] [--no-plugin] [--heap 1g] [--sasl-scram]"
+                        + " [--kafka-version V] [--zookeeper] [--javaagent] [--kafka-opts \"OPTS\"] [--slow-acks W_MS]"
+                        + " [--config key=value | --config nodeId:key=value]...");
     }
-    return Boolean.parseBoolean(v);
-  }
-
-  private static void usage() {
-    System.err.println("usage: ClusterMain [--nodes N] [--kpipe true|false] [--no-plugin] [--heap 1g] [--sasl-scram]"
-        + " [--kafka-version V] [--zookeeper] [--javaagent] [--kafka-opts \"OPTS\"] [--slow-acks W_MS]"
-        + " [--config key=value | --config nodeId:key=value]...");
-  }
 }

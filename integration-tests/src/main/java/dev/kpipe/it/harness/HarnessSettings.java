@@ -34,161 +34,170 @@ import java.util.stream.Stream;
  */
 public final class HarnessSettings {
 
-  private final Properties values;
+    private final Properties values;
 
-  private HarnessSettings(Properties values) {
-    this.values = values;
-  }
-
-  /**
-   * Reads the settings: system properties over the build-time defaults.
-   *
-   * @return the settings in force now
-   */
-  public static HarnessSettings load() {
-    Properties p = new Properties();
-    try (InputStream in = HarnessSettings.class.getResourceAsStream("harness.properties")) {
-      if (in != null) {
-        p.load(in);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    private HarnessSettings(Properties values) {
+        this.values = values;
     }
-    for (String key : System.getProperties().stringPropertyNames()) {
-      if (key.startsWith("kpipe.it.")) {
-        p.setProperty(key, System.getProperty(key));
-      }
+
+    /**
+     * Reads the settings: system properties over the build-time defaults.
+     *
+     * @return the settings in force now
+     */
+    public static HarnessSettings load() {
+        Properties p = new Properties();
+        try (InputStream in = HarnessSettings.class.getResourceAsStream("harness.properties")) {
+            if (in != null) {
+                p.load(in);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        for (String key : System.getProperties().stringPropertyNames()) {
+            if (key.startsWith("kpipe.it.")) {
+                p.setProperty(key, System.getProperty(key));
+            }
+        }
+        return new HarnessSettings(p);
     }
-    return new HarnessSettings(p);
-  }
 
-  private String get(String key, String def) {
-    String v = values.getProperty(key);
-    return v == null || v.isBlank() || v.startsWith("${") ? def : v.trim();
-  }
-
-  private String required(String key) {
-    String v = get(key, null);
-    if (v == null) {
-      throw new IllegalStateException("harness setting " + key + " is not set (system property or harness.properties)");
+    private String get(String key, String def) {
+        String v = values.getProperty(key);
+        return v == null || v.isBlank() || v.startsWith("${") ? def : v.trim();
     }
-    return v;
-  }
 
-  /**
-   * @return the Kafka version of the default distribution, e.g. {@code 4.4.0}: taken from its {@code
-   *     libs/kafka_2.13-<v>.jar}, else from {@code kpipe.it.kafka.version}
-   */
-  public String kafkaVersion() {
-    String home = get("kpipe.it.kafka.home", null);
-    if (home != null) {
-      Optional<String> v = kafkaVersionOf(Path.of(home));
-      if (v.isPresent()) {
-        return v.get();
-      }
+    private String required(String key) {
+        String v = get(key, null);
+        if (v == null) {
+            throw new IllegalStateException(
+                    "harness setting " + key + " is not set (system property or harness.properties)");
+        }
+        return v;
     }
-    return required("kpipe.it.kafka.version");
-  }
 
-  /**
-   * @param home a distribution folder
-   * @return the Kafka version of its {@code libs/kafka_2.13-<v>.jar}, or empty if it has none (not laid out)
-   */
-  public static Optional<String> kafkaVersionOf(Path home) {
-    try (Stream<Path> jars = Files.list(home.resolve("libs"))) {
-      return jars.map(p -> p.getFileName().toString())
-          .filter(n -> n.startsWith("kafka_2.13-") && n.endsWith(".jar"))
-          .map(n -> n.substring("kafka_2.13-".length(), n.length() - ".jar".length()))
-          .findFirst();
-    } catch (IOException e) {
-      return Optional.empty(); // no distribution (yet)
+    /**
+     * @return the Kafka version of the default distribution, e.g. {@code 4.4.0}: taken from its {@code
+     *     libs/kafka_2.13-<v>.jar}, else from {@code kpipe.it.kafka.version}
+     */
+    public String kafkaVersion() {
+        String home = get("kpipe.it.kafka.home", null);
+        if (home != null) {
+            Optional<String> v = kafkaVersionOf(Path.of(home));
+            if (v.isPresent()) {
+                return v.get();
+            }
+        }
+        return required("kpipe.it.kafka.version");
     }
-  }
 
-  /**
-   * @return the default distribution folder holding {@code libs/}
-   * @throws IllegalStateException if it has no {@code libs/} folder (the build did not lay it out)
-   */
-  public Path kafkaHome() {
-    return checkedHome(Path.of(required("kpipe.it.kafka.home")));
-  }
-
-  /**
-   * @return the folder holding every laid-out distribution as {@code kafka-<version>/}: {@code kpipe.it.kafka.dists},
-   *     else the parent of {@code kpipe.it.kafka.home}
-   */
-  public Path kafkaDists() {
-    String dists = get("kpipe.it.kafka.dists", null);
-    return (dists != null ? Path.of(dists) : Path.of(required("kpipe.it.kafka.home")).toAbsolutePath().getParent())
-        .toAbsolutePath().normalize();
-  }
-
-  /**
-   * The distribution of one Kafka version: {@code kafka-<version>/} under {@link #kafkaDists()}. The build lays out
-   * the project's Kafka version and those of the {@code kafka-dists} modules (3.7.2, 3.8.1, 3.9.1, 4.0.2, 4.1.2, 4.2.1,
-   * 4.3.1); {@code
-   * -Dkpipe.it.kafka.version=X} lays out X as well.
-   *
-   * @param version a Kafka version, e.g. {@code 4.2.1}
-   * @return its distribution folder holding {@code libs/}
-   * @throws IllegalStateException if that version is not laid out
-   */
-  public Path kafkaHome(String version) {
-    return checkedHome(kafkaDists().resolve("kafka-" + version));
-  }
-
-  private static Path checkedHome(Path dir) {
-    Path home = dir.toAbsolutePath().normalize();
-    if (!Files.isDirectory(home.resolve("libs"))) {
-      throw new IllegalStateException(
-          "no Kafka distribution at " + home + " (libs/ missing): build it with "
-              + "mvn -B -pl integration-tests -am package -DskipTests (versions other than those of kafka-dists: "
-              + "add -Dkpipe.it.kafka.version=<version>)");
+    /**
+     * @param home a distribution folder
+     * @return the Kafka version of its {@code libs/kafka_2.13-<v>.jar}, or empty if it has none (not laid out)
+     */
+    public static Optional<String> kafkaVersionOf(Path home) {
+        try (Stream<Path> jars = Files.list(home.resolve("libs"))) {
+            return jars.map(p -> p.getFileName().toString())
+                    .filter(n -> n.startsWith("kafka_2.13-") && n.endsWith(".jar"))
+                    .map(n -> n.substring("kafka_2.13-".length(), n.length() - ".jar".length()))
+                    .findFirst();
+        } catch (IOException e) {
+            return Optional.empty(); // no distribution (yet)
+        }
     }
-    return home;
-  }
 
-  /** @return the path of the kpipe drop-in jar; it may not exist (checked when a cluster installs it) */
-  public Path pluginJar() {
-    return Path.of(required("kpipe.it.plugin.jar")).toAbsolutePath().normalize();
-  }
+    /**
+     * @return the default distribution folder holding {@code libs/}
+     * @throws IllegalStateException if it has no {@code libs/} folder (the build did not lay it out)
+     */
+    public Path kafkaHome() {
+        return checkedHome(Path.of(required("kpipe.it.kafka.home")));
+    }
 
-  /** @return the project version of the kpipe jar, as it appears in its start-up log line */
-  public String pluginVersion() {
-    return required("kpipe.it.plugin.version");
-  }
+    /**
+     * @return the folder holding every laid-out distribution as {@code kafka-<version>/}: {@code kpipe.it.kafka.dists},
+     *     else the parent of {@code kpipe.it.kafka.home}
+     */
+    public Path kafkaDists() {
+        String dists = get("kpipe.it.kafka.dists", null);
+        return (dists != null
+                        ? Path.of(dists)
+                        : Path.of(required("kpipe.it.kafka.home"))
+                                .toAbsolutePath()
+                                .getParent())
+                .toAbsolutePath()
+                .normalize();
+    }
 
-  /** @return the folder under which each cluster gets its own folder */
-  public Path workDir() {
-    return Path.of(get("kpipe.it.work.dir", "target/it-clusters")).toAbsolutePath().normalize();
-  }
+    /**
+     * The distribution of one Kafka version: {@code kafka-<version>/} under {@link #kafkaDists()}. The build lays out
+     * the project's Kafka version and those of the {@code kafka-dists} modules (3.7.2, 3.8.1, 3.9.1, 4.0.2, 4.1.2, 4.2.1,
+     * 4.3.1); {@code
+     * -Dkpipe.it.kafka.version=X} lays out X as well.
+     *
+     * @param version a Kafka version, e.g. {@code 4.2.1}
+     * @return its distribution folder holding {@code libs/}
+     * @throws IllegalStateException if that version is not laid out
+     */
+    public Path kafkaHome(String version) {
+        return checkedHome(kafkaDists().resolve("kafka-" + version));
+    }
 
-  /** @return the default broker heap size as given to {@code -Xmx}, e.g. {@code 512m} */
-  public String heap() {
-    return get("kpipe.it.heap", "512m");
-  }
+    private static Path checkedHome(Path dir) {
+        Path home = dir.toAbsolutePath().normalize();
+        if (!Files.isDirectory(home.resolve("libs"))) {
+            throw new IllegalStateException("no Kafka distribution at " + home + " (libs/ missing): build it with "
+                    + "mvn -B -pl integration-tests -am package -DskipTests (versions other than those of kafka-dists: "
+                    + "add -Dkpipe.it.kafka.version=<version>)");
+        }
+        return home;
+    }
 
-  /** @return the {@code java} executable used for broker and tool JVMs */
-  public Path javaExecutable() {
-    return Path.of(get("kpipe.it.java", Path.of(System.getProperty("java.home"), "bin", "java").toString()));
-  }
+    /** @return the path of the kpipe drop-in jar; it may not exist (checked when a cluster installs it) */
+    public Path pluginJar() {
+        return Path.of(required("kpipe.it.plugin.jar")).toAbsolutePath().normalize();
+    }
 
-  /** @return how long a node may take from process start until it is ready */
-  public Duration startTimeout() {
-    return Duration.ofSeconds(Long.parseLong(get("kpipe.it.start.timeout.seconds", "90")));
-  }
+    /** @return the project version of the kpipe jar, as it appears in its start-up log line */
+    public String pluginVersion() {
+        return required("kpipe.it.plugin.version");
+    }
 
-  /**
-   * @return whether every cluster runs in ZooKeeper mode ({@code kpipe.it.zookeeper}, default false; see {@link
-   *     ClusterSpec.Builder#zookeeper}), for running a whole suite that way
-   */
-  public boolean zookeeper() {
-    return Boolean.parseBoolean(get("kpipe.it.zookeeper", "false"));
-  }
+    /** @return the folder under which each cluster gets its own folder */
+    public Path workDir() {
+        return Path.of(get("kpipe.it.work.dir", "target/it-clusters"))
+                .toAbsolutePath()
+                .normalize();
+    }
 
-  /** @return extra JVM options for broker JVMs (may be empty) */
-  public String[] extraJvmOptions() {
-    String v = get("kpipe.it.jvm.opts", "");
-    return v.isEmpty() ? new String[0] : v.split("\\s+");
-  }
+    /** @return the default broker heap size as given to {@code -Xmx}, e.g. {@code 512m} */
+    public String heap() {
+        return get("kpipe.it.heap", "512m");
+    }
+
+    /** @return the {@code java} executable used for broker and tool JVMs */
+    public Path javaExecutable() {
+        return Path.of(get(
+                "kpipe.it.java",
+                Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+    }
+
+    /** @return how long a node may take from process start until it is ready */
+    public Duration startTimeout() {
+        return Duration.ofSeconds(Long.parseLong(get("kpipe.it.start.timeout.seconds", "90")));
+    }
+
+    /**
+     * @return whether every cluster runs in ZooKeeper mode ({@code kpipe.it.zookeeper}, default false; see {@link
+     *     ClusterSpec.Builder#zookeeper}), for running a whole suite that way
+     */
+    public boolean zookeeper() {
+        return Boolean.parseBoolean(get("kpipe.it.zookeeper", "false"));
+    }
+
+    /** @return extra JVM options for broker JVMs (may be empty) */
+    public String[] extraJvmOptions() {
+        String v = get("kpipe.it.jvm.opts", "");
+        return v.isEmpty() ? new String[0] : v.split("\\s+");
+    }
 }

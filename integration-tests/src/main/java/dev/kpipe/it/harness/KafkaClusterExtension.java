@@ -18,101 +18,107 @@ import org.junit.platform.commons.support.AnnotationSupport;
  * prints where the node logs are. Callbacks run on JUnit's test thread.
  */
 public final class KafkaClusterExtension
-    implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback, ParameterResolver {
+        implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback, ParameterResolver {
 
-  private static final ExtensionContext.Namespace NS = ExtensionContext.Namespace.create(KafkaClusterExtension.class);
-  private static final String KEY = "cluster";
+    private static final ExtensionContext.Namespace NS = ExtensionContext.Namespace.create(KafkaClusterExtension.class);
+    private static final String KEY = "cluster";
 
-  /** Creates the extension; JUnit does this. */
-  public KafkaClusterExtension() {}
+    /** Creates the extension; JUnit does this. */
+    public KafkaClusterExtension() {}
 
-  @Override
-  public void beforeAll(ExtensionContext context) {
-    Class<?> testClass = context.getRequiredTestClass();
-    Optional<KafkaCluster> ann = AnnotationSupport.findAnnotation(testClass, KafkaCluster.class);
-    if (ann.isPresent()) {
-      context.getStore(NS).put(KEY, open(ann.get(), testClass.getSimpleName()));
+    @Override
+    public void beforeAll(ExtensionContext context) {
+        Class<?> testClass = context.getRequiredTestClass();
+        Optional<KafkaCluster> ann = AnnotationSupport.findAnnotation(testClass, KafkaCluster.class);
+        if (ann.isPresent()) {
+            context.getStore(NS).put(KEY, open(ann.get(), testClass.getSimpleName()));
+        }
     }
-  }
 
-  @Override
-  public void afterAll(ExtensionContext context) {
-    closeIn(context);
-  }
-
-  @Override
-  public void beforeEach(ExtensionContext context) {
-    Method m = context.getRequiredTestMethod();
-    Optional<KafkaCluster> ann = AnnotationSupport.findAnnotation(m, KafkaCluster.class);
-    if (ann.isPresent()) {
-      context.getStore(NS).put(KEY, open(ann.get(), context.getRequiredTestClass().getSimpleName() + "-" + m.getName()));
+    @Override
+    public void afterAll(ExtensionContext context) {
+        closeIn(context);
     }
-  }
 
-  @Override
-  public void afterEach(ExtensionContext context) {
-    if (context.getExecutionException().isPresent()) {
-      find(context).ifPresent(c -> System.err.println(
-          "kpipe-it: " + context.getDisplayName() + " failed; node logs: " + c.dir() + "/node-*/server.log"));
+    @Override
+    public void beforeEach(ExtensionContext context) {
+        Method m = context.getRequiredTestMethod();
+        Optional<KafkaCluster> ann = AnnotationSupport.findAnnotation(m, KafkaCluster.class);
+        if (ann.isPresent()) {
+            context.getStore(NS)
+                    .put(KEY, open(ann.get(), context.getRequiredTestClass().getSimpleName() + "-" + m.getName()));
+        }
     }
-    closeIn(context);
-  }
 
-  @Override
-  public boolean supportsParameter(ParameterContext pc, ExtensionContext ec) {
-    return pc.getParameter().getType() == Cluster.class;
-  }
-
-  @Override
-  public Object resolveParameter(ParameterContext pc, ExtensionContext ec) {
-    return find(ec).orElseThrow(() -> new ParameterResolutionException(
-        "no @KafkaCluster on " + ec.getDisplayName() + " or its class"));
-  }
-
-  /** Nearest cluster: the method's own, else the class's (walking up the context hierarchy). */
-  private static Optional<Cluster> find(ExtensionContext ec) {
-    for (Optional<ExtensionContext> c = Optional.of(ec); c.isPresent(); c = c.get().getParent()) {
-      Cluster cluster = c.get().getStore(NS).get(KEY, Cluster.class);
-      if (cluster != null) {
-        return Optional.of(cluster);
-      }
+    @Override
+    public void afterEach(ExtensionContext context) {
+        if (context.getExecutionException().isPresent()) {
+            find(context)
+                    .ifPresent(c -> System.err.println("kpipe-it: " + context.getDisplayName() + " failed; node logs: "
+                            + c.dir() + "/node-*/server.log"));
+        }
+        closeIn(context);
     }
-    return Optional.empty();
-  }
 
-  private static void closeIn(ExtensionContext context) {
-    Cluster c = context.getStore(NS).remove(KEY, Cluster.class);
-    if (c != null) {
-      c.close();
+    @Override
+    public boolean supportsParameter(ParameterContext pc, ExtensionContext ec) {
+        return pc.getParameter().getType() == Cluster.class;
     }
-  }
 
-  private static Cluster open(KafkaCluster ann, String name) {
-    ClusterSpec.Builder b = ClusterSpec.builder()
-        .name(name)
-        .nodes(ann.nodes())
-        .installPlugin(ann.installPlugin())
-        .kpipe(ann.kpipe())
-        .heap(ann.heap())
-        .kafkaVersion(ann.kafkaVersion())
-        .saslScramListener(ann.saslScram())
-        .tlsListeners(ann.tls())
-        .zookeeper(ann.zookeeper())
-        .javaagent(ann.javaagent())
-        .kafkaOpts(ann.kafkaOpts());
-    for (String kv : ann.brokerConfig()) {
-      if (kv.indexOf('=') <= 0) {
-        throw new IllegalArgumentException("brokerConfig entry must be key=value: " + kv);
-      }
-      b.brokerConfig(kv.substring(0, kv.indexOf('=')).trim(), kv.substring(kv.indexOf('=') + 1).trim());
+    @Override
+    public Object resolveParameter(ParameterContext pc, ExtensionContext ec) {
+        return find(ec).orElseThrow(() ->
+                new ParameterResolutionException("no @KafkaCluster on " + ec.getDisplayName() + " or its class"));
     }
-    for (String nkv : ann.nodeConfig()) {
-      if (!nkv.matches("\\d+:[^=]+=.*")) {
-        throw new IllegalArgumentException("nodeConfig entry must be nodeId:key=value: " + nkv);
-      }
-      b.config(nkv);
+
+    /** Nearest cluster: the method's own, else the class's (walking up the context hierarchy). */
+    private static Optional<Cluster> find(ExtensionContext ec) {
+        for (Optional<ExtensionContext> c = Optional.of(ec);
+                c.isPresent();
+                c = c.get().getParent()) {
+            Cluster cluster = c.get().getStore(NS).get(KEY, Cluster.class);
+            if (cluster != null) {
+                return Optional.of(cluster);
+            }
+        }
+        return Optional.empty();
     }
-    ClusterSpec spec = b.build();
-    return ann.start() ? Cluster.start(spec) : Cluster.create(spec);
-  }
+
+    private static void closeIn(ExtensionContext context) {
+        Cluster c = context.getStore(NS).remove(KEY, Cluster.class);
+        if (c != null) {
+            c.close();
+        }
+    }
+
+    private static Cluster open(KafkaCluster ann, String name) {
+        ClusterSpec.Builder b = ClusterSpec.builder()
+                .name(name)
+                .nodes(ann.nodes())
+                .installPlugin(ann.installPlugin())
+                .kpipe(ann.kpipe())
+                .heap(ann.heap())
+                .kafkaVersion(ann.kafkaVersion())
+                .saslScramListener(ann.saslScram())
+                .tlsListeners(ann.tls())
+                .zookeeper(ann.zookeeper())
+                .javaagent(ann.javaagent())
+                .kafkaOpts(ann.kafkaOpts());
+        for (String kv : ann.brokerConfig()) {
+            if (kv.indexOf('=') <= 0) {
+                throw new IllegalArgumentException("brokerConfig entry must be key=value: " + kv);
+            }
+            b.brokerConfig(
+                    kv.substring(0, kv.indexOf('=')).trim(),
+                    kv.substring(kv.indexOf('=') + 1).trim());
+        }
+        for (String nkv : ann.nodeConfig()) {
+            if (!nkv.matches("\\d+:[^=]+=.*")) {
+                throw new IllegalArgumentException("nodeConfig entry must be nodeId:key=value: " + nkv);
+            }
+            b.config(nkv);
+        }
+        ClusterSpec spec = b.build();
+        return ann.start() ? Cluster.start(spec) : Cluster.create(spec);
+    }
 }

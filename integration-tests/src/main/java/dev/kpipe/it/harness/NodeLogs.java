@@ -10,12 +10,11 @@ import java.util.stream.Collectors;
 
 /** A {@link KafkaNode}'s log files: its log4j2 config, and reading logs from an offset and their tails (any thread). */
 final class NodeLogs {
-  private NodeLogs() {
-  }
+    private NodeLogs() {}
 
-  /** @return the log4j2 config of a node's broker JVM: everything to {@code logFile}, appended across restarts */
-  static String log4jConfig(int id, Path logFile) {
-    return """
+    /** @return the log4j2 config of a node's broker JVM: everything to {@code logFile}, appended across restarts */
+    static String log4jConfig(int id, Path logFile) {
+        return """
         <?xml version="1.0" encoding="UTF-8"?>
         <!-- Broker logging of node %d (kpipe harness): everything in server.log. -->
         <Configuration status="WARN">
@@ -31,31 +30,31 @@ final class NodeLogs {
           </Loggers>
         </Configuration>
         """.formatted(id, logFile);
-  }
-
-  static long size(Path file) {
-    try {
-      return Files.exists(file) ? Files.size(file) : 0;
-    } catch (IOException e) {
-      return 0;
     }
-  }
 
-  static String read(Path file, long fromOffset) {
-    if (!Files.exists(file)) {
-      return "";
+    static long size(Path file) {
+        try {
+            return Files.exists(file) ? Files.size(file) : 0;
+        } catch (IOException e) {
+            return 0;
+        }
     }
-    try {
-      byte[] all = Files.readAllBytes(file);
-      int from = (int) Math.min(Math.max(0, fromOffset), all.length);
-      return new String(all, from, all.length - from, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
 
-  static String tail(String text, int lines) {
-    List<String> all = text.lines().collect(Collectors.toList());
-    return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
-  }
+    static String read(Path file, long fromOffset) {
+        if (!Files.exists(file)) {
+            return "";
+        }
+        try {
+            byte[] all = Files.readAllBytes(file);
+            int from = (int) Math.min(Math.max(0, fromOffset), all.length);
+            return new String(all, from, all.length - from, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static String tail(String text, int lines) {
+        List<String> all = text.lines().collect(Collectors.toList());
+        return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+    }
 }

@@ -75,14 +75,16 @@ import org.junit.jupiter.api.Test;
  * </ul>
  * The TLS listeners use a CA and broker certificate the harness generates when it lays the cluster out.
  */
-@KafkaCluster(nodes = 2, saslScram = true, tls = true,
-    brokerConfig = {"num.io.threads=8", "connections.max.reauth.ms=" + ReauthenticationIT.REAUTH_MS},
-    nodeConfig = {"2:replica.fetch.min.bytes=10000000", "2:replica.fetch.wait.max.ms=50"})
+@KafkaCluster(
+        nodes = 2,
+        saslScram = true,
+        tls = true,
+        brokerConfig = {"num.io.threads=8", "connections.max.reauth.ms=" + ReauthenticationIT.REAUTH_MS},
+        nodeConfig = {"2:replica.fetch.min.bytes=10000000", "2:replica.fetch.wait.max.ms=50"})
 class ReauthenticationIT {
     /** Produce by topic name: v12, or the broker's newest if older (v11 on 3.8/3.9). */
     private static final short PRODUCE_VERSION =
-        BrokerApiVersions.harnessDefault().upTo(ApiKeys.PRODUCE, (short) 12);
-
+            BrokerApiVersions.harnessDefault().upTo(ApiKeys.PRODUCE, (short) 12);
 
     static final int REAUTH_MS = 2000;
     private static final String USER = "reauth-user";
@@ -97,8 +99,11 @@ class ReauthenticationIT {
 
     @BeforeAll
     static void scramUser(Cluster cluster) throws Exception {
-        Scram.createUser(cluster, USER, PASSWORD,
-            List.of(cluster.saslClientConfig(USER, PASSWORD), cluster.saslSslClientConfig(USER, PASSWORD)));
+        Scram.createUser(
+                cluster,
+                USER,
+                PASSWORD,
+                List.of(cluster.saslClientConfig(USER, PASSWORD), cluster.saslSslClientConfig(USER, PASSWORD)));
     }
 
     @Test
@@ -108,11 +113,12 @@ class ReauthenticationIT {
 
     @Test
     void saslSslReauthenticatesWhileRequestsArePipelined(Cluster cluster) throws Exception {
-        reauthenticationWhilePipelined(cluster, KafkaNode.SASL_SSL_LISTENER, cluster.saslSslClientConfig(USER, PASSWORD));
+        reauthenticationWhilePipelined(
+                cluster, KafkaNode.SASL_SSL_LISTENER, cluster.saslSslClientConfig(USER, PASSWORD));
     }
 
     private void reauthenticationWhilePipelined(Cluster cluster, String listener, Map<String, Object> clientConfig)
-        throws Exception {
+            throws Exception {
         String topic = "reauth-" + listener.toLowerCase();
         createSlowTopic(cluster, topic);
         KafkaNode leader = cluster.node(1);
@@ -136,18 +142,31 @@ class ReauthenticationIT {
         double reauths = socketServer(leader, listener, "successful-reauthentication-total") - reauthBefore;
         double deferred = KpipeJmx.kpipe(leader, "reauthentication-drain-total") - deferredBefore;
         double upgrades = KpipeJmx.kpipe(leader, "upgrade-total") - upgradesBefore;
-        System.out.printf("%s: %d records, broker re-authentications %.0f (latency max %.1f ms), deferred by kpipe "
-                + "%.0f, upgrades %.0f, pipelined requests %.0f, expired connections killed %.0f%n", listener, total,
-            reauths, socketServerMax(leader, listener, "reauthentication-latency-max"), deferred, upgrades,
-            KpipeJmx.kpipe(leader, "pipelined-request-total") - pipelinedBefore,
-            socketServer(leader, listener, "expired-connections-killed-count") - expiredBefore);
+        System.out.printf(
+                "%s: %d records, broker re-authentications %.0f (latency max %.1f ms), deferred by kpipe "
+                        + "%.0f, upgrades %.0f, pipelined requests %.0f, expired connections killed %.0f%n",
+                listener,
+                total,
+                reauths,
+                socketServerMax(leader, listener, "reauthentication-latency-max"),
+                deferred,
+                upgrades,
+                KpipeJmx.kpipe(leader, "pipelined-request-total") - pipelinedBefore,
+                socketServer(leader, listener, "expired-connections-killed-count") - expiredBefore);
         for (Load l : loads) {
-            System.out.printf("  producer %d: sent %d, acknowledged %d, re-authentications %.0f (client latency max"
-                    + " %.0f ms), retries %.0f, connections created/closed in the last %d s: %.0f/%.0f, failure %s%n",
-                l.index, l.sent, l.acknowledged, l.metric("successful-reauthentication-total"),
-                l.metric("reauthentication-latency-max"), l.metric("record-retry-total"),
-                RUN.minus(WARM_UP).toSeconds(), l.metric("connection-creation-total") - l.createdAfterWarmUp,
-                l.metric("connection-close-total") - l.closedAfterWarmUp, l.failure.get());
+            System.out.printf(
+                    "  producer %d: sent %d, acknowledged %d, re-authentications %.0f (client latency max"
+                            + " %.0f ms), retries %.0f, connections created/closed in the last %d s: %.0f/%.0f, failure %s%n",
+                    l.index,
+                    l.sent,
+                    l.acknowledged,
+                    l.metric("successful-reauthentication-total"),
+                    l.metric("reauthentication-latency-max"),
+                    l.metric("record-retry-total"),
+                    RUN.minus(WARM_UP).toSeconds(),
+                    l.metric("connection-creation-total") - l.createdAfterWarmUp,
+                    l.metric("connection-close-total") - l.closedAfterWarmUp,
+                    l.failure.get());
         }
         for (Load l : loads) {
             assertNull(l.failure.get(), "producer " + l.index + ": no send failed");
@@ -156,20 +175,27 @@ class ReauthenticationIT {
             assertEquals(0.0, l.metric("record-error-total"), "producer " + l.index);
             assertEquals(0.0, l.metric("failed-authentication-total"), "producer " + l.index);
             assertEquals(0.0, l.metric("failed-reauthentication-total"), "producer " + l.index);
-            assertEquals(l.closedAfterWarmUp, l.metric("connection-close-total"),
-                "producer " + l.index + ": no connection was closed after the warm-up");
-            assertTrue(l.metric("successful-reauthentication-total") >= 4,
-                "producer " + l.index + " re-authenticated several times");
+            assertEquals(
+                    l.closedAfterWarmUp,
+                    l.metric("connection-close-total"),
+                    "producer " + l.index + ": no connection was closed after the warm-up");
+            assertTrue(
+                    l.metric("successful-reauthentication-total") >= 4,
+                    "producer " + l.index + " re-authenticated several times");
         }
         assertTrue(reauths >= PRODUCERS * 4, "the broker re-authenticated the producers' connections: " + reauths);
         assertEquals(0.0, socketServer(leader, listener, "failed-reauthentication-total") - failedReauthBefore);
-        assertEquals(0.0, socketServer(leader, listener, "expired-connections-killed-count") - expiredBefore,
-            "no connection outlived its session");
-        assertTrue(deferred >= PRODUCERS, "re-authentications arrived with requests in flight and waited for them: "
-            + deferred);
+        assertEquals(
+                0.0,
+                socketServer(leader, listener, "expired-connections-killed-count") - expiredBefore,
+                "no connection outlived its session");
+        assertTrue(
+                deferred >= PRODUCERS,
+                "re-authentications arrived with requests in flight and waited for them: " + deferred);
         assertTrue(upgrades >= deferred, "after each re-authentication the connection was pipelined again");
         assertTrue(KpipeJmx.kpipe(leader, "inflight-requests-per-connection-max") > 1);
-        assertEquals(0.0, KpipeJmx.kpipe(leader, "plugin-fault-total"), "no throwable caught in kpipe's hooks or plugin");
+        assertEquals(
+                0.0, KpipeJmx.kpipe(leader, "plugin-fault-total"), "no throwable caught in kpipe's hooks or plugin");
         assertEquals(0, KpipeJmx.produceErrors(leader, "OUT_OF_ORDER_SEQUENCE_NUMBER"));
 
         verifyStored(cluster, topic, loads);
@@ -186,8 +212,8 @@ class ReauthenticationIT {
         List<Integer> ids = new ArrayList<>();
         Set<Integer> used = new HashSet<>();
         ByteArrayOutputStream burst = new ByteArrayOutputStream();
-        try (RawKafkaConnection conn = new RawKafkaConnection(tlsSocket(cluster.certificates(), leader.sslPort()),
-            "tls-burst", Duration.ofSeconds(30))) {
+        try (RawKafkaConnection conn = new RawKafkaConnection(
+                tlsSocket(cluster.certificates(), leader.sslPort()), "tls-burst", Duration.ofSeconds(30))) {
             for (int i = 0; i < requests; i++) {
                 int id;
                 do {
@@ -203,13 +229,19 @@ class ReauthenticationIT {
                 RawKafkaConnection.Received r = conn.receive(ApiKeys.PRODUCE, PRODUCE_VERSION);
                 assertEquals(ids.get(i), r.correlationId(), "response " + i + " answers request " + i);
                 ProduceResponse pr = (ProduceResponse) r.response();
-                var p = pr.data().responses().iterator().next().partitionResponses().get(0);
+                var p = pr.data()
+                        .responses()
+                        .iterator()
+                        .next()
+                        .partitionResponses()
+                        .get(0);
                 assertEquals(Errors.NONE.code(), p.errorCode(), "produce error " + Errors.forCode(p.errorCode()));
                 assertEquals(nextOffset[i % PARTITIONS]++, p.baseOffset(), "request " + i + " appended in order");
             }
         }
-        assertTrue(KpipeJmx.kpipe(leader, "pipelined-request-total") - pipelinedBefore >= requests,
-            "every request of the burst was pipelined");
+        assertTrue(
+                KpipeJmx.kpipe(leader, "pipelined-request-total") - pipelinedBefore >= requests,
+                "every request of the burst was pipelined");
         assertEquals(0.0, KpipeJmx.kpipe(leader, "plugin-fault-total"));
     }
 
@@ -248,8 +280,8 @@ class ReauthenticationIT {
 
         @Override
         public void run() {
-            try (KafkaProducer<Long, byte[]> producer = new KafkaProducer<>(props, new LongSerializer(),
-                new ByteArraySerializer())) {
+            try (KafkaProducer<Long, byte[]> producer =
+                    new KafkaProducer<>(props, new LongSerializer(), new ByteArraySerializer())) {
                 long start = System.nanoTime();
                 long end = start + RUN.toNanos();
                 long seq = 0;
@@ -270,9 +302,11 @@ class ReauthenticationIT {
                             }
                             synchronized (lastOffset) {
                                 if (md.offset() <= lastOffset[md.partition()]) {
-                                    failure.compareAndSet(null, new IllegalStateException("partition "
-                                        + md.partition() + " acknowledged offset " + md.offset() + " after "
-                                        + lastOffset[md.partition()]));
+                                    failure.compareAndSet(
+                                            null,
+                                            new IllegalStateException("partition "
+                                                    + md.partition() + " acknowledged offset " + md.offset() + " after "
+                                                    + lastOffset[md.partition()]));
                                 }
                                 lastOffset[md.partition()] = md.offset();
                                 acknowledged++;
@@ -287,7 +321,7 @@ class ReauthenticationIT {
                 Map<String, Double> values = new HashMap<>();
                 for (Map.Entry<MetricName, ? extends Metric> e : metrics.entrySet()) {
                     if (e.getKey().group().equals("producer-metrics")
-                        && e.getValue().metricValue() instanceof Number n) {
+                            && e.getValue().metricValue() instanceof Number n) {
                         values.put(e.getKey().name(), n.doubleValue());
                     }
                 }
@@ -311,7 +345,8 @@ class ReauthenticationIT {
                 return Double.NaN; // the producer failed to start (see failure)
             }
             for (Map.Entry<MetricName, ? extends Metric> e : metrics.entrySet()) {
-                if (e.getKey().group().equals("producer-metrics") && e.getKey().name().equals(name)) {
+                if (e.getKey().group().equals("producer-metrics")
+                        && e.getKey().name().equals(name)) {
                     return ((Number) e.getValue().metricValue()).doubleValue();
                 }
             }
@@ -327,15 +362,18 @@ class ReauthenticationIT {
     private static void verifyStored(Cluster cluster, String topic, List<Load> loads) {
         long expected = loads.stream().mapToLong(l -> l.sent).sum();
         // One stream per producer and partition: producer k's records to partition p have sequence numbers p, p+P, ...
-        RecordReadBack.Order order = RecordReadBack.Order.contiguous(loads.size() * PARTITIONS, s -> s % PARTITIONS,
-            PARTITIONS, s -> "producer " + s / PARTITIONS + ", partition " + s % PARTITIONS);
-        RecordReadBack.Counts read = RecordReadBack.readToEnd(cluster, topic, new LongDeserializer(),
-            new ByteArrayDeserializer(), Duration.ofSeconds(60), r -> {
-                int producer = (int) (r.key() >>> 40);
-                long seq = r.key() & ((1L << 40) - 1);
-                order.next(producer * PARTITIONS + r.partition(), seq);
-                assertEquals(ByteBuffer.wrap(value(r.key())), ByteBuffer.wrap(r.value()));
-            });
+        RecordReadBack.Order order = RecordReadBack.Order.contiguous(
+                loads.size() * PARTITIONS,
+                s -> s % PARTITIONS,
+                PARTITIONS,
+                s -> "producer " + s / PARTITIONS + ", partition " + s % PARTITIONS);
+        RecordReadBack.Counts read = RecordReadBack.readToEnd(
+                cluster, topic, new LongDeserializer(), new ByteArrayDeserializer(), Duration.ofSeconds(60), r -> {
+                    int producer = (int) (r.key() >>> 40);
+                    long seq = r.key() & ((1L << 40) - 1);
+                    order.next(producer * PARTITIONS + r.partition(), seq);
+                    assertEquals(ByteBuffer.wrap(value(r.key())), ByteBuffer.wrap(r.value()));
+                });
         assertEquals(expected, read.total(), "every acknowledged record stored, none beyond those produced");
     }
 
@@ -347,18 +385,22 @@ class ReauthenticationIT {
         for (int p = 0; p < PARTITIONS; p++) {
             assignment.put(p, List.of(1, 2));
         }
-        cluster.createTopics(List.of(new NewTopic(topic, assignment).configs(Map.of("min.insync.replicas", "2"))),
-            Duration.ofSeconds(60));
+        cluster.createTopics(
+                List.of(new NewTopic(topic, assignment).configs(Map.of("min.insync.replicas", "2"))),
+                Duration.ofSeconds(60));
     }
 
     private static ProduceRequest produce(String topic, int partition, String value) {
         ProduceRequestData.TopicProduceData t = new ProduceRequestData.TopicProduceData().setName(topic);
-        t.setPartitionData(List.of(new ProduceRequestData.PartitionProduceData().setIndex(partition)
-            .setRecords(MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(value.getBytes())))));
+        t.setPartitionData(List.of(new ProduceRequestData.PartitionProduceData()
+                .setIndex(partition)
+                .setRecords(MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(value.getBytes())))));
         ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
         topics.add(t);
-        ProduceRequestData data = new ProduceRequestData().setAcks((short) -1).setTimeoutMs(30_000)
-            .setTopicData(topics);
+        ProduceRequestData data = new ProduceRequestData()
+                .setAcks((short) -1)
+                .setTimeoutMs(30_000)
+                .setTopicData(topics);
         return new ProduceRequest.Builder(PRODUCE_VERSION, PRODUCE_VERSION, data).build(PRODUCE_VERSION);
     }
 
@@ -384,8 +426,9 @@ class ReauthenticationIT {
     private static double socketServer(KafkaNode node, String listener, String metric) throws Exception {
         MBeanServerConnection jmx = node.jmx();
         double sum = 0;
-        for (ObjectName name : jmx.queryNames(new ObjectName(
-            "kafka.server:type=socket-server-metrics,listener=" + listener + ",networkProcessor=*"), null)) {
+        for (ObjectName name : jmx.queryNames(
+                new ObjectName("kafka.server:type=socket-server-metrics,listener=" + listener + ",networkProcessor=*"),
+                null)) {
             sum += ((Number) jmx.getAttribute(name, metric)).doubleValue();
         }
         return sum;
@@ -394,8 +437,9 @@ class ReauthenticationIT {
     private static double socketServerMax(KafkaNode node, String listener, String metric) throws Exception {
         MBeanServerConnection jmx = node.jmx();
         double max = 0;
-        for (ObjectName name : jmx.queryNames(new ObjectName(
-            "kafka.server:type=socket-server-metrics,listener=" + listener + ",networkProcessor=*"), null)) {
+        for (ObjectName name : jmx.queryNames(
+                new ObjectName("kafka.server:type=socket-server-metrics,listener=" + listener + ",networkProcessor=*"),
+                null)) {
             double v = ((Number) jmx.getAttribute(name, metric)).doubleValue();
             if (!Double.isNaN(v)) {
                 max = Math.max(max, v);
@@ -404,8 +448,7 @@ class ReauthenticationIT {
         return max;
     }
 
-    private static void awaitKpipe(KafkaNode node, String metric, DoublePredicate ok, String what)
-        throws Exception {
+    private static void awaitKpipe(KafkaNode node, String metric, DoublePredicate ok, String what) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         double v;
         while (!ok.test(v = KpipeJmx.kpipe(node, metric))) {

@@ -48,7 +48,10 @@ import org.junit.jupiter.api.Test;
  * connection is pipelined again.
  */
 @Tag("core") // also run against every supported Kafka line (failsafe executions core-kafka-*)
-@KafkaCluster(nodes = 1, saslScram = true, brokerConfig = {"connections.max.reauth.ms=" + ReauthenticationWireIT.REAUTH_MS})
+@KafkaCluster(
+        nodes = 1,
+        saslScram = true,
+        brokerConfig = {"connections.max.reauth.ms=" + ReauthenticationWireIT.REAUTH_MS})
 class ReauthenticationWireIT {
 
     static final int REAUTH_MS = 1500;
@@ -79,8 +82,10 @@ class ReauthenticationWireIT {
         socket.setReceiveBufferSize(4096);
         socket.connect(new InetSocketAddress("127.0.0.1", node.saslPort()), 10_000);
         try (RawKafkaConnection conn = new RawKafkaConnection(socket, "raw-reauth", Duration.ofSeconds(30))) {
-            assertEquals(REAUTH_MS, Scram.authenticate(conn, USER, PASSWORD, 100),
-                "the session expires: re-authentication is on");
+            assertEquals(
+                    REAUTH_MS,
+                    Scram.authenticate(conn, USER, PASSWORD, 100),
+                    "the session expires: re-authentication is on");
 
             conn.send(11, before);
             conn.send(12, metadataRequest);
@@ -89,7 +94,9 @@ class ReauthenticationWireIT {
             assertEquals(11, conn.receive(ApiKeys.PRODUCE, produceVersion).correlationId());
             RawKafkaConnection.Received metadata = conn.receive(ApiKeys.METADATA, metadataVersion);
             assertEquals(12, metadata.correlationId(), "the metadata response, whole, before the SASL exchange");
-            assertEquals(unknown.size(), ((MetadataResponse) metadata.response()).data().topics().size());
+            assertEquals(
+                    unknown.size(),
+                    ((MetadataResponse) metadata.response()).data().topics().size());
             RawKafkaConnection.Received handshake = conn.receive(ApiKeys.SASL_HANDSHAKE, (short) 1);
             assertEquals(13, handshake.correlationId(), "then the handshake response");
             assertEquals(Errors.NONE, ((SaslHandshakeResponse) handshake.response()).error());
@@ -98,26 +105,38 @@ class ReauthenticationWireIT {
             conn.send(21, produce(topic, "after", produceVersion));
             RawKafkaConnection.Received after = conn.receive(ApiKeys.PRODUCE, produceVersion);
             assertEquals(21, after.correlationId());
-            var p = ((ProduceResponse) after.response()).data().responses().iterator().next().partitionResponses().get(0);
+            var p = ((ProduceResponse) after.response())
+                    .data()
+                    .responses()
+                    .iterator()
+                    .next()
+                    .partitionResponses()
+                    .get(0);
             assertEquals(Errors.NONE.code(), p.errorCode());
             assertEquals(1, p.baseOffset(), "both records stored, in order");
         }
-        assertEquals(1.0, KpipeJmx.kpipe(node, "reauthentication-drain-total") - deferredBefore,
-            "kpipe deferred the re-authentication");
+        assertEquals(
+                1.0,
+                KpipeJmx.kpipe(node, "reauthentication-drain-total") - deferredBefore,
+                "kpipe deferred the re-authentication");
         assertEquals(1.0, reauthentications(node) - reauthBefore, "the broker re-authenticated the connection");
-        assertEquals(2.0, KpipeJmx.kpipe(node, "upgrade-total") - upgradesBefore,
-            "pipelined before, and again after, the re-authentication");
+        assertEquals(
+                2.0,
+                KpipeJmx.kpipe(node, "upgrade-total") - upgradesBefore,
+                "pipelined before, and again after, the re-authentication");
         assertEquals(0.0, KpipeJmx.kpipe(node, "plugin-fault-total"));
     }
 
     private static ProduceRequest produce(String topic, String value, short version) {
         ProduceRequestData.TopicProduceData t = new ProduceRequestData.TopicProduceData().setName(topic);
-        t.setPartitionData(List.of(new ProduceRequestData.PartitionProduceData().setIndex(0)
-            .setRecords(MemoryRecords.withRecords(Compression.NONE,
-                new SimpleRecord(value.getBytes(StandardCharsets.UTF_8))))));
+        t.setPartitionData(List.of(new ProduceRequestData.PartitionProduceData()
+                .setIndex(0)
+                .setRecords(MemoryRecords.withRecords(
+                        Compression.NONE, new SimpleRecord(value.getBytes(StandardCharsets.UTF_8))))));
         ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
         topics.add(t);
-        ProduceRequestData data = new ProduceRequestData().setAcks((short) 1).setTimeoutMs(30_000).setTopicData(topics);
+        ProduceRequestData data =
+                new ProduceRequestData().setAcks((short) 1).setTimeoutMs(30_000).setTopicData(topics);
         return new ProduceRequest.Builder(version, version, data).build(version);
     }
 
@@ -125,8 +144,10 @@ class ReauthenticationWireIT {
     private static double reauthentications(KafkaNode node) throws Exception {
         MBeanServerConnection jmx = node.jmx();
         double sum = 0;
-        for (ObjectName name : jmx.queryNames(new ObjectName("kafka.server:type=socket-server-metrics,listener="
-            + KafkaNode.SASL_LISTENER + ",networkProcessor=*"), null)) {
+        for (ObjectName name : jmx.queryNames(
+                new ObjectName("kafka.server:type=socket-server-metrics,listener=" + KafkaNode.SASL_LISTENER
+                        + ",networkProcessor=*"),
+                null)) {
             sum += ((Number) jmx.getAttribute(name, "successful-reauthentication-total")).doubleValue();
         }
         return sum;

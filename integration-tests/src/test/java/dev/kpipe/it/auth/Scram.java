@@ -36,8 +36,7 @@ import org.apache.kafka.common.security.scram.internals.ScramSaslClient;
  */
 public final class Scram {
 
-    private Scram() {
-    }
+    private Scram() {}
 
     /**
      * Creates a SCRAM-SHA-512 user and waits (at most 30 s per listener) until every given listener accepts it:
@@ -50,13 +49,15 @@ public final class Scram {
      * @throws Exception if the user cannot be created
      * @throws AssertionError if it never authenticates on a listener
      */
-    public static void createUser(Cluster cluster, String user, String password,
-                                  List<Map<String, Object>> clientConfigs) throws Exception {
+    public static void createUser(
+            Cluster cluster, String user, String password, List<Map<String, Object>> clientConfigs) throws Exception {
         upsertUser(cluster, user, password);
         for (Map<String, Object> props : clientConfigs) {
-            awaitAccepted(props, Duration.ofSeconds(30),
-                "SCRAM user " + user + " authenticates on " + props.get("security.protocol"),
-                admin -> admin.describeCluster().nodes().get(5, TimeUnit.SECONDS));
+            awaitAccepted(
+                    props,
+                    Duration.ofSeconds(30),
+                    "SCRAM user " + user + " authenticates on " + props.get("security.protocol"),
+                    admin -> admin.describeCluster().nodes().get(5, TimeUnit.SECONDS));
         }
     }
 
@@ -67,8 +68,11 @@ public final class Scram {
      * @throws Exception if the controller refuses them or does not answer within 30 s
      */
     public static void upsertUser(Cluster cluster, String user, String password) throws Exception {
-        cluster.admin().alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(user,
-            new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), password))).all().get(30, TimeUnit.SECONDS);
+        cluster.admin()
+                .alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(
+                        user, new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), password)))
+                .all()
+                .get(30, TimeUnit.SECONDS);
     }
 
     /**
@@ -80,7 +84,7 @@ public final class Scram {
      * @throws AssertionError if {@code call} still fails after {@code timeout}, with its last failure as the cause
      */
     public static void awaitAccepted(Map<String, Object> clientConfig, Duration timeout, String what, AdminCall call)
-        throws InterruptedException {
+            throws InterruptedException {
         Map<String, Object> props = new HashMap<>(clientConfig);
         props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5000);
         props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 3000);
@@ -108,7 +112,7 @@ public final class Scram {
     /** @return a {@code SASL_HANDSHAKE} v1 for SCRAM-SHA-512 */
     static SaslHandshakeRequest handshake() {
         return new SaslHandshakeRequest.Builder(new SaslHandshakeRequestData().setMechanism(KafkaNode.SASL_MECHANISM))
-            .build((short) 1);
+                .build((short) 1);
     }
 
     /**
@@ -117,7 +121,7 @@ public final class Scram {
      * @return the session lifetime the broker granted, in ms (0: no re-authentication)
      */
     public static long authenticate(RawKafkaConnection conn, String user, String password, int correlationId)
-        throws Exception {
+            throws Exception {
         conn.send(correlationId, handshake());
         RawKafkaConnection.Received r = conn.receive(ApiKeys.SASL_HANDSHAKE, (short) 1);
         assertEquals(correlationId, r.correlationId());
@@ -133,21 +137,23 @@ public final class Scram {
      */
     static long exchange(RawKafkaConnection conn, String user, String password, int correlationId) throws Exception {
         ScramSaslClient scram = new ScramSaslClient(
-            org.apache.kafka.common.security.scram.internals.ScramMechanism.SCRAM_SHA_512, callbacks -> {
-                for (Callback c : callbacks) {
-                    if (c instanceof NameCallback n) {
-                        n.setName(user);
-                    } else if (c instanceof PasswordCallback pw) {
-                        pw.setPassword(password.toCharArray());
-                    } else {
-                        throw new UnsupportedCallbackException(c);
+                org.apache.kafka.common.security.scram.internals.ScramMechanism.SCRAM_SHA_512, callbacks -> {
+                    for (Callback c : callbacks) {
+                        if (c instanceof NameCallback n) {
+                            n.setName(user);
+                        } else if (c instanceof PasswordCallback pw) {
+                            pw.setPassword(password.toCharArray());
+                        } else {
+                            throw new UnsupportedCallbackException(c);
+                        }
                     }
-                }
-            });
+                });
         byte[] token = scram.evaluateChallenge(new byte[0]);
         while (true) {
-            conn.send(correlationId, new SaslAuthenticateRequest.Builder(
-                new SaslAuthenticateRequestData().setAuthBytes(token)).build((short) 2));
+            conn.send(
+                    correlationId,
+                    new SaslAuthenticateRequest.Builder(new SaslAuthenticateRequestData().setAuthBytes(token))
+                            .build((short) 2));
             RawKafkaConnection.Received r = conn.receive(ApiKeys.SASL_AUTHENTICATE, (short) 2);
             assertEquals(correlationId++, r.correlationId());
             SaslAuthenticateResponse response = (SaslAuthenticateResponse) r.response();

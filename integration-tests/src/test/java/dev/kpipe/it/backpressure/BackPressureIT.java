@@ -45,12 +45,20 @@ import org.junit.jupiter.api.TestMethodOrder;
  * runs first, before any oversize request.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-@KafkaCluster(nodes = 2,
-    brokerConfig = {"kpipe.max.inflight.bytes=1048576", "message.max.bytes=8388608",
-        // Kafka's own memory pool for requests read (queued.max.request.bytes) keeps working alongside
-        "queued.max.request.bytes=4194304", "socket.request.max.bytes=4194304"},
-    nodeConfig = {"2:replica.fetch.min.bytes=1000000000", "2:replica.fetch.wait.max.ms=100",
-        "2:replica.fetch.max.bytes=8388608"})
+@KafkaCluster(
+        nodes = 2,
+        brokerConfig = {
+            "kpipe.max.inflight.bytes=1048576",
+            "message.max.bytes=8388608",
+            // Kafka's own memory pool for requests read (queued.max.request.bytes) keeps working alongside
+            "queued.max.request.bytes=4194304",
+            "socket.request.max.bytes=4194304"
+        },
+        nodeConfig = {
+            "2:replica.fetch.min.bytes=1000000000",
+            "2:replica.fetch.wait.max.ms=100",
+            "2:replica.fetch.max.bytes=8388608"
+        })
 class BackPressureIT {
 
     private static final long BUDGET = 1024 * 1024;
@@ -72,34 +80,42 @@ class BackPressureIT {
         AtomicBoolean stop = new AtomicBoolean();
         try {
             for (int p = 0; p < PRODUCERS; p++) {
-                producers.add(new KafkaProducer<>(producerConfig(cluster, "budget-" + p, 16_384, 128 * 1024),
-                    new IntegerSerializer(), new ByteArraySerializer()));
+                producers.add(new KafkaProducer<>(
+                        producerConfig(cluster, "budget-" + p, 16_384, 128 * 1024),
+                        new IntegerSerializer(),
+                        new ByteArraySerializer()));
             }
             for (int p = 0; p < PRODUCERS; p++) {
                 int id = p;
                 KafkaProducer<Integer, byte[]> producer = producers.get(p);
-                Thread t = new Thread(() -> {
-                    for (int seq = 0; !stop.get() && failure.get() == null; seq++) {
-                        producer.send(new ProducerRecord<>(topic, 0, id, value(seq, 1000)), (md, e) -> {
-                            if (e != null) {
-                                failure.compareAndSet(null, e);
-                            } else {
-                                synchronized (acked) {
-                                    acked[id]++;
-                                }
+                Thread t = new Thread(
+                        () -> {
+                            for (int seq = 0; !stop.get() && failure.get() == null; seq++) {
+                                producer.send(new ProducerRecord<>(topic, 0, id, value(seq, 1000)), (md, e) -> {
+                                    if (e != null) {
+                                        failure.compareAndSet(null, e);
+                                    } else {
+                                        synchronized (acked) {
+                                            acked[id]++;
+                                        }
+                                    }
+                                });
                             }
-                        });
-                    }
-                }, "budget-producer-" + p);
+                        },
+                        "budget-producer-" + p);
                 t.start();
                 threads.add(t);
             }
-            awaitTrue(Duration.ofSeconds(60), () -> KpipeJmx.kpipe(leader, "budget-wait-total") - waitsBefore > 100
-                && KpipeJmx.kpipe(leader, "pipelined-connections") >= PRODUCERS,
-                "every producer connection pipelined and the budget made connections wait");
+            awaitTrue(
+                    Duration.ofSeconds(60),
+                    () -> KpipeJmx.kpipe(leader, "budget-wait-total") - waitsBefore > 100
+                            && KpipeJmx.kpipe(leader, "pipelined-connections") >= PRODUCERS,
+                    "every producer connection pipelined and the budget made connections wait");
             long target = ackedTotal(acked) + 20_000; // 20 MB more under a saturated budget: the peak is checked
-            awaitTrue(Duration.ofSeconds(120), () -> ackedTotal(acked) >= target || failure.get() != null,
-                "20,000 more records acknowledged");
+            awaitTrue(
+                    Duration.ofSeconds(120),
+                    () -> ackedTotal(acked) >= target || failure.get() != null,
+                    "20,000 more records acknowledged");
         } finally {
             stop.set(true);
             for (Thread t : threads) {
@@ -114,15 +130,19 @@ class BackPressureIT {
         double peak = KpipeJmx.kpipe(leader, "inflight-bytes-max");
         double largest = maxProduceRequestBytes(leader);
         assertTrue(peak > BUDGET / 2, "the budget was actually used: peak " + peak);
-        assertTrue(peak <= BUDGET + largest,
-            "peak admitted in-flight bytes " + peak + " within the budget " + BUDGET + " + the largest request " + largest);
+        assertTrue(
+                peak <= BUDGET + largest,
+                "peak admitted in-flight bytes " + peak + " within the budget " + BUDGET + " + the largest request "
+                        + largest);
         awaitGaugesZero(leader);
 
         // Every acknowledged record is stored once, in each producer's order.
         long total = ackedTotal(acked);
         RecordReadBack.Order order = RecordReadBack.Order.contiguous(PRODUCERS, id -> 0, 1, id -> "producer " + id);
-        RecordReadBack.Counts read = readBack(cluster, topic,
-            r -> order.next(r.key(), ByteBuffer.wrap(r.value()).getInt(0)));
+        RecordReadBack.Counts read = readBack(
+                cluster,
+                topic,
+                r -> order.next(r.key(), ByteBuffer.wrap(r.value()).getInt(0)));
         assertEquals(total, read.total(), "every acknowledged record stored once");
         for (int p = 0; p < PRODUCERS; p++) {
             assertEquals(acked[p], order.count(p), "producer " + p + ": acknowledged vs stored");
@@ -144,11 +164,13 @@ class BackPressureIT {
         int smallRecords = 3000;
         AtomicReference<Exception> failure = new AtomicReference<>();
         try (KafkaProducer<Integer, byte[]> big = new KafkaProducer<>(
-                producerConfig(cluster, "oversize", 2 * 1024 * 1024, 32L * 1024 * 1024), new IntegerSerializer(),
-                new ByteArraySerializer());
-            KafkaProducer<Integer, byte[]> small = new KafkaProducer<>(
-                producerConfig(cluster, "beside-oversize", 16_384, 1024 * 1024), new IntegerSerializer(),
-                new ByteArraySerializer())) {
+                        producerConfig(cluster, "oversize", 2 * 1024 * 1024, 32L * 1024 * 1024),
+                        new IntegerSerializer(),
+                        new ByteArraySerializer());
+                KafkaProducer<Integer, byte[]> small = new KafkaProducer<>(
+                        producerConfig(cluster, "beside-oversize", 16_384, 1024 * 1024),
+                        new IntegerSerializer(),
+                        new ByteArraySerializer())) {
             // The first request upgrades the big producer's connection while the budget is empty (an upgrade that
             // finds no room stays classic); the small producer then runs beside it.
             big.send(new ProducerRecord<>(topic, 0, 0, value(0, bigBytes))).get();
@@ -164,8 +186,10 @@ class BackPressureIT {
             small.flush();
         }
         assertNull(failure.get(), "no send failed");
-        assertEquals(bigRecords, KpipeJmx.kpipe(leader, "budget-oversize-admitted-total") - oversizeBefore,
-            "every oversize request went through kpipe's budget, admitted alone");
+        assertEquals(
+                bigRecords,
+                KpipeJmx.kpipe(leader, "budget-oversize-admitted-total") - oversizeBefore,
+                "every oversize request went through kpipe's budget, admitted alone");
         awaitGaugesZero(leader);
 
         RecordReadBack.Order order = RecordReadBack.Order.contiguous(2, k -> 0, 1, k -> "producer " + k);
@@ -194,12 +218,14 @@ class BackPressureIT {
     }
 
     private static void createTopic(Cluster cluster, String topic) {
-        cluster.createTopics(List.of(new NewTopic(topic, Map.of(0, List.of(1, 2)))
-            .configs(Map.of("min.insync.replicas", "2", "max.message.bytes", "8388608"))), Duration.ofSeconds(60));
+        cluster.createTopics(
+                List.of(new NewTopic(topic, Map.of(0, List.of(1, 2)))
+                        .configs(Map.of("min.insync.replicas", "2", "max.message.bytes", "8388608"))),
+                Duration.ofSeconds(60));
     }
 
-    private static Map<String, Object> producerConfig(Cluster cluster, String clientId, int batchBytes,
-                                                      long bufferBytes) {
+    private static Map<String, Object> producerConfig(
+            Cluster cluster, String clientId, int batchBytes, long bufferBytes) {
         Map<String, Object> props = new HashMap<>(cluster.clientConfig());
         props.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -218,13 +244,13 @@ class BackPressureIT {
      * Reads the whole topic back: a record's key is the id of the producer that sent it, its value starts with the
      * producer's sequence number (see {@link #value}).
      */
-    private static RecordReadBack.Counts readBack(Cluster cluster, String topic,
-                                                  Consumer<ConsumerRecord<Integer, byte[]>> check) {
+    private static RecordReadBack.Counts readBack(
+            Cluster cluster, String topic, Consumer<ConsumerRecord<Integer, byte[]>> check) {
         Map<String, Object> props = new HashMap<>(cluster.clientConfig());
         props.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 8 * 1024 * 1024);
         props.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 16 * 1024 * 1024);
-        return RecordReadBack.readToEnd(props, topic, new IntegerDeserializer(), new ByteArrayDeserializer(),
-            Duration.ofSeconds(120), check);
+        return RecordReadBack.readToEnd(
+                props, topic, new IntegerDeserializer(), new ByteArrayDeserializer(), Duration.ofSeconds(120), check);
     }
 
     /** Value: the sequence number in its first 4 bytes, then filler up to {@code size} bytes. */
@@ -236,16 +262,23 @@ class BackPressureIT {
 
     /** @return the largest Produce request the broker read since start, in bytes (RequestMetrics RequestBytes Max) */
     private static double maxProduceRequestBytes(KafkaNode node) throws Exception {
-        return ((Number) node.jmx().getAttribute(
-            new ObjectName("kafka.network:type=RequestMetrics,name=RequestBytes,request=Produce"), "Max")).doubleValue();
+        return ((Number) node.jmx()
+                        .getAttribute(
+                                new ObjectName("kafka.network:type=RequestMetrics,name=RequestBytes,request=Produce"),
+                                "Max"))
+                .doubleValue();
     }
 
     /** Once the clients closed: kpipe holds no connection, request, response or budget byte. */
     private static void awaitGaugesZero(KafkaNode leader) throws Exception {
-        awaitTrue(Duration.ofSeconds(30), () -> KpipeJmx.kpipe(leader, "pipelined-connections") == 0
-            && KpipeJmx.kpipe(leader, "inflight-requests") == 0 && KpipeJmx.kpipe(leader, "held-responses") == 0
-            && KpipeJmx.kpipe(leader, "inflight-bytes") == 0 && KpipeJmx.kpipe(leader, "budget-waiting-connections") == 0,
-            "kpipe's gauges back to 0 after the clients closed");
+        awaitTrue(
+                Duration.ofSeconds(30),
+                () -> KpipeJmx.kpipe(leader, "pipelined-connections") == 0
+                        && KpipeJmx.kpipe(leader, "inflight-requests") == 0
+                        && KpipeJmx.kpipe(leader, "held-responses") == 0
+                        && KpipeJmx.kpipe(leader, "inflight-bytes") == 0
+                        && KpipeJmx.kpipe(leader, "budget-waiting-connections") == 0,
+                "kpipe's gauges back to 0 after the clients closed");
     }
 
     @FunctionalInterface

@@ -18,8 +18,7 @@ import java.util.concurrent.TimeUnit;
  * runs Kafka's JmxTool with it).
  */
 public final class ExternalProcess {
-    private ExternalProcess() {
-    }
+    private ExternalProcess() {}
 
     /**
      * The outcome of a run.
@@ -57,11 +56,11 @@ public final class ExternalProcess {
      * @throws IOException if it cannot be started (e.g. the program is not on PATH)
      */
     public static Result run(List<String> command, Path dir, Path stdin, Duration timeout)
-        throws IOException, InterruptedException {
+            throws IOException, InterruptedException {
         Result r = execute(command, dir, stdin, timeout);
         if (r.exitCode() == TIMED_OUT) {
             fail(String.join(" ", command) + " did not finish within " + timeout.toSeconds() + " s; stderr:\n"
-                + r.stderr());
+                    + r.stderr());
         }
         return r;
     }
@@ -69,7 +68,12 @@ public final class ExternalProcess {
     /** @return this module's build folder ({@code integration-tests/target}): the parent of the test classes */
     public static Path buildDir() {
         try {
-            return Path.of(ExternalProcess.class.getProtectionDomain().getCodeSource().getLocation().toURI()).getParent();
+            return Path.of(ExternalProcess.class
+                            .getProtectionDomain()
+                            .getCodeSource()
+                            .getLocation()
+                            .toURI())
+                    .getParent();
         } catch (java.net.URISyntaxException e) {
             throw new IllegalStateException(e);
         }
@@ -83,14 +87,16 @@ public final class ExternalProcess {
      * as exit code {@link #TIMED_OUT} (the process tree killed), not as a failure.
      */
     static Result execute(List<String> command, Path dir, Path stdin, Duration timeout)
-        throws IOException, InterruptedException {
+            throws IOException, InterruptedException {
         Files.createDirectories(dir);
         String name = Path.of(command.get(0)).getFileName().toString();
         Path out = Files.createTempFile(dir, name + "-", ".out");
         Path err = Files.createTempFile(dir, name + "-", ".err");
-        ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile())
-            .redirectOutput(out.toFile()).redirectError(err.toFile())
-            .redirectInput(stdin != null ? stdin.toFile() : new File("/dev/null"));
+        ProcessBuilder pb = new ProcessBuilder(command)
+                .directory(dir.toFile())
+                .redirectOutput(out.toFile())
+                .redirectError(err.toFile())
+                .redirectInput(stdin != null ? stdin.toFile() : new File("/dev/null"));
         Process process = pb.start();
         int exit;
         if (process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
@@ -101,7 +107,10 @@ public final class ExternalProcess {
             process.waitFor(10, TimeUnit.SECONDS);
             exit = TIMED_OUT;
         }
-        return new Result(command, exit, Files.readString(out, StandardCharsets.UTF_8),
-            Files.readString(err, StandardCharsets.UTF_8));
+        return new Result(
+                command,
+                exit,
+                Files.readString(out, StandardCharsets.UTF_8),
+                Files.readString(err, StandardCharsets.UTF_8));
     }
 }

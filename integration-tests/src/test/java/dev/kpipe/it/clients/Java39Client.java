@@ -36,8 +36,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * arguments.
  */
 public final class Java39Client {
-    private Java39Client() {
-    }
+    private Java39Client() {}
 
     /** @param args bootstrap servers, topic, partitions, record count, idempotent (true/false) */
     public static void main(String[] args) throws Exception {
@@ -63,15 +62,16 @@ public final class Java39Client {
         double retries;
         String clientVersion;
         try (KafkaProducer<String, String> producer =
-                 new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+                new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
             for (int seq = 0; seq < count; seq++) {
-                producer.send(new ProducerRecord<>(topic, seq % partitions, RecordFormat.key(seq),
-                    RecordFormat.value(seq)), (md, e) -> {
-                        if (e != null) {
-                            sendErrors.incrementAndGet();
-                            firstError.compareAndSet(null, e);
-                        }
-                    });
+                producer.send(
+                        new ProducerRecord<>(topic, seq % partitions, RecordFormat.key(seq), RecordFormat.value(seq)),
+                        (md, e) -> {
+                            if (e != null) {
+                                sendErrors.incrementAndGet();
+                                firstError.compareAndSet(null, e);
+                            }
+                        });
             }
             producer.flush();
             retries = ((Number) metric(producer.metrics(), "producer-metrics", "record-retry-total")).doubleValue();
@@ -91,7 +91,7 @@ public final class Java39Client {
             next[i] = i;
         }
         try (KafkaConsumer<String, String> consumer =
-                 new KafkaConsumer<>(c, new StringDeserializer(), new StringDeserializer())) {
+                new KafkaConsumer<>(c, new StringDeserializer(), new StringDeserializer())) {
             List<TopicPartition> tps = new ArrayList<>();
             for (int i = 0; i < partitions; i++) {
                 tps.add(new TopicPartition(topic, i));
@@ -119,9 +119,9 @@ public final class Java39Client {
             }
         }
         System.out.println("RESULT clientVersion=" + clientVersion + " idempotent=" + idempotent
-            + " produced=" + count + " sendErrors=" + sendErrors.get() + " retries=" + (long) retries
-            + " consumed=" + consumed + " duplicates=" + duplicates + " outOfOrder=" + outOfOrder
-            + " badValues=" + badValues);
+                + " produced=" + count + " sendErrors=" + sendErrors.get() + " retries=" + (long) retries
+                + " consumed=" + consumed + " duplicates=" + duplicates + " outOfOrder=" + outOfOrder
+                + " badValues=" + badValues);
         if (firstError.get() != null) {
             System.out.println("FIRST_ERROR " + firstError.get());
         }

@@ -33,8 +33,9 @@ import org.junit.jupiter.api.Test;
  * connection was pipelined with at least 2 requests in flight at once, and no send was retried (without idempotence a
  * retry could reorder records; on a healthy broker there is none, so the order must hold).
  */
-@KafkaCluster(nodes = 2,
-    nodeConfig = {RecordCheck.SLOW_FOLLOWER_FETCH_MIN_BYTES, RecordCheck.SLOW_FOLLOWER_FETCH_WAIT})
+@KafkaCluster(
+        nodes = 2,
+        nodeConfig = {RecordCheck.SLOW_FOLLOWER_FETCH_MIN_BYTES, RecordCheck.SLOW_FOLLOWER_FETCH_WAIT})
 class JavaClientsIT {
     private static final int PARTITIONS = 3;
     private static final int RECORDS = 10_000;
@@ -76,21 +77,23 @@ class JavaClientsIT {
         String client;
         long started = System.nanoTime();
         try (KafkaProducer<String, String> producer =
-                 new KafkaProducer<>(props, new StringSerializer(), new StringSerializer())) {
+                new KafkaProducer<>(props, new StringSerializer(), new StringSerializer())) {
             client = "Java producer " + metric(producer.metrics(), "app-info", "version")
-                + (idempotent ? " (idempotent)" : " (not idempotent)");
+                    + (idempotent ? " (idempotent)" : " (not idempotent)");
             for (int seq = 0; seq < RECORDS; seq++) {
-                producer.send(new ProducerRecord<>(topic, seq % PARTITIONS, RecordFormat.key(seq),
-                    RecordFormat.value(seq)), (md, e) -> {
-                        if (e != null) {
-                            sendErrors.incrementAndGet();
-                            firstError.compareAndSet(null, e);
-                        }
-                    });
+                producer.send(
+                        new ProducerRecord<>(topic, seq % PARTITIONS, RecordFormat.key(seq), RecordFormat.value(seq)),
+                        (md, e) -> {
+                            if (e != null) {
+                                sendErrors.incrementAndGet();
+                                firstError.compareAndSet(null, e);
+                            }
+                        });
             }
             producer.flush();
             retries = ((Number) metric(producer.metrics(), "producer-metrics", "record-retry-total")).doubleValue();
-            recordErrors = ((Number) metric(producer.metrics(), "producer-metrics", "record-error-total")).doubleValue();
+            recordErrors =
+                    ((Number) metric(producer.metrics(), "producer-metrics", "record-error-total")).doubleValue();
         }
         long ms = (System.nanoTime() - started) / 1_000_000;
         PipeliningProbe.Observation seen = probe.stop();
@@ -99,28 +102,39 @@ class JavaClientsIT {
         assertEquals(0.0, retries, client + ": record-retry-total (no retry on a healthy broker, so order must hold)");
         PipeliningProbe.assertPipelined(seen, client);
         int[] perPartition = RecordCheck.verify(cluster, topic, PARTITIONS, RECORDS, seq -> seq % PARTITIONS);
-        System.out.printf("%s: %d records in %d ms, per partition %s; %s%n", client, RECORDS, ms,
-            Arrays.toString(perPartition), seen);
+        System.out.printf(
+                "%s: %d records in %d ms, per partition %s; %s%n",
+                client, RECORDS, ms, Arrays.toString(perPartition), seen);
     }
 
     private static void produceInChildJvm(Cluster cluster, String topic, boolean idempotent) throws Exception {
         String client = "Java producer " + LEGACY_VERSION + (idempotent ? " (idempotent)" : " (not idempotent)");
         RecordCheck.createTopic(cluster, topic, PARTITIONS);
-        List<String> cmd = List.of(cluster.settings().javaExecutable().toString(), "-Xmx256m",
-            "-cp", legacyClasspath(cluster), Java39Client.class.getName(),
-            cluster.bootstrapServers(), topic, Integer.toString(PARTITIONS), Integer.toString(RECORDS),
-            Boolean.toString(idempotent));
+        List<String> cmd = List.of(
+                cluster.settings().javaExecutable().toString(),
+                "-Xmx256m",
+                "-cp",
+                legacyClasspath(cluster),
+                Java39Client.class.getName(),
+                cluster.bootstrapServers(),
+                topic,
+                Integer.toString(PARTITIONS),
+                Integer.toString(RECORDS),
+                Boolean.toString(idempotent));
         PipeliningProbe probe = PipeliningProbe.start(cluster.node(1));
         long started = System.nanoTime();
-        ExternalProcess.Result run = ExternalProcess.run(cmd, cluster.dir().resolve(topic), null,
-            Duration.ofSeconds(120));
+        ExternalProcess.Result run =
+                ExternalProcess.run(cmd, cluster.dir().resolve(topic), null, Duration.ofSeconds(120));
         long ms = (System.nanoTime() - started) / 1_000_000;
         PipeliningProbe.Observation seen = probe.stop();
         assertEquals(0, run.exitCode(), run::describe);
-        String line = run.lastLine("RESULT ").orElseThrow(() -> new AssertionError("no RESULT line; stdout:\n"
-            + run.stdout() + "\n" + run.describe()));
-        Map<String, String> result = Arrays.stream(line.substring("RESULT ".length()).split(" "))
-            .map(kv -> kv.split("=", 2)).collect(Collectors.toMap(kv -> kv[0], kv -> kv[1]));
+        String line = run.lastLine("RESULT ")
+                .orElseThrow(
+                        () -> new AssertionError("no RESULT line; stdout:\n" + run.stdout() + "\n" + run.describe()));
+        Map<String, String> result = Arrays.stream(
+                        line.substring("RESULT ".length()).split(" "))
+                .map(kv -> kv.split("=", 2))
+                .collect(Collectors.toMap(kv -> kv[0], kv -> kv[1]));
         String context = client + ": " + line + "\n" + run.stdout() + "\n" + run.describe();
         assertEquals(LEGACY_VERSION, result.get("clientVersion"), context);
         assertEquals(Boolean.toString(idempotent), result.get("idempotent"), context);
@@ -133,8 +147,9 @@ class JavaClientsIT {
         assertEquals("0", result.get("badValues"), context);
         PipeliningProbe.assertPipelined(seen, client);
         int[] perPartition = RecordCheck.verify(cluster, topic, PARTITIONS, RECORDS, seq -> seq % PARTITIONS);
-        System.out.printf("%s (child JVM): %d records, run %d ms, per partition %s; %s%n", client, RECORDS, ms,
-            Arrays.toString(perPartition), seen);
+        System.out.printf(
+                "%s (child JVM): %d records, run %d ms, per partition %s; %s%n",
+                client, RECORDS, ms, Arrays.toString(perPartition), seen);
     }
 
     /**
@@ -148,21 +163,30 @@ class JavaClientsIT {
         try (Stream<Path> jars = Files.list(libs)) {
             List<Path> all = jars.sorted().collect(Collectors.toList());
             for (String prefix : prefixes) {
-                Path jar = all.stream().filter(j -> j.getFileName().toString().startsWith(prefix)
-                        && j.getFileName().toString().endsWith(".jar")).findFirst()
-                    .orElseThrow(() -> new IOException("no " + prefix + "*.jar in " + libs));
+                Path jar = all.stream()
+                        .filter(j -> j.getFileName().toString().startsWith(prefix)
+                                && j.getFileName().toString().endsWith(".jar"))
+                        .findFirst()
+                        .orElseThrow(() -> new IOException("no " + prefix + "*.jar in " + libs));
                 entries.add(jar.toString());
             }
         }
         assertTrue(entries.get(0).endsWith("kafka-clients-" + LEGACY_VERSION + ".jar"), entries::toString);
-        entries.add(Path.of(Java39Client.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString());
+        entries.add(Path.of(Java39Client.class
+                        .getProtectionDomain()
+                        .getCodeSource()
+                        .getLocation()
+                        .toURI())
+                .toString());
         return String.join(java.io.File.pathSeparator, entries);
     }
 
     private static Object metric(Map<MetricName, ? extends Metric> metrics, String group, String name) {
         return metrics.entrySet().stream()
-            .filter(e -> e.getKey().group().equals(group) && e.getKey().name().equals(name))
-            .map(e -> e.getValue().metricValue())
-            .findFirst().orElseThrow(() -> new AssertionError("no producer metric " + group + ":" + name));
+                .filter(e ->
+                        e.getKey().group().equals(group) && e.getKey().name().equals(name))
+                .map(e -> e.getValue().metricValue())
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no producer metric " + group + ":" + name));
     }
 }

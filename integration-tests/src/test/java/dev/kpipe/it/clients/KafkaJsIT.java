@@ -14,8 +14,8 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Matcher;
-import java.util.stream.Collectors;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;
@@ -42,8 +42,9 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * fails (e.g. no registry).
  */
 @ExtendWith(KafkaJsIT.KafkaJsInstalled.class)
-@KafkaCluster(nodes = 2,
-    nodeConfig = {RecordCheck.SLOW_FOLLOWER_FETCH_MIN_BYTES, RecordCheck.SLOW_FOLLOWER_FETCH_WAIT})
+@KafkaCluster(
+        nodes = 2,
+        nodeConfig = {RecordCheck.SLOW_FOLLOWER_FETCH_MIN_BYTES, RecordCheck.SLOW_FOLLOWER_FETCH_WAIT})
 class KafkaJsIT {
     static final String KAFKAJS_VERSION = "2.2.4";
     private static final int PARTITIONS = 3;
@@ -64,30 +65,38 @@ class KafkaJsIT {
     }
 
     private static PipeliningProbe.Observation produce(Cluster cluster, String topic, boolean idempotent, int perSend)
-        throws Exception {
+            throws Exception {
         RecordCheck.createTopic(cluster, topic, PARTITIONS);
         Path home = KafkaJsInstalled.home();
         Path script = home.resolve(SCRIPT);
         try (InputStream in = KafkaJsIT.class.getResourceAsStream("/clients/" + SCRIPT)) {
             Files.copy(in, script, StandardCopyOption.REPLACE_EXISTING);
         }
-        List<String> cmd = List.of("node", script.toString(), cluster.bootstrapServers(), topic,
-            Integer.toString(PARTITIONS), Integer.toString(RECORDS), Integer.toString(perSend),
-            Boolean.toString(idempotent), "5");
+        List<String> cmd = List.of(
+                "node",
+                script.toString(),
+                cluster.bootstrapServers(),
+                topic,
+                Integer.toString(PARTITIONS),
+                Integer.toString(RECORDS),
+                Integer.toString(perSend),
+                Boolean.toString(idempotent),
+                "5");
         String client = "KafkaJS " + KAFKAJS_VERSION + (idempotent ? " (idempotent)" : " (not idempotent)");
         PipeliningProbe probe = PipeliningProbe.start(cluster.node(1));
         long started = System.nanoTime();
-        ExternalProcess.Result run = ExternalProcess.run(cmd, cluster.dir().resolve(topic), null,
-            Duration.ofSeconds(120));
+        ExternalProcess.Result run =
+                ExternalProcess.run(cmd, cluster.dir().resolve(topic), null, Duration.ofSeconds(120));
         long ms = (System.nanoTime() - started) / 1_000_000;
         PipeliningProbe.Observation seen = probe.stop();
         assertEquals(0, run.exitCode(), run::describe);
         String expected = "RESULT kafkajs=" + KAFKAJS_VERSION + " sent=" + RECORDS + " sends="
-            + (RECORDS + perSend - 1) / perSend + " idempotent=" + idempotent + " maxInFlightRequests=5";
+                + (RECORDS + perSend - 1) / perSend + " idempotent=" + idempotent + " maxInFlightRequests=5";
         assertEquals(expected, run.lastLine("RESULT ").orElse("no RESULT line"), run::describe);
         int[] perPartition = RecordCheck.verify(cluster, topic, PARTITIONS, RECORDS, seq -> seq % PARTITIONS);
-        System.out.printf("%s: %d records in %d sends, run %d ms, per partition %s; %s%n", client, RECORDS,
-            (RECORDS + perSend - 1) / perSend, ms, Arrays.toString(perPartition), seen);
+        System.out.printf(
+                "%s: %d records in %d sends, run %d ms, per partition %s; %s%n",
+                client, RECORDS, (RECORDS + perSend - 1) / perSend, ms, Arrays.toString(perPartition), seen);
         return seen;
     }
 
@@ -112,24 +121,39 @@ class KafkaJsIT {
                     return ConditionEvaluationResult.disabled(node.substring(1));
                 }
                 if (KAFKAJS_VERSION.equals(installedVersion(home))) {
-                    return ConditionEvaluationResult.enabled("KafkaJS " + KAFKAJS_VERSION + " in " + home
-                        + ", node " + node);
+                    return ConditionEvaluationResult.enabled(
+                            "KafkaJS " + KAFKAJS_VERSION + " in " + home + ", node " + node);
                 }
                 String npm = version(List.of("npm", "--version"), home);
                 if (npm.startsWith("!")) {
                     return ConditionEvaluationResult.disabled(npm.substring(1));
                 }
-                Files.writeString(home.resolve("package.json"),
-                    "{\"name\": \"kpipe-kafkajs-it\", \"private\": true}\n", StandardCharsets.UTF_8);
-                List<String> install = List.of("npm", "install", "--no-audit", "--no-fund", "--no-save",
-                    "--no-package-lock", "--loglevel=error", "kafkajs@" + KAFKAJS_VERSION);
+                Files.writeString(
+                        home.resolve("package.json"),
+                        "{\"name\": \"kpipe-kafkajs-it\", \"private\": true}\n",
+                        StandardCharsets.UTF_8);
+                List<String> install = List.of(
+                        "npm",
+                        "install",
+                        "--no-audit",
+                        "--no-fund",
+                        "--no-save",
+                        "--no-package-lock",
+                        "--loglevel=error",
+                        "kafkajs@" + KAFKAJS_VERSION);
                 ExternalProcess.Result r = ExternalProcess.execute(install, home, null, Duration.ofSeconds(180));
                 if (r.exitCode() != 0 || !KAFKAJS_VERSION.equals(installedVersion(home))) {
-                    String why = r.exitCode() == ExternalProcess.TIMED_OUT ? "timed out after 180 s"
-                        : "exit code " + r.exitCode() + ": " + r.stderr().lines().filter(l -> !l.isBlank()).limit(4)
-                            .map(String::trim).collect(Collectors.joining(" | "));
-                    return ConditionEvaluationResult.disabled("npm install kafkajs@" + KAFKAJS_VERSION + " into "
-                        + home + " failed (npm " + npm + ", " + why + ")");
+                    String why = r.exitCode() == ExternalProcess.TIMED_OUT
+                            ? "timed out after 180 s"
+                            : "exit code " + r.exitCode() + ": "
+                                    + r.stderr()
+                                            .lines()
+                                            .filter(l -> !l.isBlank())
+                                            .limit(4)
+                                            .map(String::trim)
+                                            .collect(Collectors.joining(" | "));
+                    return ConditionEvaluationResult.disabled("npm install kafkajs@" + KAFKAJS_VERSION + " into " + home
+                            + " failed (npm " + npm + ", " + why + ")");
                 }
                 return ConditionEvaluationResult.enabled("installed KafkaJS " + KAFKAJS_VERSION + " in " + home);
             } catch (IOException e) {
@@ -147,8 +171,9 @@ class KafkaJsIT {
                 ExternalProcess.Result r = ExternalProcess.execute(cmd, dir, null, Duration.ofSeconds(30));
                 return r.exitCode() == 0 ? r.stdout().trim() : "!" + tool + " does not run: " + r.describe();
             } catch (IOException e) {
-                String why = String.valueOf(e.getMessage()).contains("error=2") ? " is not on PATH"
-                    : " cannot be run (" + e.getMessage() + ")";
+                String why = String.valueOf(e.getMessage()).contains("error=2")
+                        ? " is not on PATH"
+                        : " cannot be run (" + e.getMessage() + ")";
                 return "!" + tool + why + ": KafkaJS needs Node.js (node and npm)";
             }
         }

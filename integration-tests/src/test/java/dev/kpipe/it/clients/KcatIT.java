@@ -33,8 +33,9 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * <p>Skipped, with the reason, when kcat is not on PATH.
  */
 @ExtendWith(KcatIT.KcatOnPath.class)
-@KafkaCluster(nodes = 2,
-    nodeConfig = {RecordCheck.SLOW_FOLLOWER_FETCH_MIN_BYTES, RecordCheck.SLOW_FOLLOWER_FETCH_WAIT})
+@KafkaCluster(
+        nodes = 2,
+        nodeConfig = {RecordCheck.SLOW_FOLLOWER_FETCH_MIN_BYTES, RecordCheck.SLOW_FOLLOWER_FETCH_WAIT})
 class KcatIT {
     private static final int PARTITIONS = 3;
     private static final int RECORDS = 10_000;
@@ -59,8 +60,23 @@ class KcatIT {
                 w.write(RecordFormat.key(seq) + ":" + RecordFormat.value(seq) + "\n");
             }
         }
-        List<String> cmd = new ArrayList<>(List.of("kcat", "-P", "-b", cluster.bootstrapServers(), "-t", topic,
-            "-K", ":", "-X", "acks=all", "-X", "max.in.flight=5", "-X", "linger.ms=5", "-X", "batch.num.messages=100"));
+        List<String> cmd = new ArrayList<>(List.of(
+                "kcat",
+                "-P",
+                "-b",
+                cluster.bootstrapServers(),
+                "-t",
+                topic,
+                "-K",
+                ":",
+                "-X",
+                "acks=all",
+                "-X",
+                "max.in.flight=5",
+                "-X",
+                "linger.ms=5",
+                "-X",
+                "batch.num.messages=100"));
         for (String s : settings) {
             cmd.add("-X");
             cmd.add(s);
@@ -72,12 +88,13 @@ class KcatIT {
         long ms = (System.nanoTime() - started) / 1_000_000;
         PipeliningProbe.Observation seen = probe.stop();
         assertEquals(0, run.exitCode(), run::describe);
-        assertFalse(run.stderr().contains("Delivery failed") || run.stderr().contains("Failed to produce"),
-            run::describe);
+        assertFalse(
+                run.stderr().contains("Delivery failed") || run.stderr().contains("Failed to produce"), run::describe);
         PipeliningProbe.assertPipelined(seen, client);
         int[] perPartition = RecordCheck.verify(cluster, topic, PARTITIONS, RECORDS, null);
-        System.out.printf("%s: %d records in %d ms, per partition %s; %s%n", client, RECORDS, ms,
-            Arrays.toString(perPartition), seen);
+        System.out.printf(
+                "%s: %d records in %d ms, per partition %s; %s%n",
+                client, RECORDS, ms, Arrays.toString(perPartition), seen);
     }
 
     /** Disables the class, before its cluster starts, when {@code kcat -V} cannot be run. */
@@ -86,19 +103,23 @@ class KcatIT {
         public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
             try {
                 Path dir = ExternalProcess.buildDir().resolve("kcat");
-                ExternalProcess.Result r = ExternalProcess.execute(List.of("kcat", "-V"), dir, null,
-                    Duration.ofSeconds(10));
+                ExternalProcess.Result r =
+                        ExternalProcess.execute(List.of("kcat", "-V"), dir, null, Duration.ofSeconds(10));
                 if (r.exitCode() != 0) {
                     return ConditionEvaluationResult.disabled("kcat -V failed: " + r.describe());
                 }
-                String version = r.stdout().lines().filter(l -> l.startsWith("Version")).findFirst()
-                    .orElse(r.stdout().trim());
+                String version = r.stdout()
+                        .lines()
+                        .filter(l -> l.startsWith("Version"))
+                        .findFirst()
+                        .orElse(r.stdout().trim());
                 return ConditionEvaluationResult.enabled("kcat: " + version);
             } catch (IOException e) {
-                String why = String.valueOf(e.getMessage()).contains("error=2") ? "is not on PATH"
-                    : "cannot be run (" + e.getMessage() + ")";
+                String why = String.valueOf(e.getMessage()).contains("error=2")
+                        ? "is not on PATH"
+                        : "cannot be run (" + e.getMessage() + ")";
                 return ConditionEvaluationResult.disabled("kcat (librdkafka's command-line client) " + why
-                    + ": install the Debian package kcat (.ci/run does: apt-get install -y kcat)");
+                        + ": install the Debian package kcat (.ci/run does: apt-get install -y kcat)");
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return ConditionEvaluationResult.disabled("interrupted while running kcat -V");

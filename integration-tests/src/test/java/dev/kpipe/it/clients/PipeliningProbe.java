@@ -78,10 +78,14 @@ final class PipeliningProbe {
         if (failure.get() != null) {
             throw failure.get();
         }
-        return new Observation(peak, samples, KpipeJmx.kpipe(node, "upgrade-total") - upgradesBefore,
-            KpipeJmx.kpipe(node, "pipelined-request-total") - pipelinedBefore,
-            KpipeJmx.kpipe(node, "inflight-requests-per-connection-max"),
-            KpipeJmx.produceErrors(node, "OUT_OF_ORDER_SEQUENCE_NUMBER"), KpipeJmx.kpipe(node, "plugin-fault-total"));
+        return new Observation(
+                peak,
+                samples,
+                KpipeJmx.kpipe(node, "upgrade-total") - upgradesBefore,
+                KpipeJmx.kpipe(node, "pipelined-request-total") - pipelinedBefore,
+                KpipeJmx.kpipe(node, "inflight-requests-per-connection-max"),
+                KpipeJmx.produceErrors(node, "OUT_OF_ORDER_SEQUENCE_NUMBER"),
+                KpipeJmx.kpipe(node, "plugin-fault-total"));
     }
 
     /**
@@ -92,8 +96,9 @@ final class PipeliningProbe {
      */
     static void assertPipelined(Observation seen, String client) {
         assertUpgraded(seen, client);
-        assertTrue(seen.peakInflightPerConnection() >= 2,
-            client + ": at least 2 requests in flight at once on its connection; " + seen);
+        assertTrue(
+                seen.peakInflightPerConnection() >= 2,
+                client + ": at least 2 requests in flight at once on its connection; " + seen);
     }
 
     /**
@@ -118,14 +123,26 @@ final class PipeliningProbe {
      * @param outOfOrderSequenceErrors produce responses with OUT_OF_ORDER_SEQUENCE_NUMBER since the node started
      * @param pluginFaults {@code plugin-fault-total} (since the node started)
      */
-    record Observation(double peakInflightPerConnection, long samples, double upgrades, double pipelinedRequests,
-                       double inflightMaxSinceStart, long outOfOrderSequenceErrors, double pluginFaults) {
+    record Observation(
+            double peakInflightPerConnection,
+            long samples,
+            double upgrades,
+            double pipelinedRequests,
+            double inflightMaxSinceStart,
+            long outOfOrderSequenceErrors,
+            double pluginFaults) {
         @Override
         public String toString() {
-            return String.format("peak in flight per connection %.1f (%d samples), upgrades %.0f, pipelined requests"
-                    + " %.0f, inflight-requests-per-connection-max %.0f, OUT_OF_ORDER_SEQUENCE_NUMBER %d, plugin faults %.0f",
-                peakInflightPerConnection, samples, upgrades, pipelinedRequests, inflightMaxSinceStart,
-                outOfOrderSequenceErrors, pluginFaults);
+            return String.format(
+                    "peak in flight per connection %.1f (%d samples), upgrades %.0f, pipelined requests"
+                            + " %.0f, inflight-requests-per-connection-max %.0f, OUT_OF_ORDER_SEQUENCE_NUMBER %d, plugin faults %.0f",
+                    peakInflightPerConnection,
+                    samples,
+                    upgrades,
+                    pipelinedRequests,
+                    inflightMaxSinceStart,
+                    outOfOrderSequenceErrors,
+                    pluginFaults);
         }
     }
 }

@@ -29,8 +29,7 @@ final class RecordCheck {
     /** How long node 2 waits per fetch, ms: the time an {@code acks=all} produce waits. */
     static final String SLOW_FOLLOWER_FETCH_WAIT = "2:replica.fetch.wait.max.ms=50";
 
-    private RecordCheck() {
-    }
+    private RecordCheck() {}
 
     /**
      * Creates {@code topic} with {@code partitions} partitions, replicas [1, 2] (node 1 leads), {@code
@@ -41,8 +40,9 @@ final class RecordCheck {
         for (int p = 0; p < partitions; p++) {
             assignment.put(p, List.of(1, 2));
         }
-        cluster.createTopics(List.of(new NewTopic(topic, assignment).configs(Map.of("min.insync.replicas", "2"))),
-            Duration.ofSeconds(60));
+        cluster.createTopics(
+                List.of(new NewTopic(topic, assignment).configs(Map.of("min.insync.replicas", "2"))),
+                Duration.ofSeconds(60));
     }
 
     /**
@@ -57,27 +57,30 @@ final class RecordCheck {
      */
     static int[] verify(Cluster cluster, String topic, int partitions, int count, IntUnaryOperator expectedPartition) {
         boolean[] seen = new boolean[count];
-        RecordReadBack.Order offsets = RecordReadBack.Order.contiguous(partitions, p -> 0, 1,
-            p -> "offsets of partition " + p);
+        RecordReadBack.Order offsets =
+                RecordReadBack.Order.contiguous(partitions, p -> 0, 1, p -> "offsets of partition " + p);
         RecordReadBack.Order order = RecordReadBack.Order.increasing(partitions, p -> "records of partition " + p);
-        RecordReadBack.Counts read = RecordReadBack.readToEnd(cluster, topic, new StringDeserializer(),
-            new StringDeserializer(), Duration.ofSeconds(60), r -> {
-                int p = r.partition();
-                long seq = RecordFormat.seqOf(r.key());
-                assertTrue(seq >= 0 && seq < count, () -> "unexpected key '" + r.key() + "' at " + p + "@"
-                    + r.offset());
-                assertFalse(seen[(int) seq], () -> "record " + seq + " stored twice (again at " + p + "@"
-                    + r.offset() + ")");
-                offsets.next(p, r.offset());
-                order.next(p, seq);
-                if (expectedPartition != null) {
-                    assertEquals(expectedPartition.applyAsInt((int) seq), p, "partition of record " + seq);
-                }
-                assertEquals(RecordFormat.value(seq), r.value(), "value of record " + seq);
-                seen[(int) seq] = true;
-            });
+        RecordReadBack.Counts read = RecordReadBack.readToEnd(
+                cluster, topic, new StringDeserializer(), new StringDeserializer(), Duration.ofSeconds(60), r -> {
+                    int p = r.partition();
+                    long seq = RecordFormat.seqOf(r.key());
+                    assertTrue(
+                            seq >= 0 && seq < count,
+                            () -> "unexpected key '" + r.key() + "' at " + p + "@" + r.offset());
+                    assertFalse(
+                            seen[(int) seq],
+                            () -> "record " + seq + " stored twice (again at " + p + "@" + r.offset() + ")");
+                    offsets.next(p, r.offset());
+                    order.next(p, seq);
+                    if (expectedPartition != null) {
+                        assertEquals(expectedPartition.applyAsInt((int) seq), p, "partition of record " + seq);
+                    }
+                    assertEquals(RecordFormat.value(seq), r.value(), "value of record " + seq);
+                    seen[(int) seq] = true;
+                });
         assertEquals(count, read.total(), "records stored in " + topic + " (" + read + "): none lost, none duplicated");
-        int[] perPartition = Arrays.stream(read.perPartition()).mapToInt(Math::toIntExact).toArray();
+        int[] perPartition =
+                Arrays.stream(read.perPartition()).mapToInt(Math::toIntExact).toArray();
         assertEquals(partitions, perPartition.length, "partitions of " + topic);
         for (int p = 0; p < partitions; p++) {
             assertTrue(perPartition[p] > 0, "partition " + p + " got records: " + Arrays.toString(perPartition));

@@ -7,8 +7,7 @@ package dev.kpipe.it.clients;
  * ({@link Java39Client}) loads it too.
  */
 public final class RecordFormat {
-    private RecordFormat() {
-    }
+    private RecordFormat() {}
 
     /** @return the key of record {@code seq}: its decimal string */
     public static String key(long seq) {
@@ -21,7 +20,8 @@ public final class RecordFormat {
      */
     public static String value(long seq) {
         int fill = 50 + (int) (seq % 50);
-        StringBuilder b = new StringBuilder(20 + fill).append("value-").append(seq).append('-');
+        StringBuilder b =
+                new StringBuilder(20 + fill).append("value-").append(seq).append('-');
         for (int i = 0; i < fill; i++) {
             b.append((char) ('a' + (seq + i) % 26));
         }

@@ -21,65 +21,66 @@ import org.testcontainers.utility.MountableFile;
  * KAFKA_PROCESS_ROLES}, listeners, quorum voters).
  */
 final class KpipeContainers {
-  /** The kpipe jar's path inside the image. */
-  static final String JAR_IN_IMAGE_DIR = "/opt/kafka/libs/";
-  /** The JMX port the image opens ({@code KAFKA_JMX_PORT}) for Kafka's JmxTool run inside the container. */
-  static final int JMX_PORT = 9999;
+    /** The kpipe jar's path inside the image. */
+    static final String JAR_IN_IMAGE_DIR = "/opt/kafka/libs/";
+    /** The JMX port the image opens ({@code KAFKA_JMX_PORT}) for Kafka's JmxTool run inside the container. */
+    static final int JMX_PORT = 9999;
 
-  private KpipeContainers() {}
+    private KpipeContainers() {}
 
-  /**
-   * @return the image to run ({@link LocalKafkaImage#resolve()}), as a compatible substitute for {@code
-   *     apache/kafka}
-   * @throws IllegalStateException if there is none (the suite's condition skips before that)
-   */
-  static DockerImageName image() {
-    LocalKafkaImage.Resolution r = LocalKafkaImage.resolve();
-    if (!r.ready()) {
-      throw new IllegalStateException("no Kafka image: " + r.skipReason());
+    /**
+     * @return the image to run ({@link LocalKafkaImage#resolve()}), as a compatible substitute for {@code
+     *     apache/kafka}
+     * @throws IllegalStateException if there is none (the suite's condition skips before that)
+     */
+    static DockerImageName image() {
+        LocalKafkaImage.Resolution r = LocalKafkaImage.resolve();
+        if (!r.ready()) {
+            throw new IllegalStateException("no Kafka image: " + r.skipReason());
+        }
+        return DockerImageName.parse(r.image()).asCompatibleSubstituteFor("apache/kafka");
     }
-    return DockerImageName.parse(r.image()).asCompatibleSubstituteFor("apache/kafka");
-  }
 
-  /** @return the drop-in jar: {@code kpipe.it.plugin.jar}, set by the build */
-  static Path pluginJar() {
-    String jar = System.getProperty("kpipe.it.plugin.jar");
-    if (jar == null || !Files.isRegularFile(Path.of(jar))) {
-      throw new IllegalStateException("kpipe jar not found at " + jar
-          + ": build it first (mvn -B package -DskipTests from the project root)");
+    /** @return the drop-in jar: {@code kpipe.it.plugin.jar}, set by the build */
+    static Path pluginJar() {
+        String jar = System.getProperty("kpipe.it.plugin.jar");
+        if (jar == null || !Files.isRegularFile(Path.of(jar))) {
+            throw new IllegalStateException("kpipe jar not found at " + jar
+                    + ": build it first (mvn -B package -DskipTests from the project root)");
+        }
+        return Path.of(jar);
     }
-    return Path.of(jar);
-  }
 
-  /**
-   * @param javaagent whether to also pass the jar as a Java agent with attach forbidden ({@code KAFKA_OPTS})
-   * @return the environment kpipe adds to the image's (the two install lines, one limit, JMX for the checks)
-   */
-  static Map<String, String> kpipeEnv(boolean javaagent) {
-    Map<String, String> env = new LinkedHashMap<>();
-    env.put("KAFKA_METRIC_REPORTERS", "dev.kpipe.plugin.KpipePlugin"); // metric.reporters
-    env.put("KAFKA_KPIPE_ENABLE", "true"); // kpipe.enable
-    env.put("KAFKA_KPIPE_MAX_INFLIGHT_REQUESTS_PER_CONNECTION", "16"); // kpipe.max.inflight.requests.per.connection
-    env.put("KAFKA_JMX_PORT", Integer.toString(JMX_PORT));
-    if (javaagent) {
-      env.put("KAFKA_OPTS", "-javaagent:" + JAR_IN_IMAGE_DIR + pluginJar().getFileName()
-          + " -XX:+DisableAttachMechanism");
+    /**
+     * @param javaagent whether to also pass the jar as a Java agent with attach forbidden ({@code KAFKA_OPTS})
+     * @return the environment kpipe adds to the image's (the two install lines, one limit, JMX for the checks)
+     */
+    static Map<String, String> kpipeEnv(boolean javaagent) {
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("KAFKA_METRIC_REPORTERS", "dev.kpipe.plugin.KpipePlugin"); // metric.reporters
+        env.put("KAFKA_KPIPE_ENABLE", "true"); // kpipe.enable
+        env.put("KAFKA_KPIPE_MAX_INFLIGHT_REQUESTS_PER_CONNECTION", "16"); // kpipe.max.inflight.requests.per.connection
+        env.put("KAFKA_JMX_PORT", Integer.toString(JMX_PORT));
+        if (javaagent) {
+            env.put(
+                    "KAFKA_OPTS",
+                    "-javaagent:" + JAR_IN_IMAGE_DIR + pluginJar().getFileName() + " -XX:+DisableAttachMechanism");
+        }
+        return env;
     }
-    return env;
-  }
 
-  /**
-   * A single-node KRaft broker with kpipe; not started.
-   *
-   * @param image the image ({@link #image()}; any name for a container that is never started)
-   * @param javaagent whether kpipe is also a Java agent in a JVM that forbids attach
-   * @return the container
-   */
-  static KafkaContainer broker(DockerImageName image, boolean javaagent) {
-    Path jar = pluginJar();
-    KafkaContainer kafka = new KafkaContainer(image)
-        .withCopyFileToContainer(MountableFile.forHostPath(jar), JAR_IN_IMAGE_DIR + jar.getFileName());
-    kpipeEnv(javaagent).forEach(kafka::withEnv);
-    return kafka;
-  }
+    /**
+     * A single-node KRaft broker with kpipe; not started.
+     *
+     * @param image the image ({@link #image()}; any name for a container that is never started)
+     * @param javaagent whether kpipe is also a Java agent in a JVM that forbids attach
+     * @return the container
+     */
+    static KafkaContainer broker(DockerImageName image, boolean javaagent) {
+        Path jar = pluginJar();
+        KafkaContainer kafka = new KafkaContainer(image)
+                .withCopyFileToContainer(MountableFile.forHostPath(jar), JAR_IN_IMAGE_DIR + jar.getFileName());
+        kpipeEnv(javaagent).forEach(kafka::withEnv);
+        return kafka;
+    }
 }

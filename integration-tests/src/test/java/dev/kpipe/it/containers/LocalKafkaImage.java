@@ -40,180 +40,197 @@ import org.testcontainers.images.builder.ImageFromDockerfile;
  * <kpipe.it.work.dir>/containers/base-image.log}.
  */
 public final class LocalKafkaImage {
-  /** System property: {@code local} (default) or the name of an image to run instead. */
-  public static final String IMAGE = "kpipe.it.container.image";
-  /** The base image {@code base-image.sh} makes and the recipe's Dockerfile starts {@code FROM}. */
-  public static final String BASE_IMAGE = "kpipe-it/debian-jre:bookworm-17";
-  /** Repository of the Kafka layer; the tag is {@code <kafka version>-<content hash>}. */
-  public static final String REPOSITORY = "kpipe-it/kafka";
+    /** System property: {@code local} (default) or the name of an image to run instead. */
+    public static final String IMAGE = "kpipe.it.container.image";
+    /** The base image {@code base-image.sh} makes and the recipe's Dockerfile starts {@code FROM}. */
+    public static final String BASE_IMAGE = "kpipe-it/debian-jre:bookworm-17";
+    /** Repository of the Kafka layer; the tag is {@code <kafka version>-<content hash>}. */
+    public static final String REPOSITORY = "kpipe-it/kafka";
 
-  private static final Logger LOG = LoggerFactory.getLogger(LocalKafkaImage.class);
-  /** The most the base image's debootstrap and import may take. */
-  private static final long BASE_IMAGE_TIMEOUT_MINUTES = 15;
+    private static final Logger LOG = LoggerFactory.getLogger(LocalKafkaImage.class);
+    /** The most the base image's debootstrap and import may take. */
+    private static final long BASE_IMAGE_TIMEOUT_MINUTES = 15;
 
-  private static Resolution resolution;
+    private static Resolution resolution;
 
-  private LocalKafkaImage() {}
+    private LocalKafkaImage() {}
 
-  /**
-   * The image to run, or why there is none.
-   *
-   * @param image the name of a ready image, or null
-   * @param skipReason why no image could be had (one line), or null
-   */
-  public record Resolution(String image, String skipReason) {
-    /** @return whether an image is ready */
-    public boolean ready() {
-      return image != null;
-    }
-  }
-
-  /** @return whether {@value #IMAGE} asks for the local image (unset, empty or {@code local}) */
-  public static boolean localRequested() {
-    String v = System.getProperty(IMAGE, "local").trim();
-    return v.isEmpty() || v.equals("local");
-  }
-
-  /**
-   * Resolves the image once per JVM: the property's image as it is, or the local image, building what is missing.
-   * Needs a reachable Docker engine (call after {@link DockerEngine} found one).
-   *
-   * @return the image, or the one-line reason why the suite must skip (no base image and none can be made here)
-   */
-  public static synchronized Resolution resolve() {
-    if (resolution == null) {
-      resolution = localRequested() ? buildLocal() : named(System.getProperty(IMAGE).trim());
-    }
-    return resolution;
-  }
-
-  private static Resolution buildLocal() {
-    Path recipe = Path.of(System.getProperty("kpipe.it.container.recipe", "src/test/docker")).toAbsolutePath();
-    Path libs = Path.of(System.getProperty("kpipe.it.container.libs",
-        "target/kafka-" + kafkaVersion() + "/libs")).toAbsolutePath();
-    if (!Files.isRegularFile(recipe.resolve("kafka/Dockerfile")) || !Files.isDirectory(libs)) {
-      return new Resolution(null, "no image recipe at " + recipe + " or no Kafka jars at " + libs
-          + " (run through Maven: mvn -B verify)");
-    }
-    DockerClient docker = DockerClientFactory.instance().client();
-    long start = System.nanoTime();
-    if (!present(docker, BASE_IMAGE)) {
-      Optional<String> failure = runBaseImageScript(recipe.resolve("base-image.sh"));
-      if (failure.isPresent()) {
-        return new Resolution(null, "base image " + BASE_IMAGE + " absent and not buildable here: " + failure.get());
-      }
-      LOG.info("base image {} made in {} s", BASE_IMAGE, seconds(start));
-    }
-    String tag = REPOSITORY + ":" + kafkaVersion() + "-" + contentHash(recipe.resolve("kafka"), libs);
-    if (present(docker, tag)) {
-      LOG.info("Kafka image {} present, reused", tag);
-      return new Resolution(tag, null);
-    }
-    long layerStart = System.nanoTime();
-    Path kafka = recipe.resolve("kafka");
-    String built = new ImageFromDockerfile(tag, false)
-        .withFileFromPath("Dockerfile", kafka.resolve("Dockerfile"))
-        .withFileFromPath("bin", kafka.resolve("bin"))
-        .withFileFromPath("docker", kafka.resolve("docker"))
-        .withFileFromPath("libs", libs)
-        .get();
-    LOG.info("Kafka image {} built in {} s", built, seconds(layerStart));
-    return new Resolution(tag, null);
-  }
-
-  /** @return {@code image} once the engine holds it (pulled if a registry can be reached), or why not */
-  private static Resolution named(String image) {
-    DockerClient docker = DockerClientFactory.instance().client();
-    if (present(docker, image)) {
-      return new Resolution(image, null);
-    }
-    try {
-      LOG.info("pulling {}", image);
-      docker.pullImageCmd(image).start().awaitCompletion(10, TimeUnit.MINUTES);
-    } catch (RuntimeException e) {
-      return new Resolution(null, IMAGE + "=" + image + " cannot be pulled here: " + e.getMessage());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return new Resolution(null, "interrupted while pulling " + image);
-    }
-    return present(docker, image) ? new Resolution(image, null)
-        : new Resolution(null, IMAGE + "=" + image + " was not pulled within 10 min");
-  }
-
-  private static boolean present(DockerClient docker, String image) {
-    try {
-      docker.inspectImageCmd(image).exec();
-      return true;
-    } catch (NotFoundException e) {
-      return false;
-    }
-  }
-
-  /** @return empty when the script made the base image, else its one-line reason */
-  private static Optional<String> runBaseImageScript(Path script) {
-    Path log = workDir().resolve("base-image.log");
-    try {
-      Files.createDirectories(log.getParent());
-      LOG.info("making base image {} with {} (debootstrap, about a minute; log {})", BASE_IMAGE, script, log);
-      Process p = new ProcessBuilder("bash", script.toString(), BASE_IMAGE).redirectErrorStream(true)
-          .redirectOutput(log.toFile()).start();
-      if (!p.waitFor(BASE_IMAGE_TIMEOUT_MINUTES, TimeUnit.MINUTES)) {
-        p.destroyForcibly();
-        return Optional.of(script.getFileName() + " did not finish within " + BASE_IMAGE_TIMEOUT_MINUTES + " min");
-      }
-      if (p.exitValue() == 0) {
-        return Optional.empty();
-      }
-      List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
-      String last = lines.stream().filter(l -> l.startsWith("base-image:")).reduce((a, b) -> b)
-          .orElse(lines.isEmpty() ? "exit " + p.exitValue() : lines.get(lines.size() - 1));
-      return Optional.of(last.replaceFirst("^base-image: ", "") + " (log " + log + ")");
-    } catch (IOException e) {
-      return Optional.of("cannot run " + script + ": " + e.getMessage());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return Optional.of("interrupted while making the base image");
-    }
-  }
-
-  /**
-   * @return the first 16 hex digits of a SHA-256 over every file of the recipe folder and of {@code libs} (relative
-   *     path, then bytes), in path order
-   */
-  static String contentHash(Path recipe, Path libs) {
-    try {
-      MessageDigest sha = MessageDigest.getInstance("SHA-256");
-      for (Path root : List.of(recipe, libs)) {
-        List<Path> files;
-        try (Stream<Path> walk = Files.walk(root)) {
-          files = walk.filter(Files::isRegularFile).sorted().toList();
+    /**
+     * The image to run, or why there is none.
+     *
+     * @param image the name of a ready image, or null
+     * @param skipReason why no image could be had (one line), or null
+     */
+    public record Resolution(String image, String skipReason) {
+        /** @return whether an image is ready */
+        public boolean ready() {
+            return image != null;
         }
-        for (Path f : files) {
-          sha.update(root.getFileName().resolve(root.relativize(f)).toString().getBytes(StandardCharsets.UTF_8));
-          sha.update((byte) 0);
-          sha.update(Files.readAllBytes(f));
-        }
-      }
-      return HexFormat.of().formatHex(sha.digest()).substring(0, 16);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
     }
-  }
 
-  /** @return the Kafka version of the build ({@code kpipe.it.kafka.version}, set by Maven) */
-  static String kafkaVersion() {
-    return System.getProperty("kpipe.it.kafka.version", "4.4.0");
-  }
+    /** @return whether {@value #IMAGE} asks for the local image (unset, empty or {@code local}) */
+    public static boolean localRequested() {
+        String v = System.getProperty(IMAGE, "local").trim();
+        return v.isEmpty() || v.equals("local");
+    }
 
-  /** @return where the suite keeps container logs and the base image's build log */
-  static Path workDir() {
-    return Path.of(System.getProperty("kpipe.it.work.dir", "target/it-clusters")).toAbsolutePath().normalize()
-        .resolve("containers");
-  }
+    /**
+     * Resolves the image once per JVM: the property's image as it is, or the local image, building what is missing.
+     * Needs a reachable Docker engine (call after {@link DockerEngine} found one).
+     *
+     * @return the image, or the one-line reason why the suite must skip (no base image and none can be made here)
+     */
+    public static synchronized Resolution resolve() {
+        if (resolution == null) {
+            resolution = localRequested()
+                    ? buildLocal()
+                    : named(System.getProperty(IMAGE).trim());
+        }
+        return resolution;
+    }
 
-  private static long seconds(long startNanos) {
-    return TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - startNanos);
-  }
+    private static Resolution buildLocal() {
+        Path recipe = Path.of(System.getProperty("kpipe.it.container.recipe", "src/test/docker"))
+                .toAbsolutePath();
+        Path libs = Path.of(System.getProperty("kpipe.it.container.libs", "target/kafka-" + kafkaVersion() + "/libs"))
+                .toAbsolutePath();
+        if (!Files.isRegularFile(recipe.resolve("kafka/Dockerfile")) || !Files.isDirectory(libs)) {
+            return new Resolution(
+                    null,
+                    "no image recipe at " + recipe + " or no Kafka jars at " + libs
+                            + " (run through Maven: mvn -B verify)");
+        }
+        DockerClient docker = DockerClientFactory.instance().client();
+        long start = System.nanoTime();
+        if (!present(docker, BASE_IMAGE)) {
+            Optional<String> failure = runBaseImageScript(recipe.resolve("base-image.sh"));
+            if (failure.isPresent()) {
+                return new Resolution(
+                        null, "base image " + BASE_IMAGE + " absent and not buildable here: " + failure.get());
+            }
+            LOG.info("base image {} made in {} s", BASE_IMAGE, seconds(start));
+        }
+        String tag = REPOSITORY + ":" + kafkaVersion() + "-" + contentHash(recipe.resolve("kafka"), libs);
+        if (present(docker, tag)) {
+            LOG.info("Kafka image {} present, reused", tag);
+            return new Resolution(tag, null);
+        }
+        long layerStart = System.nanoTime();
+        Path kafka = recipe.resolve("kafka");
+        String built = new ImageFromDockerfile(tag, false)
+                .withFileFromPath("Dockerfile", kafka.resolve("Dockerfile"))
+                .withFileFromPath("bin", kafka.resolve("bin"))
+                .withFileFromPath("docker", kafka.resolve("docker"))
+                .withFileFromPath("libs", libs)
+                .get();
+        LOG.info("Kafka image {} built in {} s", built, seconds(layerStart));
+        return new Resolution(tag, null);
+    }
+
+    /** @return {@code image} once the engine holds it (pulled if a registry can be reached), or why not */
+    private static Resolution named(String image) {
+        DockerClient docker = DockerClientFactory.instance().client();
+        if (present(docker, image)) {
+            return new Resolution(image, null);
+        }
+        try {
+            LOG.info("pulling {}", image);
+            docker.pullImageCmd(image).start().awaitCompletion(10, TimeUnit.MINUTES);
+        } catch (RuntimeException e) {
+            return new Resolution(null, IMAGE + "=" + image + " cannot be pulled here: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Resolution(null, "interrupted while pulling " + image);
+        }
+        return present(docker, image)
+                ? new Resolution(image, null)
+                : new Resolution(null, IMAGE + "=" + image + " was not pulled within 10 min");
+    }
+
+    private static boolean present(DockerClient docker, String image) {
+        try {
+            docker.inspectImageCmd(image).exec();
+            return true;
+        } catch (NotFoundException e) {
+            return false;
+        }
+    }
+
+    /** @return empty when the script made the base image, else its one-line reason */
+    private static Optional<String> runBaseImageScript(Path script) {
+        Path log = workDir().resolve("base-image.log");
+        try {
+            Files.createDirectories(log.getParent());
+            LOG.info("making base image {} with {} (debootstrap, about a minute; log {})", BASE_IMAGE, script, log);
+            Process p = new ProcessBuilder("bash", script.toString(), BASE_IMAGE)
+                    .redirectErrorStream(true)
+                    .redirectOutput(log.toFile())
+                    .start();
+            if (!p.waitFor(BASE_IMAGE_TIMEOUT_MINUTES, TimeUnit.MINUTES)) {
+                p.destroyForcibly();
+                return Optional.of(
+                        script.getFileName() + " did not finish within " + BASE_IMAGE_TIMEOUT_MINUTES + " min");
+            }
+            if (p.exitValue() == 0) {
+                return Optional.empty();
+            }
+            List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+            String last = lines.stream()
+                    .filter(l -> l.startsWith("base-image:"))
+                    .reduce((a, b) -> b)
+                    .orElse(lines.isEmpty() ? "exit " + p.exitValue() : lines.get(lines.size() - 1));
+            return Optional.of(last.replaceFirst("^base-image: ", "") + " (log " + log + ")");
+        } catch (IOException e) {
+            return Optional.of("cannot run " + script + ": " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.of("interrupted while making the base image");
+        }
+    }
+
+    /**
+     * @return the first 16 hex digits of a SHA-256 over every file of the recipe folder and of {@code libs} (relative
+     *     path, then bytes), in path order
+     */
+    static String contentHash(Path recipe, Path libs) {
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            for (Path root : List.of(recipe, libs)) {
+                List<Path> files;
+                try (Stream<Path> walk = Files.walk(root)) {
+                    files = walk.filter(Files::isRegularFile).sorted().toList();
+                }
+                for (Path f : files) {
+                    sha.update(root.getFileName()
+                            .resolve(root.relativize(f))
+                            .toString()
+                            .getBytes(StandardCharsets.UTF_8));
+                    sha.update((byte) 0);
+                    sha.update(Files.readAllBytes(f));
+                }
+            }
+            return HexFormat.of().formatHex(sha.digest()).substring(0, 16);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** @return the Kafka version of the build ({@code kpipe.it.kafka.version}, set by Maven) */
+    static String kafkaVersion() {
+        return System.getProperty("kpipe.it.kafka.version", "4.4.0");
+    }
+
+    /** @return where the suite keeps container logs and the base image's build log */
+    static Path workDir() {
+        return Path.of(System.getProperty("kpipe.it.work.dir", "target/it-clusters"))
+                .toAbsolutePath()
+                .normalize()
+                .resolve("containers");
+    }
+
+    private static long seconds(long startNanos) {
+        return TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - startNanos);
+    }
 }

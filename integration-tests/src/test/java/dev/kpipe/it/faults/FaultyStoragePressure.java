@@ -46,17 +46,22 @@ public final class FaultyStoragePressure implements StoragePressure, Configurabl
         try {
             ObjectName name = new ObjectName(MBEAN);
             if (!ManagementFactory.getPlatformMBeanServer().isRegistered(name)) {
-                ManagementFactory.getPlatformMBeanServer().registerMBean(new StandardMBean(new CountsMBean() {
-                    @Override
-                    public long getCalls() {
-                        return calls.get();
-                    }
+                ManagementFactory.getPlatformMBeanServer()
+                        .registerMBean(
+                                new StandardMBean(
+                                        new CountsMBean() {
+                                            @Override
+                                            public long getCalls() {
+                                                return calls.get();
+                                            }
 
-                    @Override
-                    public long getFaults() {
-                        return faults.get();
-                    }
-                }, CountsMBean.class), name);
+                                            @Override
+                                            public long getFaults() {
+                                                return faults.get();
+                                            }
+                                        },
+                                        CountsMBean.class),
+                                name);
             }
         } catch (JMException e) {
             throw new IllegalStateException("cannot register " + MBEAN, e);

@@ -17,8 +17,7 @@ final class ConnectionDumpReader {
     static final String MBEAN = "kafka.server:type=kpipe-connections";
     static final String ATTRIBUTE = "connection-dump";
 
-    private ConnectionDumpReader() {
-    }
+    private ConnectionDumpReader() {}
 
     /**
      * @param node a running node with kpipe
@@ -82,8 +81,9 @@ final class ConnectionDumpReader {
      * @return that connection's fields
      * @throws AssertionError with the last dump if it does not happen within the timeout
      */
-    static Map<String, String> await(KafkaNode node, String clientId, String what, Duration timeout,
-                                     Predicate<Map<String, String>> condition) throws Exception {
+    static Map<String, String> await(
+            KafkaNode node, String clientId, String what, Duration timeout, Predicate<Map<String, String>> condition)
+            throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         String dump;
         do {

@@ -42,8 +42,10 @@ class DashboardTest {
             List<Object> targets = (List<Object>) panel.get("targets");
             assertFalse(targets.isEmpty(), "panel " + panel.get("title") + " has no query");
             for (Object t : targets) {
-                assertEquals("${DS_PROMETHEUS}", ((Map<String, Object>) ((Map<String, Object>) t).get("datasource"))
-                    .get("uid"), "a query of " + panel.get("title"));
+                assertEquals(
+                        "${DS_PROMETHEUS}",
+                        ((Map<String, Object>) ((Map<String, Object>) t).get("datasource")).get("uid"),
+                        "a query of " + panel.get("title"));
             }
         }
     }
@@ -56,9 +58,19 @@ class DashboardTest {
     void theDashboardHasThePanelsAnOperatorNeeds() throws Exception {
         List<String> titles = new ArrayList<>();
         KpipeDashboard.load().panels().forEach(p -> titles.add((String) p.get("title")));
-        assertEquals(List.of("Pipelined connections", "Requests in flight per connection",
-            "Held responses and requests", "Pipelined request rate", "Byte budget in use vs limit", "Byte budget waits",
-            "Upgrades, drains and downgrades", "Average drain time", "Throttling", "Plugin faults"), titles);
+        assertEquals(
+                List.of(
+                        "Pipelined connections",
+                        "Requests in flight per connection",
+                        "Held responses and requests",
+                        "Pipelined request rate",
+                        "Byte budget in use vs limit",
+                        "Byte budget waits",
+                        "Upgrades, drains and downgrades",
+                        "Average drain time",
+                        "Throttling",
+                        "Plugin faults"),
+                titles);
 
         List<String> documented = new ArrayList<>();
         List<String> lines = Files.readAllLines(Path.of(System.getProperty("kpipe.it.docs.dir"), "monitoring.md"));
@@ -86,8 +98,9 @@ class DashboardTest {
 
     @Test
     void metricNamesOfPromQl() {
-        assertEquals(Set.of("a_total"),
-            KpipeDashboard.metricNames("rate(a_total{instance=~\"$instance\"}[$__rate_interval])"));
+        assertEquals(
+                Set.of("a_total"),
+                KpipeDashboard.metricNames("rate(a_total{instance=~\"$instance\"}[$__rate_interval])"));
         assertEquals(Set.of("a", "b"), KpipeDashboard.metricNames("sum by (instance) (a) / on (x) b * 1e3 + 0.5"));
     }
 
@@ -96,7 +109,7 @@ class DashboardTest {
     void theDocumentedTableIsExactlyTheExportedSeries() throws Exception {
         String doc = Files.readString(Path.of(System.getProperty("kpipe.it.docs.dir"), "monitoring.md"));
         Matcher m = Pattern.compile("(?m)^\\| `(kafka_server_kpipe_metrics_[a-z_]+)` \\| (counter|gauge) \\|")
-            .matcher(doc);
+                .matcher(doc);
         Map<String, String> table = new TreeMap<>();
         while (m.find()) {
             table.put(m.group(1), m.group(2));

@@ -69,19 +69,21 @@ import org.junit.jupiter.api.Test;
  *       again; every record is acknowledged and stored once, in order.</li>
  * </ol>
  */
-@KafkaCluster(nodes = 2, kpipe = false,
-    nodeConfig = {"2:replica.fetch.min.bytes=10000000", "2:replica.fetch.wait.max.ms=50"})
+@KafkaCluster(
+        nodes = 2,
+        kpipe = false,
+        nodeConfig = {"2:replica.fetch.min.bytes=10000000", "2:replica.fetch.wait.max.ms=50"})
 class DynamicConfigIT {
     /** Produce by topic name: v12, or the broker's newest if older (v11 on 3.8/3.9). */
     private static final short PRODUCE_VERSION =
-        BrokerApiVersions.harnessDefault().upTo(ApiKeys.PRODUCE, (short) 12);
-
+            BrokerApiVersions.harnessDefault().upTo(ApiKeys.PRODUCE, (short) 12);
 
     private static final String TOPIC = "dynamic-config";
     private static final int PARTITIONS = 3;
     private static final Duration AWAIT = Duration.ofSeconds(30);
     /** Produce requests per raw burst (step 3), one record each to partition 0. */
     private static final int RAW_BURST = 8;
+
     private static final ConfigResource CLUSTER_DEFAULT = new ConfigResource(ConfigResource.Type.BROKER, "");
     private static final ConfigResource BROKER_1 = new ConfigResource(ConfigResource.Type.BROKER, "1");
 
@@ -91,8 +93,10 @@ class DynamicConfigIT {
 
     @Test
     void enableAndLimitsChangeAtRuntimeAndDisablingDrainsPipelinedConnections(Cluster cluster) throws Exception {
-        cluster.createTopics(List.of(new NewTopic(TOPIC, Map.of(0, List.of(1, 2), 1, List.of(1, 2), 2, List.of(1, 2)))
-            .configs(Map.of("min.insync.replicas", "2"))), Duration.ofSeconds(60));
+        cluster.createTopics(
+                List.of(new NewTopic(TOPIC, Map.of(0, List.of(1, 2), 1, List.of(1, 2), 2, List.of(1, 2)))
+                        .configs(Map.of("min.insync.replicas", "2"))),
+                Duration.ofSeconds(60));
         KafkaNode leader = cluster.node(1);
         KafkaNode follower = cluster.node(2);
         assertFalse(hasKpipeMetrics(leader), "started with kpipe.enable=false: nothing installed");
@@ -125,46 +129,55 @@ class DynamicConfigIT {
         // 4. The broker-wide byte budget is resized.
         alter(cluster, CLUSTER_DEFAULT, Map.of(MAX_INFLIGHT_BYTES, "52428800"));
         for (KafkaNode node : List.of(leader, follower)) {
-            await("node " + node.id() + " resized its budget",
-                () -> KpipeJmx.kpipe(node, "inflight-bytes-limit") == 52_428_800.0);
+            await(
+                    "node " + node.id() + " resized its budget",
+                    () -> KpipeJmx.kpipe(node, "inflight-bytes-limit") == 52_428_800.0);
         }
 
         // 5. A pipelined producer runs while kpipe is disabled, then enabled again.
         try (Load load = new Load(cluster)) {
-            await("the producer's connection is pipelined",
-                () -> KpipeJmx.kpipe(leader, "pipelined-connections") >= 1 && load.acked.get() > 1_000);
+            await(
+                    "the producer's connection is pipelined",
+                    () -> KpipeJmx.kpipe(leader, "pipelined-connections") >= 1 && load.acked.get() > 1_000);
             double downgrades = KpipeJmx.kpipe(leader, "downgrade-total");
 
             alter(cluster, CLUSTER_DEFAULT, Map.of(ENABLE, "false"));
-            await("every pipelined connection drained back to classic",
-                () -> KpipeJmx.kpipe(leader, "pipelined-connections") == 0.0);
+            await(
+                    "every pipelined connection drained back to classic",
+                    () -> KpipeJmx.kpipe(leader, "pipelined-connections") == 0.0);
             assertTrue(KpipeJmx.kpipe(leader, "downgrade-total") > downgrades);
             double upgrades = KpipeJmx.kpipe(leader, "upgrade-total");
             long ackedWhenDisabled = load.acked.get();
-            await("records acknowledged on the classic connection",
-                () -> load.acked.get() > ackedWhenDisabled + 2_000);
+            await("records acknowledged on the classic connection", () -> load.acked.get() > ackedWhenDisabled + 2_000);
             assertEquals(upgrades, KpipeJmx.kpipe(leader, "upgrade-total"), "no upgrade while disabled");
             assertEquals(0.0, KpipeJmx.kpipe(leader, "pipelined-connections"));
 
             alter(cluster, CLUSTER_DEFAULT, Map.of(ENABLE, "true"));
-            await("the producer's connection upgrades again",
-                () -> KpipeJmx.kpipe(leader, "upgrade-total") > upgrades
-                    && KpipeJmx.kpipe(leader, "pipelined-connections") >= 1);
+            await(
+                    "the producer's connection upgrades again",
+                    () -> KpipeJmx.kpipe(leader, "upgrade-total") > upgrades
+                            && KpipeJmx.kpipe(leader, "pipelined-connections") >= 1);
             long ackedWhenEnabled = load.acked.get();
-            await("records acknowledged on the pipelined connection again",
-                () -> load.acked.get() > ackedWhenEnabled + 2_000);
+            await(
+                    "records acknowledged on the pipelined connection again",
+                    () -> load.acked.get() > ackedWhenEnabled + 2_000);
             load.finish();
             assertNull(load.failure.get(), "no send failed");
             assertEquals(load.sent, load.acked.get(), "every record acknowledged");
             verifyStoredOnceInOrder(cluster, load.sent, 2 * RAW_BURST);
-            System.out.printf("[dynamic-config] %d records acknowledged and stored once, in order; %d of them on the"
-                + " classic connection (from the drain to the upgrade after re-enabling); upgrades %.0f, downgrades %.0f,"
-                + " drains %.0f%n", load.sent,
-                ackedWhenEnabled - ackedWhenDisabled, KpipeJmx.kpipe(leader, "upgrade-total"),
-                KpipeJmx.kpipe(leader, "downgrade-total"), KpipeJmx.kpipe(leader, "drain-total"));
+            System.out.printf(
+                    "[dynamic-config] %d records acknowledged and stored once, in order; %d of them on the"
+                            + " classic connection (from the drain to the upgrade after re-enabling); upgrades %.0f, downgrades %.0f,"
+                            + " drains %.0f%n",
+                    load.sent,
+                    ackedWhenEnabled - ackedWhenDisabled,
+                    KpipeJmx.kpipe(leader, "upgrade-total"),
+                    KpipeJmx.kpipe(leader, "downgrade-total"),
+                    KpipeJmx.kpipe(leader, "drain-total"));
         }
         assertEquals(0, KpipeJmx.produceErrors(leader, "OUT_OF_ORDER_SEQUENCE_NUMBER"));
-        assertEquals(0.0, KpipeJmx.kpipe(leader, "plugin-fault-total"), "no throwable caught in kpipe's hooks or plugin");
+        assertEquals(
+                0.0, KpipeJmx.kpipe(leader, "plugin-fault-total"), "no throwable caught in kpipe's hooks or plugin");
         assertEquals(0.0, KpipeJmx.kpipe(follower, "plugin-fault-total"));
     }
 
@@ -177,8 +190,10 @@ class DynamicConfigIT {
     }
 
     private static void assertRejected(Cluster cluster, ConfigResource resource, String key, String value) {
-        ExecutionException e = assertThrows(ExecutionException.class, () -> alter(cluster, resource, Map.of(key, value)),
-            key + "=" + value + " must be rejected");
+        ExecutionException e = assertThrows(
+                ExecutionException.class,
+                () -> alter(cluster, resource, Map.of(key, value)),
+                key + "=" + value + " must be rejected");
         assertInstanceOf(InvalidRequestException.class, e.getCause());
         String message = e.getCause().getMessage();
         assertTrue(message.contains(key) && message.contains(value), "the error names the key and value: " + message);
@@ -189,7 +204,9 @@ class DynamicConfigIT {
     }
 
     private static List<String> startedAtRuntimeLines(KafkaNode node) {
-        return node.logLines().stream().filter(l -> l.matches(".*\\bkpipe \\S+ started at runtime\\b.*")).toList();
+        return node.logLines().stream()
+                .filter(l -> l.matches(".*\\bkpipe \\S+ started at runtime\\b.*"))
+                .toList();
     }
 
     private interface Check {
@@ -213,26 +230,38 @@ class DynamicConfigIT {
      * response: in request order, without error.
      */
     private static void rawBurst(KafkaNode node, int count, int firstCorrelationId) throws Exception {
-        try (RawKafkaConnection conn = new RawKafkaConnection("127.0.0.1", node.port(), "dynamic-config-raw",
-            Duration.ofSeconds(30))) {
+        try (RawKafkaConnection conn =
+                new RawKafkaConnection("127.0.0.1", node.port(), "dynamic-config-raw", Duration.ofSeconds(30))) {
             for (int i = 0; i < count; i++) {
                 conn.send(firstCorrelationId + i, produce("raw-" + firstCorrelationId + "-" + i));
             }
             for (int i = 0; i < count; i++) {
                 RawKafkaConnection.Received r = conn.receive(ApiKeys.PRODUCE, PRODUCE_VERSION);
                 assertEquals(firstCorrelationId + i, r.correlationId(), "response " + i + " in request order");
-                ((ProduceResponse) r.response()).data().responses().forEach(t -> t.partitionResponses().forEach(p ->
-                    assertEquals(Errors.NONE.code(), p.errorCode(), "produce error " + Errors.forCode(p.errorCode()))));
+                ((ProduceResponse) r.response())
+                        .data()
+                        .responses()
+                        .forEach(t -> t.partitionResponses()
+                                .forEach(p -> assertEquals(
+                                        Errors.NONE.code(),
+                                        p.errorCode(),
+                                        "produce error " + Errors.forCode(p.errorCode()))));
             }
         }
     }
 
     private static ProduceRequest produce(String value) {
         ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
-        topics.add(new ProduceRequestData.TopicProduceData().setName(TOPIC).setPartitionData(List.of(
-            new ProduceRequestData.PartitionProduceData().setIndex(0).setRecords(MemoryRecords.withRecords(
-                Compression.NONE, new SimpleRecord(value.getBytes(StandardCharsets.UTF_8)))))));
-        ProduceRequestData data = new ProduceRequestData().setAcks((short) -1).setTimeoutMs(30_000).setTopicData(topics);
+        topics.add(new ProduceRequestData.TopicProduceData()
+                .setName(TOPIC)
+                .setPartitionData(List.of(new ProduceRequestData.PartitionProduceData()
+                        .setIndex(0)
+                        .setRecords(MemoryRecords.withRecords(
+                                Compression.NONE, new SimpleRecord(value.getBytes(StandardCharsets.UTF_8)))))));
+        ProduceRequestData data = new ProduceRequestData()
+                .setAcks((short) -1)
+                .setTimeoutMs(30_000)
+                .setTopicData(topics);
         return new ProduceRequest.Builder(PRODUCE_VERSION, PRODUCE_VERSION, data).build(PRODUCE_VERSION);
     }
 
@@ -309,18 +338,18 @@ class DynamicConfigIT {
      * also holds the raw connection's {@code rawRecords} records (no key), written before the producer ran.
      */
     private static void verifyStoredOnceInOrder(Cluster cluster, long records, int rawRecords) {
-        RecordReadBack.Order order = RecordReadBack.Order.contiguous(PARTITIONS, p -> p, PARTITIONS,
-            p -> "partition " + p);
+        RecordReadBack.Order order =
+                RecordReadBack.Order.contiguous(PARTITIONS, p -> p, PARTITIONS, p -> "partition " + p);
         long[] raw = new long[1];
-        RecordReadBack.Counts read = RecordReadBack.readToEnd(cluster, TOPIC, new IntegerDeserializer(),
-            new ByteArrayDeserializer(), Duration.ofSeconds(60), r -> {
-                if (r.partition() == 0 && r.key() == null) {
-                    raw[0]++; // the raw connection's records
-                    return;
-                }
-                order.next(r.partition(), r.key());
-                assertEquals(ByteBuffer.wrap(value(r.key())), ByteBuffer.wrap(r.value()));
-            });
+        RecordReadBack.Counts read = RecordReadBack.readToEnd(
+                cluster, TOPIC, new IntegerDeserializer(), new ByteArrayDeserializer(), Duration.ofSeconds(60), r -> {
+                    if (r.partition() == 0 && r.key() == null) {
+                        raw[0]++; // the raw connection's records
+                        return;
+                    }
+                    order.next(r.partition(), r.key());
+                    assertEquals(ByteBuffer.wrap(value(r.key())), ByteBuffer.wrap(r.value()));
+                });
         assertEquals(records, order.total(), "every record present, none beyond those produced: " + read);
         assertEquals(rawRecords, raw[0], "the raw connection's records in partition 0, none beyond them: " + read);
     }

@@ -18,8 +18,8 @@ import java.util.regex.Pattern;
  */
 final class KpipeDashboard {
     private static final Pattern IDENTIFIER = Pattern.compile("[a-zA-Z_:][a-zA-Z0-9_:]*");
-    private static final Set<String> KEYWORDS = Set.of("by", "without", "on", "ignoring", "group_left",
-        "group_right", "and", "or", "unless", "bool", "offset");
+    private static final Set<String> KEYWORDS = Set.of(
+            "by", "without", "on", "ignoring", "group_left", "group_right", "and", "or", "unless", "bool", "offset");
     private static final Pattern LABEL_VALUES = Pattern.compile("label_values\\(\\s*([a-zA-Z_:][a-zA-Z0-9_:]*)\\s*,");
 
     /** The parsed JSON document. */
@@ -113,10 +113,10 @@ final class KpipeDashboard {
      */
     static Set<String> metricNames(String expr) {
         String e = expr.replaceAll("\"(\\\\.|[^\"\\\\])*\"", "\"\"")
-            .replaceAll("\\{[^}]*}", " ")
-            .replaceAll("\\[[^\\]]*\\]", " ")
-            .replaceAll("\\b(by|without|on|ignoring|group_left|group_right)\\s*\\([^)]*\\)", " ")
-            .replaceAll("\\$[a-zA-Z_]+", " ");
+                .replaceAll("\\{[^}]*}", " ")
+                .replaceAll("\\[[^\\]]*\\]", " ")
+                .replaceAll("\\b(by|without|on|ignoring|group_left|group_right)\\s*\\([^)]*\\)", " ")
+                .replaceAll("\\$[a-zA-Z_]+", " ");
         Set<String> out = new TreeSet<>();
         Matcher m = IDENTIFIER.matcher(e);
         while (m.find()) {
@@ -126,8 +126,8 @@ final class KpipeDashboard {
                 next++;
             }
             boolean function = next < e.length() && e.charAt(next) == '(';
-            boolean partOfNumber = m.start() > 0 && (Character.isDigit(e.charAt(m.start() - 1))
-                || e.charAt(m.start() - 1) == '.');
+            boolean partOfNumber =
+                    m.start() > 0 && (Character.isDigit(e.charAt(m.start() - 1)) || e.charAt(m.start() - 1) == '.');
             if (!function && !partOfNumber && !KEYWORDS.contains(id)) {
                 out.add(id);
             }

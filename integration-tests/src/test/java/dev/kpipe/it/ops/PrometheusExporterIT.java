@@ -39,6 +39,7 @@ class PrometheusExporterIT {
     private static final String TOPIC = "prometheus-produce";
     /** Produces written back to back on one raw connection (the first upgrades it). */
     private static final int PRODUCES = 12;
+
     private static final long BUDGET = 4 * 1024 * 1024;
     private static final Duration WINDOW = Duration.ofSeconds(30);
 
@@ -53,10 +54,11 @@ class PrometheusExporterIT {
         assertTrue(Files.isRegularFile(config), config.toString());
         int port = Ports.freeLoopbackPort();
         metricsUrl = "http://127.0.0.1:" + port + "/metrics";
-        cluster = Cluster.start(ClusterSpec.builder().name("PrometheusExporterIT")
-            .brokerConfig("kpipe.max.inflight.bytes", Long.toString(BUDGET))
-            .kafkaOpts("-javaagent:" + agent + "=127.0.0.1:" + port + ":" + config.toAbsolutePath())
-            .build());
+        cluster = Cluster.start(ClusterSpec.builder()
+                .name("PrometheusExporterIT")
+                .brokerConfig("kpipe.max.inflight.bytes", Long.toString(BUDGET))
+                .kafkaOpts("-javaagent:" + agent + "=127.0.0.1:" + port + ":" + config.toAbsolutePath())
+                .build());
         cluster.createTopic(TOPIC, 1, 1);
     }
 
@@ -80,26 +82,31 @@ class PrometheusExporterIT {
         PrometheusScrape before = awaitKpipeSeries();
         assertEveryDocumentedSeries(before);
         assertEquals(0.0, before.get(PrometheusSeries.name("pipelined-connections")));
-        assertEquals((double) BUDGET, before.get(PrometheusSeries.name("inflight-bytes-limit")),
-            "inflight-bytes-limit is kpipe.max.inflight.bytes");
+        assertEquals(
+                (double) BUDGET,
+                before.get(PrometheusSeries.name("inflight-bytes-limit")),
+                "inflight-bytes-limit is kpipe.max.inflight.bytes");
 
         PrometheusScrape open;
-        try (RawKafkaConnection conn = new RawKafkaConnection("127.0.0.1", node.port(), "prometheus-raw",
-            Duration.ofSeconds(30))) {
+        try (RawKafkaConnection conn =
+                new RawKafkaConnection("127.0.0.1", node.port(), "prometheus-raw", Duration.ofSeconds(30))) {
             for (int i = 0; i < PRODUCES; i++) {
                 conn.send(100 + i, Wire.produce(TOPIC, 0, (short) 1, Wire.bytes("p" + i)));
             }
             for (int i = 0; i < PRODUCES; i++) {
                 Wire.assertProduced(conn.receive(ApiKeys.PRODUCE, Wire.PRODUCE_VERSION), 100 + i);
             }
-            open = await("the connection pipelined and idle", s ->
-                s.get(PrometheusSeries.name("pipelined-request-total"))
-                    - before.get(PrometheusSeries.name("pipelined-request-total")) == PRODUCES
-                    && s.get(PrometheusSeries.name("inflight-requests")) == 0);
+            open = await(
+                    "the connection pipelined and idle",
+                    s -> s.get(PrometheusSeries.name("pipelined-request-total"))
+                                            - before.get(PrometheusSeries.name("pipelined-request-total"))
+                                    == PRODUCES
+                            && s.get(PrometheusSeries.name("inflight-requests")) == 0);
         }
-        PrometheusScrape idle = await("every gauge back to 0",
-            s -> s.get(PrometheusSeries.name("pipelined-connections")) == 0
-            && s.get(PrometheusSeries.name("connections-tracked")) == 0);
+        PrometheusScrape idle = await(
+                "every gauge back to 0",
+                s -> s.get(PrometheusSeries.name("pipelined-connections")) == 0
+                        && s.get(PrometheusSeries.name("connections-tracked")) == 0);
         assertEveryDocumentedSeries(open);
         assertEveryDocumentedSeries(idle);
         System.out.println("PrometheusExporterIT: kpipe's series with the connection open:\n" + kpipeLines(open));
@@ -121,21 +128,25 @@ class PrometheusExporterIT {
         assertEquals(1.0, delta(idle, before, "upgrade-total"));
 
         // The scrape matches JMX: the counters the exporter serves are kpipe's own values.
-        assertEquals(KpipeJmx.kpipe(node, "pipelined-request-total"),
-            idle.get(PrometheusSeries.name("pipelined-request-total")));
+        assertEquals(
+                KpipeJmx.kpipe(node, "pipelined-request-total"),
+                idle.get(PrometheusSeries.name("pipelined-request-total")));
 
         // Every attribute of kpipe's MBean has its series (a new metric cannot be left out of the config and docs).
         Set<String> attributes = new TreeSet<>();
-        for (MBeanAttributeInfo a : node.jmx().getMBeanInfo(new ObjectName(KpipeJmx.KPIPE_MBEAN)).getAttributes()) {
+        for (MBeanAttributeInfo a :
+                node.jmx().getMBeanInfo(new ObjectName(KpipeJmx.KPIPE_MBEAN)).getAttributes()) {
             attributes.add(a.getName());
         }
         assertEquals(MetricsJmxIT.METRICS, attributes, "kpipe's MBean has exactly the documented metrics");
 
         Set<String> foreign = idle.values().keySet().stream()
-            .filter(n -> n.startsWith("kafka_") && !n.startsWith(PrometheusSeries.PREFIX)).collect(Collectors.toSet());
+                .filter(n -> n.startsWith("kafka_") && !n.startsWith(PrometheusSeries.PREFIX))
+                .collect(Collectors.toSet());
         assertEquals(Set.of(), foreign, "the kpipe config exports none of the broker's own beans");
-        assertTrue(idle.values().keySet().stream().noneMatch(n -> n.contains("kpipe_connections")),
-            "the connection dump is text, not a series");
+        assertTrue(
+                idle.values().keySet().stream().noneMatch(n -> n.contains("kpipe_connections")),
+                "the connection dump is text, not a series");
     }
 
     /**
@@ -161,8 +172,9 @@ class PrometheusExporterIT {
      * documented type.
      */
     private static void assertEveryDocumentedSeries(PrometheusScrape s) {
-        Set<String> scraped = s.values().keySet().stream().filter(n -> n.startsWith(PrometheusSeries.PREFIX))
-            .collect(Collectors.toCollection(TreeSet::new));
+        Set<String> scraped = s.values().keySet().stream()
+                .filter(n -> n.startsWith(PrometheusSeries.PREFIX))
+                .collect(Collectors.toCollection(TreeSet::new));
         assertEquals(PrometheusSeries.all().keySet(), scraped, "the kpipe series scraped:\n" + kpipeLines(s));
         for (Map.Entry<String, String> e : PrometheusSeries.all().entrySet()) {
             assertTrue(s.values().containsKey(e.getKey()), e.getKey() + " not exported:\n" + kpipeLines(s));
@@ -176,8 +188,9 @@ class PrometheusExporterIT {
 
     /** @return the first scrape that has kpipe's series (the agent serves them once the broker registered them) */
     private PrometheusScrape awaitKpipeSeries() throws Exception {
-        return await("the exporter serving kpipe's series", s -> s.values().containsKey(
-            PrometheusSeries.name("upgrade-total")));
+        return await(
+                "the exporter serving kpipe's series",
+                s -> s.values().containsKey(PrometheusSeries.name("upgrade-total")));
     }
 
     /** Scrapes every 100 ms until the condition holds. */
@@ -197,7 +210,7 @@ class PrometheusExporterIT {
             }
             Thread.sleep(100);
         } while (System.nanoTime() < deadline);
-        throw new AssertionError("not within " + WINDOW + ": " + what + (failure != null ? "; last error " + failure
-            : "; last scrape:\n" + kpipeLines(last)));
+        throw new AssertionError("not within " + WINDOW + ": " + what
+                + (failure != null ? "; last error " + failure : "; last scrape:\n" + kpipeLines(last)));
     }
 }

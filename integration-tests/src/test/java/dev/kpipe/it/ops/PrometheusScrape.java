@@ -25,9 +25,15 @@ record PrometheusScrape(String text, Map<String, Double> values, Map<String, Str
      * @throws IOException if the request fails or does not answer 200
      */
     static PrometheusScrape scrape(String url) throws IOException, InterruptedException {
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30))
-            .header("Accept", "text/plain").GET().build(), HttpResponse.BodyHandlers.ofString());
+        HttpClient http =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+        HttpResponse<String> r = http.send(
+                HttpRequest.newBuilder(URI.create(url))
+                        .timeout(Duration.ofSeconds(30))
+                        .header("Accept", "text/plain")
+                        .GET()
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200) {
             throw new IOException("GET " + url + ": HTTP " + r.statusCode());
         }

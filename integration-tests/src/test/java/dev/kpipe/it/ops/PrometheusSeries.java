@@ -12,8 +12,7 @@ final class PrometheusSeries {
     /** What every kpipe series starts with: the JMX domain and type, as the exporter's default naming would give. */
     static final String PREFIX = "kafka_server_kpipe_metrics_";
 
-    private PrometheusSeries() {
-    }
+    private PrometheusSeries() {}
 
     /**
      * @param metric a kpipe metric, e.g. {@code upgrade-total}

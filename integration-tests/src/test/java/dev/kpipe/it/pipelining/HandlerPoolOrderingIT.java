@@ -8,7 +8,6 @@ import dev.kpipe.it.harness.Cluster;
 import dev.kpipe.it.harness.KafkaCluster;
 import dev.kpipe.it.harness.KafkaNode;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -27,7 +26,9 @@ import org.junit.jupiter.api.Test;
  * time, so there must be none.
  */
 @Tag("core") // also run against every supported Kafka line (failsafe executions core-kafka-*)
-@KafkaCluster(nodes = 1, brokerConfig = {"num.io.threads=8"})
+@KafkaCluster(
+        nodes = 1,
+        brokerConfig = {"num.io.threads=8"})
 class HandlerPoolOrderingIT {
 
     private static final int RECORDS = 100_000;
@@ -45,8 +46,8 @@ class HandlerPoolOrderingIT {
         props.put(ProducerConfig.BATCH_SIZE_CONFIG, 1024);
         AtomicReference<Exception> failure = new AtomicReference<>();
         double retries;
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props, new ByteArraySerializer(),
-            new ByteArraySerializer())) {
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             for (int i = 0; i < RECORDS; i++) {
                 producer.send(new ProducerRecord<>(topic, 0, null, new byte[64]), (md, e) -> {
                     if (e != null) {
@@ -55,17 +56,31 @@ class HandlerPoolOrderingIT {
                 });
             }
             producer.flush();
-            retries = ((Number) producer.metrics().get(new MetricName("record-retry-total", "producer-metrics",
-                "", Map.of("client-id", producer.metrics().keySet().stream()
-                    .filter(m -> m.group().equals("producer-metrics")).findFirst().orElseThrow()
-                    .tags().get("client-id")))).metricValue()).doubleValue();
+            retries = ((Number) producer.metrics()
+                            .get(new MetricName(
+                                    "record-retry-total",
+                                    "producer-metrics",
+                                    "",
+                                    Map.of(
+                                            "client-id",
+                                            producer.metrics().keySet().stream()
+                                                    .filter(m -> m.group().equals("producer-metrics"))
+                                                    .findFirst()
+                                                    .orElseThrow()
+                                                    .tags()
+                                                    .get("client-id"))))
+                            .metricValue())
+                    .doubleValue();
         }
         assertNull(failure.get(), "no send failed");
         assertEquals(0, KpipeJmx.produceErrors(node, "OUT_OF_ORDER_SEQUENCE_NUMBER"), "broker answered out-of-order");
         assertEquals(0.0, retries, "the producer never had to retry");
-        long end = cluster.admin().listOffsets(Map.of(new TopicPartition(topic, 0),
-            org.apache.kafka.clients.admin.OffsetSpec.latest())).all().get()
-            .get(new TopicPartition(topic, 0)).offset();
+        long end = cluster.admin()
+                .listOffsets(Map.of(new TopicPartition(topic, 0), org.apache.kafka.clients.admin.OffsetSpec.latest()))
+                .all()
+                .get()
+                .get(new TopicPartition(topic, 0))
+                .offset();
         assertEquals(RECORDS, end, "every record appended exactly once");
         assertTrue(KpipeJmx.kpipe(node, "pipelined-request-total") > 0, "the producer connection was pipelined");
         assertEquals(0.0, KpipeJmx.kpipe(node, "plugin-fault-total"), "no throwable caught in kpipe's hooks or plugin");

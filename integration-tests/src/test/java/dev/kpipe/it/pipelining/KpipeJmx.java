@@ -10,8 +10,7 @@ public final class KpipeJmx {
     /** kpipe's MBean: group {@code kpipe-metrics} in the broker's {@code kafka.server} domain. */
     public static final String KPIPE_MBEAN = "kafka.server:type=kpipe-metrics";
 
-    private KpipeJmx() {
-    }
+    private KpipeJmx() {}
 
     /**
      * @param node a running node
@@ -34,8 +33,8 @@ public final class KpipeJmx {
      * @throws Exception if JMX fails
      */
     public static long produceErrors(KafkaNode node, String error) throws Exception {
-        ObjectName name = new ObjectName(
-            "kafka.network:type=RequestMetrics,name=ErrorsPerSec,request=Produce,error=" + error);
+        ObjectName name =
+                new ObjectName("kafka.network:type=RequestMetrics,name=ErrorsPerSec,request=Produce,error=" + error);
         try {
             return ((Number) node.jmx().getAttribute(name, "Count")).longValue();
         } catch (InstanceNotFoundException e) {

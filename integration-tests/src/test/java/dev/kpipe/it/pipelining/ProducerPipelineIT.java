@@ -32,8 +32,10 @@ import org.junit.jupiter.api.Test;
  * flight on a connection.
  */
 @Tag("core") // also run against every supported Kafka line (failsafe executions core-kafka-*)
-@KafkaCluster(nodes = 2, brokerConfig = {"num.io.threads=8"},
-    nodeConfig = {"2:replica.fetch.min.bytes=10000000", "2:replica.fetch.wait.max.ms=50"})
+@KafkaCluster(
+        nodes = 2,
+        brokerConfig = {"num.io.threads=8"},
+        nodeConfig = {"2:replica.fetch.min.bytes=10000000", "2:replica.fetch.wait.max.ms=50"})
 class ProducerPipelineIT {
 
     private static final int RECORDS = 200_000;
@@ -42,9 +44,22 @@ class ProducerPipelineIT {
     @Test
     void idempotentProducerRecordsArriveOnceInOrder(Cluster cluster) throws Exception {
         String topic = "pipelined-producer";
-        NewTopic nt = new NewTopic(topic, Map.of(0, List.of(1, 2), 1, List.of(1, 2), 2, List.of(1, 2),
-            3, List.of(1, 2), 4, List.of(1, 2), 5, List.of(1, 2)))
-            .configs(Map.of("min.insync.replicas", "2"));
+        NewTopic nt = new NewTopic(
+                        topic,
+                        Map.of(
+                                0,
+                                List.of(1, 2),
+                                1,
+                                List.of(1, 2),
+                                2,
+                                List.of(1, 2),
+                                3,
+                                List.of(1, 2),
+                                4,
+                                List.of(1, 2),
+                                5,
+                                List.of(1, 2)))
+                .configs(Map.of("min.insync.replicas", "2"));
         cluster.createTopics(List.of(nt), Duration.ofSeconds(60));
         KafkaNode leader = cluster.node(1);
 
@@ -55,8 +70,8 @@ class ProducerPipelineIT {
         props.put(ProducerConfig.LINGER_MS_CONFIG, 0);
         props.put(ProducerConfig.BATCH_SIZE_CONFIG, 16_384);
         AtomicReference<Exception> failure = new AtomicReference<>();
-        try (KafkaProducer<Integer, byte[]> producer = new KafkaProducer<>(props, new IntegerSerializer(),
-            new ByteArraySerializer())) {
+        try (KafkaProducer<Integer, byte[]> producer =
+                new KafkaProducer<>(props, new IntegerSerializer(), new ByteArraySerializer())) {
             for (int i = 0; i < RECORDS; i++) {
                 int partition = i % PARTITIONS;
                 producer.send(new ProducerRecord<>(topic, partition, i, value(i)), (md, e) -> {
@@ -68,20 +83,22 @@ class ProducerPipelineIT {
             producer.flush();
         }
         assertNull(failure.get(), "no send failed");
-        assertTrue(KpipeJmx.kpipe(leader, "inflight-requests-per-connection-max") > 1,
-            "more than one request was in flight on a connection");
+        assertTrue(
+                KpipeJmx.kpipe(leader, "inflight-requests-per-connection-max") > 1,
+                "more than one request was in flight on a connection");
         assertTrue(KpipeJmx.kpipe(leader, "pipelined-request-total") > 0);
         assertEquals(0, KpipeJmx.produceErrors(leader, "OUT_OF_ORDER_SEQUENCE_NUMBER"));
-        assertEquals(0.0, KpipeJmx.kpipe(leader, "plugin-fault-total"), "no throwable caught in kpipe's hooks or plugin");
+        assertEquals(
+                0.0, KpipeJmx.kpipe(leader, "plugin-fault-total"), "no throwable caught in kpipe's hooks or plugin");
 
         // Read everything back: per partition, keys must be i, i+P, i+2P, ... exactly once each.
-        RecordReadBack.Order order = RecordReadBack.Order.contiguous(PARTITIONS, p -> p, PARTITIONS,
-            p -> "partition " + p);
-        RecordReadBack.Counts read = RecordReadBack.readToEnd(cluster, topic, new IntegerDeserializer(),
-            new ByteArrayDeserializer(), Duration.ofSeconds(120), r -> {
-                order.next(r.partition(), r.key());
-                assertEquals(ByteBuffer.wrap(value(r.key())), ByteBuffer.wrap(r.value()));
-            });
+        RecordReadBack.Order order =
+                RecordReadBack.Order.contiguous(PARTITIONS, p -> p, PARTITIONS, p -> "partition " + p);
+        RecordReadBack.Counts read = RecordReadBack.readToEnd(
+                cluster, topic, new IntegerDeserializer(), new ByteArrayDeserializer(), Duration.ofSeconds(120), r -> {
+                    order.next(r.partition(), r.key());
+                    assertEquals(ByteBuffer.wrap(value(r.key())), ByteBuffer.wrap(r.value()));
+                });
         assertEquals(RECORDS, read.total(), "every record present, none beyond those produced");
     }
 

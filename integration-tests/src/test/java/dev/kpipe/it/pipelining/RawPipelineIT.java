@@ -48,7 +48,9 @@ import org.junit.jupiter.api.Test;
  * stored once each, in order.
  */
 @Tag("core") // also run against every supported Kafka line (failsafe executions core-kafka-*)
-@KafkaCluster(nodes = 1, brokerConfig = {"num.io.threads=8", "kpipe.topics.exclude=excluded.*"})
+@KafkaCluster(
+        nodes = 1,
+        brokerConfig = {"num.io.threads=8", "kpipe.topics.exclude=excluded.*"})
 class RawPipelineIT {
 
     private static final String TOPIC = "raw-pipeline";
@@ -56,15 +58,26 @@ class RawPipelineIT {
     private static final int PARTITIONS = 3;
     private static final int REQUESTS = 400;
 
-    private record Sent(int correlationId, ApiKeys api, short version, boolean expectsResponse,
-                        String topic, int partition, int seq) {
-    }
+    private record Sent(
+            int correlationId,
+            ApiKeys api,
+            short version,
+            boolean expectsResponse,
+            String topic,
+            int partition,
+            int seq) {}
 
     @Test
     void responsesArriveInRequestOrderAndRecordsAreStoredInOrder(Cluster cluster) throws Exception {
-        cluster.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1),
-            new NewTopic(EXCLUDED, 1, (short) 1)), Duration.ofSeconds(60));
-        Uuid topicId = cluster.admin().describeTopics(List.of(TOPIC)).allTopicNames().get().get(TOPIC).topicId();
+        cluster.createTopics(
+                List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1), new NewTopic(EXCLUDED, 1, (short) 1)),
+                Duration.ofSeconds(60));
+        Uuid topicId = cluster.admin()
+                .describeTopics(List.of(TOPIC))
+                .allTopicNames()
+                .get()
+                .get(TOPIC)
+                .topicId();
         KafkaNode node = cluster.node(1);
         double upgradesBefore = KpipeJmx.kpipe(node, "upgrade-total");
         double downgradesBefore = KpipeJmx.kpipe(node, "downgrade-total");
@@ -81,8 +94,8 @@ class RawPipelineIT {
         List<Sent> sent = new ArrayList<>();
         Set<Integer> usedIds = new HashSet<>();
         Map<Integer, Integer> nextSeq = new HashMap<>();
-        try (RawKafkaConnection conn = new RawKafkaConnection("127.0.0.1", node.port(), "raw-pipeline",
-            Duration.ofSeconds(60))) {
+        try (RawKafkaConnection conn =
+                new RawKafkaConnection("127.0.0.1", node.port(), "raw-pipeline", Duration.ofSeconds(60))) {
             for (int i = 0; i < REQUESTS; i++) {
                 int correlationId;
                 do {
@@ -100,8 +113,13 @@ class RawPipelineIT {
                     short version = kind < 7 ? produceByName : produceById;
                     int partition = random.nextInt(PARTITIONS);
                     int seq = nextSeq.merge(partition, 1, Integer::sum) - 1;
-                    request = produce(TOPIC, version >= 13 ? topicId : null, partition, acks, version,
-                        "p" + partition + "-" + seq);
+                    request = produce(
+                            TOPIC,
+                            version >= 13 ? topicId : null,
+                            partition,
+                            acks,
+                            version,
+                            "p" + partition + "-" + seq);
                     s = new Sent(correlationId, ApiKeys.PRODUCE, version, acks != 0, TOPIC, partition, seq);
                 } else if (kind < 15) {
                     request = new MetadataRequest.Builder(List.of(TOPIC), false).build(metadataVersion);
@@ -111,10 +129,12 @@ class RawPipelineIT {
                     s = new Sent(correlationId, ApiKeys.API_VERSIONS, (short) 3, true, null, -1, -1);
                 } else if (kind < 19) {
                     request = ListOffsetsRequest.Builder.forConsumer(false, IsolationLevel.READ_UNCOMMITTED)
-                        .setTargetTimes(List.of(new ListOffsetsRequestData.ListOffsetsTopic().setName(TOPIC)
-                            .setPartitions(List.of(new ListOffsetsRequestData.ListOffsetsPartition()
-                                .setPartitionIndex(0).setTimestamp(ListOffsetsRequest.LATEST_TIMESTAMP)))))
-                        .build(listOffsetsVersion);
+                            .setTargetTimes(List.of(new ListOffsetsRequestData.ListOffsetsTopic()
+                                    .setName(TOPIC)
+                                    .setPartitions(List.of(new ListOffsetsRequestData.ListOffsetsPartition()
+                                            .setPartitionIndex(0)
+                                            .setTimestamp(ListOffsetsRequest.LATEST_TIMESTAMP)))))
+                            .build(listOffsetsVersion);
                     s = new Sent(correlationId, ApiKeys.LIST_OFFSETS, listOffsetsVersion, true, null, -1, -1);
                 } else {
                     request = produce(EXCLUDED, null, 0, (short) 1, produceByName, "x" + i);
@@ -133,11 +153,18 @@ class RawPipelineIT {
                 expected.add(s.correlationId());
                 RawKafkaConnection.Received r = conn.receive(s.api(), s.version());
                 received.add(r.correlationId());
-                assertEquals(s.correlationId(), r.correlationId(),
-                    "response " + received.size() + " answers the wrong request; order so far " + received);
+                assertEquals(
+                        s.correlationId(),
+                        r.correlationId(),
+                        "response " + received.size() + " answers the wrong request; order so far " + received);
                 if (r.response() instanceof ProduceResponse pr) {
-                    pr.data().responses().forEach(t -> t.partitionResponses().forEach(p ->
-                        assertEquals(Errors.NONE.code(), p.errorCode(), "produce error " + Errors.forCode(p.errorCode()))));
+                    pr.data()
+                            .responses()
+                            .forEach(t -> t.partitionResponses()
+                                    .forEach(p -> assertEquals(
+                                            Errors.NONE.code(),
+                                            p.errorCode(),
+                                            "produce error " + Errors.forCode(p.errorCode()))));
                 }
             }
             assertEquals(expected, received);
@@ -163,29 +190,36 @@ class RawPipelineIT {
         assertFalse(stored.isEmpty());
     }
 
-    private static ProduceRequest produce(String topic, Uuid topicId, int partition, short acks, short version,
-                                          String value) {
+    private static ProduceRequest produce(
+            String topic, Uuid topicId, int partition, short acks, short version, String value) {
         ProduceRequestData.TopicProduceData t = new ProduceRequestData.TopicProduceData();
         if (topicId != null) {
             t.setTopicId(topicId);
         } else {
             t.setName(topic);
         }
-        t.setPartitionData(List.of(new ProduceRequestData.PartitionProduceData().setIndex(partition)
-            .setRecords(MemoryRecords.withRecords(Compression.NONE,
-                new SimpleRecord(value.getBytes(StandardCharsets.UTF_8))))));
+        t.setPartitionData(List.of(new ProduceRequestData.PartitionProduceData()
+                .setIndex(partition)
+                .setRecords(MemoryRecords.withRecords(
+                        Compression.NONE, new SimpleRecord(value.getBytes(StandardCharsets.UTF_8))))));
         ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
         topics.add(t);
-        ProduceRequestData data = new ProduceRequestData().setAcks(acks).setTimeoutMs(30_000).setTopicData(topics);
+        ProduceRequestData data =
+                new ProduceRequestData().setAcks(acks).setTimeoutMs(30_000).setTopicData(topics);
         return new ProduceRequest.Builder(version, version, data).build(version);
     }
 
     /** @return the values of every record of {@link #TOPIC}, per partition in offset order */
     private static Map<Integer, List<String>> consumeAll(Cluster cluster) {
         Map<Integer, List<String>> out = new HashMap<>();
-        RecordReadBack.readToEnd(cluster, TOPIC, new ByteArrayDeserializer(), new ByteArrayDeserializer(),
-            Duration.ofSeconds(60), r -> out.computeIfAbsent(r.partition(), k -> new ArrayList<>())
-                .add(new String(r.value(), StandardCharsets.UTF_8)));
+        RecordReadBack.readToEnd(
+                cluster,
+                TOPIC,
+                new ByteArrayDeserializer(),
+                new ByteArrayDeserializer(),
+                Duration.ofSeconds(60),
+                r -> out.computeIfAbsent(r.partition(), k -> new ArrayList<>())
+                        .add(new String(r.value(), StandardCharsets.UTF_8)));
         return out;
     }
 }

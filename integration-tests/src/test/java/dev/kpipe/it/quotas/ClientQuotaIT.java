@@ -65,14 +65,17 @@ class ClientQuotaIT {
     private static final double TOLERANCE = 0.10;
     /** Kafka's {@code quota.window.num} and {@code quota.window.size.seconds} (its defaults, set explicitly). */
     private static final int QUOTA_SAMPLES = Integer.getInteger("kpipe.it.quota.samples", 11);
+
     private static final int QUOTA_SAMPLE_S = 1;
     /** Kafka's quota window: the period of the burst-and-throttle sawtooth of a client that can outrun its quota. */
     private static final int PERIOD_S = QUOTA_SAMPLES * QUOTA_SAMPLE_S;
+
     private static final int WARMUP_S = Integer.getInteger("kpipe.it.quota.warmup.s", 5);
     /** Length of each interval whose rate is averaged (see {@link Timeline#windowAveragedRate}). */
     private static final int LENGTH_S = Integer.getInteger("kpipe.it.quota.length.s", PERIOD_S);
     /** Sending time: the measured data reaches WARMUP_S + PERIOD_S + LENGTH_S after the first append. */
     private static final Duration RUN = Duration.ofSeconds(WARMUP_S + PERIOD_S + LENGTH_S + 1);
+
     private static final int VALUE_SIZE = 8000;
     private static final int BATCH_SIZE = 64 * 1024; // 8 records of 8000 bytes
 
@@ -95,10 +98,11 @@ class ClientQuotaIT {
     void startClusters() throws Exception {
         // In parallel: start-up is mostly waiting. kpipe's broker also lists Kafka's JmxReporter (the default
         // that metric.reporters=KpipePlugin alone replaces), so that its quota metrics are in JMX like stock's.
-        Future<Cluster> s = pool.submit(() -> Cluster.start(spec("ClientQuotaIT-stock").installPlugin(false).build()));
+        Future<Cluster> s = pool.submit(() ->
+                Cluster.start(spec("ClientQuotaIT-stock").installPlugin(false).build()));
         Future<Cluster> k = pool.submit(() -> Cluster.start(spec("ClientQuotaIT-kpipe")
-            .brokerConfig("metric.reporters", JmxReporter.class.getName() + "," + ClusterSpec.KPIPE_PLUGIN_CLASS)
-            .build()));
+                .brokerConfig("metric.reporters", JmxReporter.class.getName() + "," + ClusterSpec.KPIPE_PLUGIN_CLASS)
+                .build()));
         try {
             stock = new Side("stock", s.get());
         } finally {
@@ -107,9 +111,11 @@ class ClientQuotaIT {
     }
 
     private static ClusterSpec.Builder spec(String name) {
-        return ClusterSpec.builder().name(name).saslScramListener(true)
-            .brokerConfig("quota.window.num", Integer.toString(QUOTA_SAMPLES))
-            .brokerConfig("quota.window.size.seconds", Integer.toString(QUOTA_SAMPLE_S));
+        return ClusterSpec.builder()
+                .name(name)
+                .saslScramListener(true)
+                .brokerConfig("quota.window.num", Integer.toString(QUOTA_SAMPLES))
+                .brokerConfig("quota.window.size.seconds", Integer.toString(QUOTA_SAMPLE_S));
     }
 
     @AfterAll
@@ -136,22 +142,29 @@ class ClientQuotaIT {
     @Test
     @Order(1)
     void producerByteRateByClientIdHoldsAPipelinedIdempotentProducerToTheQuota() throws Exception {
-        rateTest("producer_byte_rate, client-id=quota-client", "q-client-id",
-            Map.of(ClientQuotaEntity.CLIENT_ID, "quota-client"),
-            s -> QuotaLoad.producerProps(s.cluster().clientConfig(), "quota-client", BATCH_SIZE));
+        rateTest(
+                "producer_byte_rate, client-id=quota-client",
+                "q-client-id",
+                Map.of(ClientQuotaEntity.CLIENT_ID, "quota-client"),
+                s -> QuotaLoad.producerProps(s.cluster().clientConfig(), "quota-client", BATCH_SIZE));
     }
 
     @Test
     @Order(2)
     void producerByteRateByUserHoldsAScramProducerToTheQuota() throws Exception {
         for (Side s : List.of(stock, kpipe)) {
-            Scram.createUser(s.cluster(), "quota-user", "quota-secret",
-                List.of(s.cluster().saslClientConfig("quota-user", "quota-secret")));
+            Scram.createUser(
+                    s.cluster(),
+                    "quota-user",
+                    "quota-secret",
+                    List.of(s.cluster().saslClientConfig("quota-user", "quota-secret")));
         }
-        rateTest("producer_byte_rate, user=quota-user (SASL_PLAINTEXT, SCRAM-SHA-512)", "q-user",
-            Map.of(ClientQuotaEntity.USER, "quota-user"),
-            s -> QuotaLoad.producerProps(s.cluster().saslClientConfig("quota-user", "quota-secret"),
-                "scram-producer", BATCH_SIZE));
+        rateTest(
+                "producer_byte_rate, user=quota-user (SASL_PLAINTEXT, SCRAM-SHA-512)",
+                "q-user",
+                Map.of(ClientQuotaEntity.USER, "quota-user"),
+                s -> QuotaLoad.producerProps(
+                        s.cluster().saslClientConfig("quota-user", "quota-secret"), "scram-producer", BATCH_SIZE));
     }
 
     /**
@@ -170,20 +183,25 @@ class ClientQuotaIT {
                 createTopics(topic);
                 Map<String, Double> before = kpipeCounters();
                 Map<Side, Object[]> out = onBoth(s -> {
-                    ThrottleIgnoringProducer.Result r = ThrottleIgnoringProducer.run(s.node().port(),
-                        "raw-" + s.name(), topic, RUN, 8, 8, VALUE_SIZE, 20);
+                    ThrottleIgnoringProducer.Result r = ThrottleIgnoringProducer.run(
+                            s.node().port(), "raw-" + s.name(), topic, RUN, 8, 8, VALUE_SIZE, 20);
                     return new Object[] {r, QuotaLoad.consume(s.cluster(), topic, r.records(), VALUE_SIZE)};
                 });
                 Map<String, Double> after = kpipeCounters();
                 ThrottleIgnoringProducer.Result rs = (ThrottleIgnoringProducer.Result) out.get(stock)[0];
                 ThrottleIgnoringProducer.Result rk = (ThrottleIgnoringProducer.Result) out.get(kpipe)[0];
                 Map<Side, Timeline> timelines = timelines(out, 1);
-                report("producer_byte_rate, client-id=<default>, client ignoring throttle_time_ms, attempt " + attempt,
-                    timelines, List.of(
-                        row("records acknowledged", rs.records(), rk.records()),
-                        row("exclusive list-offsets answered", rs.listOffsets(), rk.listOffsets()),
-                        row("throttled responses (ignored)", rs.throttledResponses(), rk.throttledResponses()),
-                        row("max throttle_time_ms", rs.maxThrottleMs(), rk.maxThrottleMs())), before, after, true);
+                report(
+                        "producer_byte_rate, client-id=<default>, client ignoring throttle_time_ms, attempt " + attempt,
+                        timelines,
+                        List.of(
+                                row("records acknowledged", rs.records(), rk.records()),
+                                row("exclusive list-offsets answered", rs.listOffsets(), rk.listOffsets()),
+                                row("throttled responses (ignored)", rs.throttledResponses(), rk.throttledResponses()),
+                                row("max throttle_time_ms", rs.maxThrottleMs(), rk.maxThrottleMs())),
+                        before,
+                        after,
+                        true);
                 if (controlMissed(timelines, attempt)) {
                     continue;
                 }
@@ -192,8 +210,13 @@ class ClientQuotaIT {
                     assertTrue(r.listOffsets() > 0, "exclusive requests were interleaved");
                 }
                 assertRatesMatch(timelines);
-                assertGrew(before, after, "throttle-window-total", "throttle-time-ms-total", "upgrade-total",
-                    "downgrade-total");
+                assertGrew(
+                        before,
+                        after,
+                        "throttle-window-total",
+                        "throttle-time-ms-total",
+                        "upgrade-total",
+                        "downgrade-total");
                 return;
             }
         });
@@ -221,11 +244,16 @@ class ClientQuotaIT {
             Produced pk = (Produced) out.get(kpipe)[0];
             double bs = (Double) out.get(stock)[2];
             double bk = (Double) out.get(kpipe)[2];
-            report("request_percentage=1, client-id=" + clientId + " (6 s, 200-byte records, linger 0)",
-                timelines(out, 1), List.of(
-                    row("records (all read back in order)", ps.sent(), pk.sent()),
-                    row("produce-throttle-time-max ms", ps.throttleMaxMs(), pk.throttleMaxMs()),
-                    row("broker Request throttle-time ms", bs, bk)), before, after, false);
+            report(
+                    "request_percentage=1, client-id=" + clientId + " (6 s, 200-byte records, linger 0)",
+                    timelines(out, 1),
+                    List.of(
+                            row("records (all read back in order)", ps.sent(), pk.sent()),
+                            row("produce-throttle-time-max ms", ps.throttleMaxMs(), pk.throttleMaxMs()),
+                            row("broker Request throttle-time ms", bs, bk)),
+                    before,
+                    after,
+                    false);
             for (Produced p : List.of(ps, pk)) {
                 assertTrue(p.throttleMaxMs() > 0, "produce-throttle-time-max > 0");
             }
@@ -255,7 +283,7 @@ class ClientQuotaIT {
      * connection.
      */
     private void rateTest(String title, String topicPrefix, Map<String, String> entity, PropsFor propsFor)
-        throws Exception {
+            throws Exception {
         withQuota(entity, "producer_byte_rate", QUOTA, () -> {
             for (int attempt = 1; ; attempt++) {
                 String topic = topicPrefix + "-" + attempt;
@@ -269,10 +297,16 @@ class ClientQuotaIT {
                 Produced ps = (Produced) out.get(stock)[0];
                 Produced pk = (Produced) out.get(kpipe)[0];
                 Map<Side, Timeline> timelines = timelines(out, 1);
-                report(title + ", producer trying 10 MiB/s, attempt " + attempt, timelines, List.of(
-                    row("records (all read back in order)", ps.sent(), pk.sent()),
-                    row("produce-throttle-time-avg ms", ps.throttleAvgMs(), pk.throttleAvgMs()),
-                    row("produce-throttle-time-max ms", ps.throttleMaxMs(), pk.throttleMaxMs())), before, after, true);
+                report(
+                        title + ", producer trying 10 MiB/s, attempt " + attempt,
+                        timelines,
+                        List.of(
+                                row("records (all read back in order)", ps.sent(), pk.sent()),
+                                row("produce-throttle-time-avg ms", ps.throttleAvgMs(), pk.throttleAvgMs()),
+                                row("produce-throttle-time-max ms", ps.throttleMaxMs(), pk.throttleMaxMs())),
+                        before,
+                        after,
+                        true);
                 if (controlMissed(timelines, attempt)) {
                     continue;
                 }
@@ -328,8 +362,10 @@ class ClientQuotaIT {
     private boolean controlMissed(Map<Side, Timeline> timelines, int attempt) {
         double r = averagedRate(timelines.get(stock)) / QUOTA;
         if (Math.abs(r - 1) > TOLERANCE && attempt < 2) {
-            System.out.printf("[quota] the stock control achieved %.3f x quota: the machine could not drive the"
-                + " load; measuring again%n", r);
+            System.out.printf(
+                    "[quota] the stock control achieved %.3f x quota: the machine could not drive the"
+                            + " load; measuring again%n",
+                    r);
             return true;
         }
         return false;
@@ -338,8 +374,9 @@ class ClientQuotaIT {
     /** The quota-window-averaged rates of both brokers within ±10% of the quota, and of each other. */
     private void assertRatesMatch(Map<Side, Timeline> timelines) {
         for (Side s : List.of(stock, kpipe)) {
-            assertTrue(timelines.get(s).spanS() >= WARMUP_S + PERIOD_S + LENGTH_S,
-                s.name() + ": appends span only " + timelines.get(s).spanS() + " s");
+            assertTrue(
+                    timelines.get(s).spanS() >= WARMUP_S + PERIOD_S + LENGTH_S,
+                    s.name() + ": appends span only " + timelines.get(s).spanS() + " s");
         }
         double rs = averagedRate(timelines.get(stock));
         double rk = averagedRate(timelines.get(kpipe));
@@ -358,8 +395,12 @@ class ClientQuotaIT {
         }
     }
 
-    private static final List<String> COUNTERS = List.of("pipelined-request-total", "throttle-window-total",
-        "throttle-time-ms-total", "upgrade-total", "downgrade-total");
+    private static final List<String> COUNTERS = List.of(
+            "pipelined-request-total",
+            "throttle-window-total",
+            "throttle-time-ms-total",
+            "upgrade-total",
+            "downgrade-total");
 
     private Map<String, Double> kpipeCounters() throws Exception {
         Map<String, Double> m = new HashMap<>();
@@ -389,8 +430,13 @@ class ClientQuotaIT {
         return v instanceof Double d ? String.format("%.1f", d) : String.valueOf(v);
     }
 
-    private void report(String title, Map<Side, Timeline> timelines, List<String> rows, Map<String, Double> before,
-                        Map<String, Double> after, boolean byteQuota) {
+    private void report(
+            String title,
+            Map<Side, Timeline> timelines,
+            List<String> rows,
+            Map<String, Double> before,
+            Map<String, Double> after,
+            boolean byteQuota) {
         Timeline ts = timelines.get(stock);
         Timeline tk = timelines.get(kpipe);
         StringBuilder sb = new StringBuilder("\n[quota] ").append(title).append('\n');
@@ -398,14 +444,19 @@ class ClientQuotaIT {
         if (byteQuota) {
             double rs = averagedRate(ts);
             double rk = averagedRate(tk);
-            sb.append(row("rate, quota-window avg (KiB/s)", rs / 1024, rk / 1024)).append('\n');
+            sb.append(row("rate, quota-window avg (KiB/s)", rs / 1024, rk / 1024))
+                    .append('\n');
             sb.append(row("  / quota", String.format("%.3f", rs / QUOTA), String.format("%.3f", rk / QUOTA)))
-                .append('\n');
+                    .append('\n');
             int to = WARMUP_S + PERIOD_S + LENGTH_S;
-            sb.append(row("plain rate s" + WARMUP_S + "-" + to + " / quota", String.format("%.3f",
-                ts.rate(WARMUP_S, to) / QUOTA), String.format("%.3f", tk.rate(WARMUP_S, to) / QUOTA))).append('\n');
+            sb.append(row(
+                            "plain rate s" + WARMUP_S + "-" + to + " / quota",
+                            String.format("%.3f", ts.rate(WARMUP_S, to) / QUOTA),
+                            String.format("%.3f", tk.rate(WARMUP_S, to) / QUOTA)))
+                    .append('\n');
         } else {
-            sb.append(row("rate s1-6 (KiB/s)", ts.rate(1, 6) / 1024, tk.rate(1, 6) / 1024)).append('\n');
+            sb.append(row("rate s1-6 (KiB/s)", ts.rate(1, 6) / 1024, tk.rate(1, 6) / 1024))
+                    .append('\n');
         }
         for (String r : rows) {
             sb.append(r).append('\n');

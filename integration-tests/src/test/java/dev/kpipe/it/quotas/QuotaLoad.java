@@ -41,8 +41,7 @@ final class QuotaLoad {
 
     static final double MIB = 1024 * 1024;
 
-    private QuotaLoad() {
-    }
+    private QuotaLoad() {}
 
     /**
      * What the consumer found in partition 0 of a topic.
@@ -113,13 +112,13 @@ final class QuotaLoad {
      * @param throttleAvgMs the producer's {@code produce-throttle-time-avg}
      * @param throttleMaxMs the producer's {@code produce-throttle-time-max}
      */
-    record Produced(long sent, double throttleAvgMs, double throttleMaxMs) {
-    }
+    record Produced(long sent, double throttleAvgMs, double throttleMaxMs) {}
 
     /** Creates a one-partition topic stamped with the broker's append time (what the rate is measured from). */
     static void createTopic(Cluster cluster, String topic) {
-        cluster.createTopics(List.of(new NewTopic(topic, 1, (short) 1)
-            .configs(Map.of("message.timestamp.type", "LogAppendTime"))), Duration.ofSeconds(60));
+        cluster.createTopics(
+                List.of(new NewTopic(topic, 1, (short) 1).configs(Map.of("message.timestamp.type", "LogAppendTime"))),
+                Duration.ofSeconds(60));
     }
 
     /**
@@ -128,12 +127,17 @@ final class QuotaLoad {
      */
     static void quota(Cluster cluster, Map<String, String> entity, String key, Double value) throws Exception {
         ClientQuotaEntity e = new ClientQuotaEntity(entity);
-        cluster.admin().alterClientQuotas(List.of(new ClientQuotaAlteration(e,
-            List.of(new ClientQuotaAlteration.Op(key, value))))).all().get(30, TimeUnit.SECONDS);
+        cluster.admin()
+                .alterClientQuotas(
+                        List.of(new ClientQuotaAlteration(e, List.of(new ClientQuotaAlteration.Op(key, value)))))
+                .all()
+                .get(30, TimeUnit.SECONDS);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (true) {
             Map<ClientQuotaEntity, Map<String, Double>> all = cluster.admin()
-                .describeClientQuotas(ClientQuotaFilter.all()).entities().get(30, TimeUnit.SECONDS);
+                    .describeClientQuotas(ClientQuotaFilter.all())
+                    .entities()
+                    .get(30, TimeUnit.SECONDS);
             Double current = all.getOrDefault(e, Map.of()).get(key);
             if (value == null ? current == null : value.equals(current)) {
                 break;
@@ -165,12 +169,13 @@ final class QuotaLoad {
      * bytes (send blocks when the producer's buffer is full, i.e. when the broker holds it back), for
      * {@code duration}; then flushes.
      */
-    static Produced produce(Map<String, Object> props, String topic, Duration duration, double attemptBytesPerSec,
-                            int valueSize) throws Exception {
+    static Produced produce(
+            Map<String, Object> props, String topic, Duration duration, double attemptBytesPerSec, int valueSize)
+            throws Exception {
         AtomicReference<Exception> failure = new AtomicReference<>();
         AtomicLong acked = new AtomicLong();
-        try (KafkaProducer<Integer, byte[]> producer = new KafkaProducer<>(props, new IntegerSerializer(),
-            new ByteArraySerializer())) {
+        try (KafkaProducer<Integer, byte[]> producer =
+                new KafkaProducer<>(props, new IntegerSerializer(), new ByteArraySerializer())) {
             long start = System.nanoTime();
             long end = start + duration.toNanos();
             int i = 0;
@@ -196,8 +201,10 @@ final class QuotaLoad {
             producer.flush();
             assertNull(failure.get(), "no send failed");
             assertEquals(i, acked.get(), "every record acknowledged");
-            return new Produced(i, metric(producer.metrics(), "produce-throttle-time-avg"),
-                metric(producer.metrics(), "produce-throttle-time-max"));
+            return new Produced(
+                    i,
+                    metric(producer.metrics(), "produce-throttle-time-avg"),
+                    metric(producer.metrics(), "produce-throttle-time-max"));
         }
     }
 
@@ -227,29 +234,35 @@ final class QuotaLoad {
         List<Long> buckets = new ArrayList<>();
         long[] first = {-1};
         RecordReadBack.Order order = RecordReadBack.Order.contiguous(1, p -> 0, 1, p -> topic);
-        RecordReadBack.Counts read = RecordReadBack.readToEnd(props, topic, new IntegerDeserializer(),
-            new ByteArrayDeserializer(), Duration.ofSeconds(90), r -> {
-                order.next(r.partition(), r.key());
-                if (valueSize >= 0) {
-                    assertEquals(valueSize, r.value().length);
-                    assertEquals(r.key(), ByteBuffer.wrap(r.value()).getInt(0), "value of record " + r.key());
-                }
-                assertEquals(TimestampType.LOG_APPEND_TIME, r.timestampType());
-                if (first[0] < 0) {
-                    first[0] = r.timestamp();
-                }
-                int b = (int) ((r.timestamp() - first[0]) / Timeline.BUCKET_MS);
-                while (buckets.size() <= b) {
-                    buckets.add(0L);
-                }
-                buckets.set(b, buckets.get(b) + 4 + r.value().length);
-            });
+        RecordReadBack.Counts read = RecordReadBack.readToEnd(
+                props, topic, new IntegerDeserializer(), new ByteArrayDeserializer(), Duration.ofSeconds(90), r -> {
+                    order.next(r.partition(), r.key());
+                    if (valueSize >= 0) {
+                        assertEquals(valueSize, r.value().length);
+                        assertEquals(r.key(), ByteBuffer.wrap(r.value()).getInt(0), "value of record " + r.key());
+                    }
+                    assertEquals(TimestampType.LOG_APPEND_TIME, r.timestampType());
+                    if (first[0] < 0) {
+                        first[0] = r.timestamp();
+                    }
+                    int b = (int) ((r.timestamp() - first[0]) / Timeline.BUCKET_MS);
+                    while (buckets.size() <= b) {
+                        buckets.add(0L);
+                    }
+                    buckets.set(b, buckets.get(b) + 4 + r.value().length);
+                });
         assertEquals(expected, read.total(), topic + ": every record present, none beyond those produced");
-        return new Timeline(read.total(), first[0], buckets.stream().mapToLong(Long::longValue).toArray());
+        return new Timeline(
+                read.total(),
+                first[0],
+                buckets.stream().mapToLong(Long::longValue).toArray());
     }
 
     /** @return every broker log line since start that mentions IllegalStateException */
     static List<String> illegalStates(KafkaNode node) {
-        return node.logSinceStart().lines().filter(l -> l.contains("IllegalStateException")).toList();
+        return node.logSinceStart()
+                .lines()
+                .filter(l -> l.contains("IllegalStateException"))
+                .toList();
     }
 }

@@ -1,7 +1,6 @@
 package dev.kpipe.it.quotas;
 
 import dev.kpipe.it.wire.BrokerApiVersions;
-
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -56,16 +55,14 @@ final class ThrottleIgnoringProducer {
      * @param throttledResponses responses that carried a non-zero {@code throttle_time_ms} (ignored)
      * @param maxThrottleMs the largest {@code throttle_time_ms} seen
      */
-    record Result(long requests, long records, long listOffsets, long throttledResponses, long maxThrottleMs) {
-    }
+    record Result(long requests, long records, long listOffsets, long throttledResponses, long maxThrottleMs) {}
 
     private static final short PRODUCE_VERSION = // by topic name; v11 on 3.8/3.9
-        BrokerApiVersions.harnessDefault().upTo(ApiKeys.PRODUCE, (short) 12);
+            BrokerApiVersions.harnessDefault().upTo(ApiKeys.PRODUCE, (short) 12);
     private static final short LIST_OFFSETS_VERSION =
-        BrokerApiVersions.harnessDefault().upTo(ApiKeys.LIST_OFFSETS, (short) 9);
+            BrokerApiVersions.harnessDefault().upTo(ApiKeys.LIST_OFFSETS, (short) 9);
 
-    private ThrottleIgnoringProducer() {
-    }
+    private ThrottleIgnoringProducer() {}
 
     /**
      * Sends for {@code duration}, then waits for the outstanding responses.
@@ -82,8 +79,16 @@ final class ThrottleIgnoringProducer {
      * @throws Exception on I/O errors; AssertionError on an error code, a response out of order, or
      *     responses missing 60 s after sending stopped
      */
-    static Result run(int port, String clientId, String topic, Duration duration, int maxOutstanding,
-                      int recordsPerRequest, int valueSize, int exclusiveEvery) throws Exception {
+    static Result run(
+            int port,
+            String clientId,
+            String topic,
+            Duration duration,
+            int maxOutstanding,
+            int recordsPerRequest,
+            int valueSize,
+            int exclusiveEvery)
+            throws Exception {
         try (Socket socket = new Socket()) {
             socket.setTcpNoDelay(true);
             socket.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
@@ -98,48 +103,56 @@ final class ThrottleIgnoringProducer {
             AtomicLong maxThrottle = new AtomicLong();
             AtomicReference<Throwable> failure = new AtomicReference<>();
             long[] sent = {0};
-            Thread reader = new Thread(() -> {
-                try {
-                    while (!Thread.currentThread().isInterrupted()) {
-                        int size = in.readInt();
-                        byte[] bytes = new byte[size];
-                        in.readFully(bytes);
-                        int[] expected = outstanding.poll();
-                        if (expected == null) {
-                            throw new AssertionError("response without a request");
+            Thread reader = new Thread(
+                    () -> {
+                        try {
+                            while (!Thread.currentThread().isInterrupted()) {
+                                int size = in.readInt();
+                                byte[] bytes = new byte[size];
+                                in.readFully(bytes);
+                                int[] expected = outstanding.poll();
+                                if (expected == null) {
+                                    throw new AssertionError("response without a request");
+                                }
+                                ApiKeys api = ApiKeys.forId(expected[1]);
+                                short version = api == ApiKeys.PRODUCE ? PRODUCE_VERSION : LIST_OFFSETS_VERSION;
+                                ByteBuffer buf = ByteBuffer.wrap(bytes);
+                                ResponseHeader header = ResponseHeader.parse(buf, api.responseHeaderVersion(version));
+                                if (header.correlationId() != expected[0]) {
+                                    throw new AssertionError("response " + header.correlationId() + " where "
+                                            + expected[0] + " (" + api + ") was due");
+                                }
+                                AbstractResponse r =
+                                        AbstractResponse.parseResponse(api, new ByteBufferAccessor(buf), version);
+                                if (r instanceof ProduceResponse pr) {
+                                    pr.data()
+                                            .responses()
+                                            .forEach(t -> t.partitionResponses()
+                                                    .forEach(p -> check(p.errorCode(), "produce", failure)));
+                                } else {
+                                    ((ListOffsetsResponse) r)
+                                            .data()
+                                            .topics()
+                                            .forEach(t -> t.partitions()
+                                                    .forEach(p -> check(p.errorCode(), "list-offsets", failure)));
+                                    listOffsets.incrementAndGet();
+                                }
+                                if (r.throttleTimeMs() > 0) {
+                                    throttled.incrementAndGet();
+                                    maxThrottle.accumulateAndGet(r.throttleTimeMs(), Math::max);
+                                }
+                                answered.incrementAndGet();
+                                permits.release(); // throttle_time_ms deliberately ignored
+                            }
+                        } catch (IOException e) {
+                            if (!socket.isClosed()) {
+                                failure.compareAndSet(null, e);
+                            }
+                        } catch (RuntimeException | AssertionError e) {
+                            failure.compareAndSet(null, e);
                         }
-                        ApiKeys api = ApiKeys.forId(expected[1]);
-                        short version = api == ApiKeys.PRODUCE ? PRODUCE_VERSION : LIST_OFFSETS_VERSION;
-                        ByteBuffer buf = ByteBuffer.wrap(bytes);
-                        ResponseHeader header = ResponseHeader.parse(buf, api.responseHeaderVersion(version));
-                        if (header.correlationId() != expected[0]) {
-                            throw new AssertionError("response " + header.correlationId() + " where " + expected[0]
-                                + " (" + api + ") was due");
-                        }
-                        AbstractResponse r = AbstractResponse.parseResponse(api, new ByteBufferAccessor(buf), version);
-                        if (r instanceof ProduceResponse pr) {
-                            pr.data().responses().forEach(t -> t.partitionResponses().forEach(p -> check(p.errorCode(),
-                                "produce", failure)));
-                        } else {
-                            ((ListOffsetsResponse) r).data().topics().forEach(t -> t.partitions().forEach(p ->
-                                check(p.errorCode(), "list-offsets", failure)));
-                            listOffsets.incrementAndGet();
-                        }
-                        if (r.throttleTimeMs() > 0) {
-                            throttled.incrementAndGet();
-                            maxThrottle.accumulateAndGet(r.throttleTimeMs(), Math::max);
-                        }
-                        answered.incrementAndGet();
-                        permits.release(); // throttle_time_ms deliberately ignored
-                    }
-                } catch (IOException e) {
-                    if (!socket.isClosed()) {
-                        failure.compareAndSet(null, e);
-                    }
-                } catch (RuntimeException | AssertionError e) {
-                    failure.compareAndSet(null, e);
-                }
-            }, "throttle-ignoring-reader-" + clientId);
+                    },
+                    "throttle-ignoring-reader-" + clientId);
             reader.setDaemon(true);
             reader.start();
 
@@ -152,28 +165,38 @@ final class ThrottleIgnoringProducer {
                 AbstractRequest request;
                 if (exclusiveEvery > 0 && sent[0] % exclusiveEvery == exclusiveEvery - 1) {
                     request = ListOffsetsRequest.Builder.forConsumer(false, IsolationLevel.READ_UNCOMMITTED)
-                        .setTargetTimes(List.of(new ListOffsetsRequestData.ListOffsetsTopic().setName(topic)
-                            .setPartitions(List.of(new ListOffsetsRequestData.ListOffsetsPartition()
-                                .setPartitionIndex(0).setTimestamp(ListOffsetsRequest.LATEST_TIMESTAMP)))))
-                        .build(LIST_OFFSETS_VERSION);
+                            .setTargetTimes(List.of(new ListOffsetsRequestData.ListOffsetsTopic()
+                                    .setName(topic)
+                                    .setPartitions(List.of(new ListOffsetsRequestData.ListOffsetsPartition()
+                                            .setPartitionIndex(0)
+                                            .setTimestamp(ListOffsetsRequest.LATEST_TIMESTAMP)))))
+                            .build(LIST_OFFSETS_VERSION);
                 } else {
                     SimpleRecord[] records = new SimpleRecord[recordsPerRequest];
                     for (int i = 0; i < recordsPerRequest; i++) {
-                        records[i] = new SimpleRecord(ByteBuffer.allocate(4).putInt(0, seq).array(),
-                            QuotaLoad.value(seq, valueSize));
+                        records[i] = new SimpleRecord(
+                                ByteBuffer.allocate(4).putInt(0, seq).array(), QuotaLoad.value(seq, valueSize));
                         seq++;
                     }
                     ProduceRequestData.TopicProduceDataCollection topics =
-                        new ProduceRequestData.TopicProduceDataCollection();
-                    topics.add(new ProduceRequestData.TopicProduceData().setName(topic).setPartitionData(List.of(
-                        new ProduceRequestData.PartitionProduceData().setIndex(0)
-                            .setRecords(MemoryRecords.withRecords(Compression.NONE, records)))));
-                    request = new ProduceRequest.Builder(PRODUCE_VERSION, PRODUCE_VERSION, new ProduceRequestData()
-                        .setAcks((short) 1).setTimeoutMs(30_000).setTopicData(topics)).build(PRODUCE_VERSION);
+                            new ProduceRequestData.TopicProduceDataCollection();
+                    topics.add(new ProduceRequestData.TopicProduceData()
+                            .setName(topic)
+                            .setPartitionData(List.of(new ProduceRequestData.PartitionProduceData()
+                                    .setIndex(0)
+                                    .setRecords(MemoryRecords.withRecords(Compression.NONE, records)))));
+                    request = new ProduceRequest.Builder(
+                                    PRODUCE_VERSION,
+                                    PRODUCE_VERSION,
+                                    new ProduceRequestData()
+                                            .setAcks((short) 1)
+                                            .setTimeoutMs(30_000)
+                                            .setTopicData(topics))
+                            .build(PRODUCE_VERSION);
                 }
                 int correlationId = (int) sent[0];
                 ByteBuffer frame = request.serializeWithHeader(
-                    new RequestHeader(request.apiKey(), request.version(), clientId, correlationId));
+                        new RequestHeader(request.apiKey(), request.version(), clientId, correlationId));
                 outstanding.add(new int[] {correlationId, request.apiKey().id});
                 out.writeInt(frame.remaining());
                 out.write(frame.array(), frame.arrayOffset() + frame.position(), frame.remaining());

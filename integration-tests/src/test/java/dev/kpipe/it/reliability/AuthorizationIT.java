@@ -54,11 +54,16 @@ import org.junit.jupiter.api.TestMethodOrder;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class) // the raw pipeline first: kpipe's in-flight peak is then its own
-@KafkaCluster(nodes = 2, saslScram = true,
-    brokerConfig = {"authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer",
-        // the PLAINTEXT listeners (inter-broker, controller, the harness's admin client) are ANONYMOUS
-        "super.users=User:ANONYMOUS"},
-    nodeConfig = {"2:replica.fetch.min.bytes=1000000000", "2:replica.fetch.wait.max.ms=" + AuthorizationIT.WINDOW_MS})
+@KafkaCluster(
+        nodes = 2,
+        saslScram = true,
+        brokerConfig = {
+            "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+            // the PLAINTEXT listeners (inter-broker, controller, the harness's admin client) are ANONYMOUS
+            "super.users=User:ANONYMOUS"
+        },
+        nodeConfig = {"2:replica.fetch.min.bytes=1000000000", "2:replica.fetch.wait.max.ms=" + AuthorizationIT.WINDOW_MS
+        })
 class AuthorizationIT {
 
     static final int WINDOW_MS = 40;
@@ -68,6 +73,7 @@ class AuthorizationIT {
     private static final String DENIED = "authz-denied";
     /** The Java producer's allowed topic; the ACL on {@value #ALLOWED} is a prefix ACL covering it. */
     private static final String ALLOWED_JAVA = "authz-allowed-java";
+
     private static final int ROUNDS = 10;
 
     private Cluster cluster;
@@ -76,23 +82,33 @@ class AuthorizationIT {
     void usersTopicsAcls(Cluster cluster) throws Exception {
         this.cluster = cluster;
         Map<Integer, List<Integer>> leader1 = Map.of(0, List.of(1, 2));
-        cluster.createTopics(List.of(
-            new NewTopic(ALLOWED, leader1).configs(Map.of("min.insync.replicas", "2")),
-            new NewTopic(ALLOWED_JAVA, leader1).configs(Map.of("min.insync.replicas", "2")),
-            new NewTopic(DENIED, leader1).configs(Map.of("min.insync.replicas", "2"))), Duration.ofSeconds(60));
+        cluster.createTopics(
+                List.of(
+                        new NewTopic(ALLOWED, leader1).configs(Map.of("min.insync.replicas", "2")),
+                        new NewTopic(ALLOWED_JAVA, leader1).configs(Map.of("min.insync.replicas", "2")),
+                        new NewTopic(DENIED, leader1).configs(Map.of("min.insync.replicas", "2"))),
+                Duration.ofSeconds(60));
         Scram.upsertUser(cluster, USER, PASSWORD);
         String principal = "User:" + USER;
-        cluster.admin().createAcls(List.of(
-            new AclBinding(new ResourcePattern(ResourceType.TOPIC, ALLOWED, PatternType.PREFIXED),
-                new AccessControlEntry(principal, "*", AclOperation.WRITE, AclPermissionType.ALLOW)),
-            new AclBinding(new ResourcePattern(ResourceType.TOPIC, DENIED, PatternType.LITERAL),
-                new AccessControlEntry(principal, "*", AclOperation.DESCRIBE, AclPermissionType.ALLOW))))
-            .all().get(30, TimeUnit.SECONDS);
+        cluster.admin()
+                .createAcls(List.of(
+                        new AclBinding(
+                                new ResourcePattern(ResourceType.TOPIC, ALLOWED, PatternType.PREFIXED),
+                                new AccessControlEntry(principal, "*", AclOperation.WRITE, AclPermissionType.ALLOW)),
+                        new AclBinding(
+                                new ResourcePattern(ResourceType.TOPIC, DENIED, PatternType.LITERAL),
+                                new AccessControlEntry(
+                                        principal, "*", AclOperation.DESCRIBE, AclPermissionType.ALLOW))))
+                .all()
+                .get(30, TimeUnit.SECONDS);
         // Until the credentials and ACLs reached the brokers: the user authenticates and may describe both topics.
-        Scram.awaitAccepted(cluster.saslClientConfig(USER, PASSWORD), Duration.ofSeconds(60),
-            USER + " authenticates and describes the topics",
-            admin -> admin.describeTopics(List.of(ALLOWED, ALLOWED_JAVA, DENIED)).allTopicNames()
-                .get(5, TimeUnit.SECONDS));
+        Scram.awaitAccepted(
+                cluster.saslClientConfig(USER, PASSWORD),
+                Duration.ofSeconds(60),
+                USER + " authenticates and describes the topics",
+                admin -> admin.describeTopics(List.of(ALLOWED, ALLOWED_JAVA, DENIED))
+                        .allTopicNames()
+                        .get(5, TimeUnit.SECONDS));
     }
 
     /**
@@ -106,16 +122,17 @@ class AuthorizationIT {
     @Order(1)
     void aRefusedProduceInTheMiddleOfAPipelineFailsAloneAndInOrder() throws Exception {
         KafkaNode node = cluster.node(1);
-        assertTrue(KpipeJmx.kpipe(node, "inflight-requests-per-connection-max") < 2,
-            "no connection had several requests in flight before this test");
+        assertTrue(
+                KpipeJmx.kpipe(node, "inflight-requests-per-connection-max") < 2,
+                "no connection had several requests in flight before this test");
         double upgrades = KpipeJmx.kpipe(node, "upgrade-total");
         double pipelined = KpipeJmx.kpipe(node, "pipelined-request-total");
         Random random = new Random(3);
         List<String> expectedStored = new ArrayList<>();
         Map<String, Integer> errors = new HashMap<>();
         int seq = 0;
-        try (RawKafkaConnection conn = new RawKafkaConnection("127.0.0.1", node.saslPort(), "authz-raw",
-            Duration.ofSeconds(30))) {
+        try (RawKafkaConnection conn =
+                new RawKafkaConnection("127.0.0.1", node.saslPort(), "authz-raw", Duration.ofSeconds(30))) {
             Scram.authenticate(conn, USER, PASSWORD, 1);
             for (int round = 0; round < 2 * ROUNDS; round++) {
                 short acks = round < ROUNDS ? (short) -1 : (short) 1;
@@ -137,24 +154,38 @@ class AuthorizationIT {
                 for (int i = 0; i < topics.length; i++) {
                     RawKafkaConnection.Received r = conn.receive(ApiKeys.PRODUCE, (short) 12);
                     assertEquals(ids.get(i), r.correlationId(), "round " + round + ": response " + i + " out of order");
-                    Errors error = Errors.forCode(((ProduceResponse) r.response()).data().responses().iterator().next()
-                        .partitionResponses().get(0).errorCode());
-                    assertEquals(topics[i].equals(DENIED) ? Errors.TOPIC_AUTHORIZATION_FAILED : Errors.NONE, error,
-                        "round " + round + " (acks=" + acks + "): response " + i + " to " + topics[i]);
+                    Errors error = Errors.forCode(((ProduceResponse) r.response())
+                            .data()
+                            .responses()
+                            .iterator()
+                            .next()
+                            .partitionResponses()
+                            .get(0)
+                            .errorCode());
+                    assertEquals(
+                            topics[i].equals(DENIED) ? Errors.TOPIC_AUTHORIZATION_FAILED : Errors.NONE,
+                            error,
+                            "round " + round + " (acks=" + acks + "): response " + i + " to " + topics[i]);
                     errors.merge(error.name(), 1, Integer::sum);
                 }
             }
         }
         double maxInflight = KpipeJmx.kpipe(node, "inflight-requests-per-connection-max");
-        System.out.printf("AuthorizationIT: %d rounds of A,A,B,A,A on one SASL connection: responses %s, in order;"
-                + " kpipe upgrades +%.0f, pipelined requests +%.0f, most in flight on one connection %.0f%n",
-            2 * ROUNDS, errors, KpipeJmx.kpipe(node, "upgrade-total") - upgrades,
-            KpipeJmx.kpipe(node, "pipelined-request-total") - pipelined, maxInflight);
+        System.out.printf(
+                "AuthorizationIT: %d rounds of A,A,B,A,A on one SASL connection: responses %s, in order;"
+                        + " kpipe upgrades +%.0f, pipelined requests +%.0f, most in flight on one connection %.0f%n",
+                2 * ROUNDS,
+                errors,
+                KpipeJmx.kpipe(node, "upgrade-total") - upgrades,
+                KpipeJmx.kpipe(node, "pipelined-request-total") - pipelined,
+                maxInflight);
         assertTrue(KpipeJmx.kpipe(node, "upgrade-total") > upgrades, "the SASL connection was upgraded");
-        assertTrue(KpipeJmx.kpipe(node, "pipelined-request-total") - pipelined >= 10 * ROUNDS,
-            "the produce requests were pipelined");
+        assertTrue(
+                KpipeJmx.kpipe(node, "pipelined-request-total") - pipelined >= 10 * ROUNDS,
+                "the produce requests were pipelined");
         assertTrue(maxInflight >= 2, "more than one request of the connection was in flight in the broker");
-        assertEquals(expectedStored, consume(ALLOWED, expectedStored.size()), ALLOWED + " holds each record once, in order");
+        assertEquals(
+                expectedStored, consume(ALLOWED, expectedStored.size()), ALLOWED + " holds each record once, in order");
         assertEquals(List.of(), consume(DENIED, 0), DENIED + " holds nothing");
     }
 
@@ -181,7 +212,8 @@ class AuthorizationIT {
         AtomicInteger refused = new AtomicInteger();
         AtomicInteger acked = new AtomicInteger();
         List<String> sent = new ArrayList<>();
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+        try (KafkaProducer<String, String> producer =
+                new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
             for (int i = 0; i < records; i++) {
                 String value = "j" + i;
                 sent.add(value);
@@ -197,15 +229,17 @@ class AuthorizationIT {
                         if (e instanceof TopicAuthorizationException) {
                             refused.incrementAndGet();
                         } else {
-                            unexpected.add("denied record after " + value + ": " + (e == null ? "acknowledged" : e.toString()));
+                            unexpected.add("denied record after " + value + ": "
+                                    + (e == null ? "acknowledged" : e.toString()));
                         }
                     });
                 }
             }
             producer.flush();
         }
-        System.out.printf("AuthorizationIT: Java producer: %d records acknowledged on %s, %d refused on %s%n",
-            acked.get(), allowed, refused.get(), DENIED);
+        System.out.printf(
+                "AuthorizationIT: Java producer: %d records acknowledged on %s, %d refused on %s%n",
+                acked.get(), allowed, refused.get(), DENIED);
         assertEquals(List.of(), List.copyOf(unexpected), "unexpected send outcomes");
         assertEquals(records, acked.get());
         assertEquals((records + 2) / 3, refused.get());
@@ -224,8 +258,13 @@ class AuthorizationIT {
             RecordReadBack.awaitHighWatermark(cluster, new TopicPartition(topic, 0), expected, Duration.ofSeconds(60));
         }
         List<String> out = new ArrayList<>();
-        RecordReadBack.Counts read = RecordReadBack.readToEnd(cluster, topic, new StringDeserializer(),
-            new StringDeserializer(), Duration.ofSeconds(60), r -> out.add(r.value()));
+        RecordReadBack.Counts read = RecordReadBack.readToEnd(
+                cluster,
+                topic,
+                new StringDeserializer(),
+                new StringDeserializer(),
+                Duration.ofSeconds(60),
+                r -> out.add(r.value()));
         assertEquals(1, read.perPartition().length, topic + ": partitions");
         if (expected >= 0) {
             assertEquals(expected, out.size(), topic + ": records stored");

@@ -59,10 +59,12 @@ class BadInputIT {
 
     /** {@code socket.request.max.bytes} of both brokers (Kafka's default is 100 MiB). */
     private static final int MAX_REQUEST_BYTES = 1 << 20;
+
     private static final String TOPIC = "bad-input";
     private static final String STEADY = "steady";
     /** How long a connection that got no more bytes counts as left open by the broker. */
     private static final Duration QUIET = Duration.ofMillis(600);
+
     static final int WINDOW_MS = 30;
     private static final int FUZZ_INPUTS = Integer.getInteger("kpipe.it.badinput.fuzz", 60);
     private static final long FUZZ_SEED = Long.getLong("kpipe.it.badinput.seed", 6);
@@ -84,35 +86,44 @@ class BadInputIT {
      * whether the broker's selector closes the connection on reading it after kpipe has read ahead (see the class
      * comment: compared as a prefix).
      */
-    private record Input(String name, List<byte[]> writes, Map<Integer, ApiKeys> apis, Map<Integer, Short> versions,
-                         End end, boolean selectorClose) {
-    }
+    private record Input(
+            String name,
+            List<byte[]> writes,
+            Map<Integer, ApiKeys> apis,
+            Map<Integer, Short> versions,
+            End end,
+            boolean selectorClose) {}
 
     /** What the client saw: the response frames (normalized, see {@link #describe}) and how the connection ended. */
-    private record Outcome(List<String> frames, String end) {
-    }
+    private record Outcome(List<String> frames, String end) {}
 
     @BeforeAll
     void startBrokers() throws Exception {
-        Future<Cluster> s = pool.submit(() -> Cluster.start(spec("BadInputIT-stock").installPlugin(false).build()));
-        Future<Cluster> k = pool.submit(() -> Cluster.start(spec("BadInputIT-kpipe").build()));
+        Future<Cluster> s = pool.submit(() ->
+                Cluster.start(spec("BadInputIT-stock").installPlugin(false).build()));
+        Future<Cluster> k =
+                pool.submit(() -> Cluster.start(spec("BadInputIT-kpipe").build()));
         try {
             stock = s.get();
         } finally {
             kpipe = k.get();
         }
         for (Cluster c : List.of(stock, kpipe)) {
-            c.createTopics(List.of(
-                new NewTopic(TOPIC, Map.of(0, List.of(1, 2))).configs(Map.of("min.insync.replicas", "2")),
-                new NewTopic(STEADY, Map.of(0, List.of(1)))), Duration.ofSeconds(60));
+            c.createTopics(
+                    List.of(
+                            new NewTopic(TOPIC, Map.of(0, List.of(1, 2))).configs(Map.of("min.insync.replicas", "2")),
+                            new NewTopic(STEADY, Map.of(0, List.of(1)))),
+                    Duration.ofSeconds(60));
         }
     }
 
     private static ClusterSpec.Builder spec(String name) {
-        return ClusterSpec.builder().name(name).nodes(2)
-            .brokerConfig("socket.request.max.bytes", Integer.toString(MAX_REQUEST_BYTES))
-            .nodeConfig(2, "replica.fetch.min.bytes", "1000000000")
-            .nodeConfig(2, "replica.fetch.wait.max.ms", Integer.toString(WINDOW_MS));
+        return ClusterSpec.builder()
+                .name(name)
+                .nodes(2)
+                .brokerConfig("socket.request.max.bytes", Integer.toString(MAX_REQUEST_BYTES))
+                .nodeConfig(2, "replica.fetch.min.bytes", "1000000000")
+                .nodeConfig(2, "replica.fetch.wait.max.ms", Integer.toString(WINDOW_MS));
     }
 
     @AfterAll
@@ -140,7 +151,7 @@ class BadInputIT {
         Map<String, Integer> endings = new LinkedHashMap<>();
         long t0 = System.nanoTime();
         try (SteadyProducer stockProducer = new SteadyProducer("stock", stock.clientConfig(), STEADY);
-             SteadyProducer kpipeProducer = new SteadyProducer("kpipe", kpipe.clientConfig(), STEADY)) {
+                SteadyProducer kpipeProducer = new SteadyProducer("kpipe", kpipe.clientConfig(), STEADY)) {
             long ackedBefore = kpipeProducer.acked();
             for (Input in : inputs) {
                 Future<Outcome> onStock = pool.submit(() -> run(stock.node(1), in));
@@ -151,8 +162,10 @@ class BadInputIT {
                 boolean same;
                 if (in.selectorClose()) {
                     prefix++;
-                    same = s.end().equals("closed") && k.end().equals("closed") && k.frames().size() <= s.frames().size()
-                        && s.frames().subList(0, k.frames().size()).equals(k.frames());
+                    same = s.end().equals("closed")
+                            && k.end().equals("closed")
+                            && k.frames().size() <= s.frames().size()
+                            && s.frames().subList(0, k.frames().size()).equals(k.frames());
                     dropped += same ? s.frames().size() - k.frames().size() : 0;
                 } else {
                     exact++;
@@ -160,26 +173,39 @@ class BadInputIT {
                 }
                 if (!same) {
                     differences.add(in.name() + (in.selectorClose() ? " (prefix)" : "") + ":\n    stock " + s
-                        + "\n    kpipe " + k);
+                            + "\n    kpipe " + k);
                 }
             }
             assertTrue(kpipeProducer.acked() > ackedBefore, "the pipelined producer kept getting acks during the run");
             long stockRecords = stockProducer.stopAndVerify();
             long kpipeRecords = kpipeProducer.stopAndVerify();
-            System.out.printf("BadInputIT: %d bad inputs tried (%d fixed, %d random, seed %d) on a stock and a kpipe"
-                    + " broker in %d ms: %d compared exactly, %d as a prefix (selector closes a pipelined connection;"
-                    + " kpipe dropped %d response(s) stock wrote); outcomes on stock: %s; differences: %d; closes kpipe"
-                    + " deferred until earlier responses were written: %.0f; concurrent pipelined producers stored %d"
-                    + " (stock) and %d (kpipe) records, each once, in order%n",
-                inputs.size(), inputs.size() - FUZZ_INPUTS, FUZZ_INPUTS, FUZZ_SEED,
-                (System.nanoTime() - t0) / 1_000_000, exact, prefix, dropped, endings, differences.size(),
-                KpipeJmx.kpipe(kpipeNode, "deferred-close-total") - deferredBefore, stockRecords, kpipeRecords);
+            System.out.printf(
+                    "BadInputIT: %d bad inputs tried (%d fixed, %d random, seed %d) on a stock and a kpipe"
+                            + " broker in %d ms: %d compared exactly, %d as a prefix (selector closes a pipelined connection;"
+                            + " kpipe dropped %d response(s) stock wrote); outcomes on stock: %s; differences: %d; closes kpipe"
+                            + " deferred until earlier responses were written: %.0f; concurrent pipelined producers stored %d"
+                            + " (stock) and %d (kpipe) records, each once, in order%n",
+                    inputs.size(),
+                    inputs.size() - FUZZ_INPUTS,
+                    FUZZ_INPUTS,
+                    FUZZ_SEED,
+                    (System.nanoTime() - t0) / 1_000_000,
+                    exact,
+                    prefix,
+                    dropped,
+                    endings,
+                    differences.size(),
+                    KpipeJmx.kpipe(kpipeNode, "deferred-close-total") - deferredBefore,
+                    stockRecords,
+                    kpipeRecords);
         }
         assertEquals("", String.join("\n", differences), "inputs answered differently by kpipe and stock Kafka");
-        assertTrue(KpipeJmx.kpipe(kpipeNode, "upgrade-total") > upgradesBefore,
-            "the pipelines in the inputs were pipelined by kpipe");
-        assertTrue(KpipeJmx.kpipe(kpipeNode, "deferred-close-total") > deferredBefore,
-            "kpipe met refused requests it had read ahead of unanswered ones");
+        assertTrue(
+                KpipeJmx.kpipe(kpipeNode, "upgrade-total") > upgradesBefore,
+                "the pipelines in the inputs were pipelined by kpipe");
+        assertTrue(
+                KpipeJmx.kpipe(kpipeNode, "deferred-close-total") > deferredBefore,
+                "kpipe met refused requests it had read ahead of unanswered ones");
         long ms = KpipeGauges.awaitAllZero(kpipeNode, Duration.ofSeconds(30));
         System.out.printf("BadInputIT: kpipe live-state gauges back to 0 within %d ms%n", ms);
         assertEquals(0.0, KpipeJmx.kpipe(kpipeNode, "plugin-fault-total"), "faults caught in kpipe");
@@ -241,7 +267,8 @@ class BadInputIT {
                 // not in the request's version (e.g. API_VERSIONS answers an unsupported version in v0): bytes
             }
         }
-        return correlationId + ":" + (api == null ? "?" : api.name()) + ":" + HexFormat.of().formatHex(frame);
+        return correlationId + ":" + (api == null ? "?" : api.name()) + ":"
+                + HexFormat.of().formatHex(frame);
     }
 
     // ------------------------------------------------------------------ the inputs
@@ -295,7 +322,8 @@ class BadInputIT {
         Builder frame(short apiKey, short version, byte[] body) {
             int id = nextCorrelationId++;
             ApiKeys api = ApiKeys.hasId(apiKey) ? ApiKeys.forId(apiKey) : null;
-            boolean flexible = api != null && api.isVersionSupported(version) && WireInputs.flexibleHeader(api, version);
+            boolean flexible =
+                    api != null && api.isVersionSupported(version) && WireInputs.flexibleHeader(api, version);
             if (api != null) {
                 apis.put(id, api);
                 versions.put(id, version);
@@ -361,60 +389,141 @@ class BadInputIT {
         l.add(input("truncated frame, left open").raw(truncatedProduce(40)).open());
         l.add(input("truncated size prefix, then FIN").raw(new byte[] {0, 0}).halfClose());
         l.add(input("size prefix socket.request.max.bytes + 1").raw(oversize).open());
-        l.add(input("size prefix Integer.MAX_VALUE").raw(concat(sizeOnly(Integer.MAX_VALUE), garbage(16, 2))).open());
-        l.add(input("negative size prefix").raw(concat(sizeOnly(-1), garbage(16, 3))).open());
+        l.add(input("size prefix Integer.MAX_VALUE")
+                .raw(concat(sizeOnly(Integer.MAX_VALUE), garbage(16, 2)))
+                .open());
+        l.add(input("negative size prefix")
+                .raw(concat(sizeOnly(-1), garbage(16, 3)))
+                .open());
         l.add(input("zero size prefix").raw(sizeOnly(0)).open());
-        l.add(input("size prefix shorter than a header").raw(WireInputs.sizePrefixed(new byte[] {0, 0, 0})).open());
-        l.add(input("unknown API key 9999").frame((short) 9999, (short) 0, garbage(8, 4)).open());
-        l.add(input("unknown API key -1").frame((short) -1, (short) 0, new byte[0]).open());
-        l.add(input("unsupported version PRODUCE v99").frame(produce, (short) 99, garbage(32, 5)).open());
-        l.add(input("removed version PRODUCE v0").frame(produce, (short) 0, garbage(32, 6)).open());
-        l.add(input("unsupported version METADATA v99").frame(metadata, (short) 99, new byte[0]).open());
-        l.add(input("unsupported version API_VERSIONS v99").frame(apiVersions, (short) 99, new byte[0]).open());
-        l.add(input("garbage body PRODUCE v12").frame(produce, (short) 12, garbage(48, 7)).open());
-        l.add(input("empty body PRODUCE v12").frame(produce, (short) 12, new byte[0]).open());
-        l.add(input("garbage body METADATA v12").frame(metadata, (short) 12, garbage(48, 8)).open());
-        l.add(input("garbage body API_VERSIONS v3").frame(apiVersions, (short) 3, garbage(48, 9)).open());
-        l.add(input("garbage body LIST_OFFSETS v9").frame(listOffsets, (short) 9, garbage(48, 10)).open());
-        l.add(input("client id longer than the frame").raw(WireInputs.sizePrefixed(
-            ByteBuffer.allocate(10).putShort(produce).putShort((short) 12).putInt(7).putShort((short) 500).array()))
-            .open());
-        l.add(input("produce with trailing bytes after its body").raw(trailingBytesProduce()).open());
+        l.add(input("size prefix shorter than a header")
+                .raw(WireInputs.sizePrefixed(new byte[] {0, 0, 0}))
+                .open());
+        l.add(input("unknown API key 9999")
+                .frame((short) 9999, (short) 0, garbage(8, 4))
+                .open());
+        l.add(input("unknown API key -1")
+                .frame((short) -1, (short) 0, new byte[0])
+                .open());
+        l.add(input("unsupported version PRODUCE v99")
+                .frame(produce, (short) 99, garbage(32, 5))
+                .open());
+        l.add(input("removed version PRODUCE v0")
+                .frame(produce, (short) 0, garbage(32, 6))
+                .open());
+        l.add(input("unsupported version METADATA v99")
+                .frame(metadata, (short) 99, new byte[0])
+                .open());
+        l.add(input("unsupported version API_VERSIONS v99")
+                .frame(apiVersions, (short) 99, new byte[0])
+                .open());
+        l.add(input("garbage body PRODUCE v12")
+                .frame(produce, (short) 12, garbage(48, 7))
+                .open());
+        l.add(input("empty body PRODUCE v12")
+                .frame(produce, (short) 12, new byte[0])
+                .open());
+        l.add(input("garbage body METADATA v12")
+                .frame(metadata, (short) 12, garbage(48, 8))
+                .open());
+        l.add(input("garbage body API_VERSIONS v3")
+                .frame(apiVersions, (short) 3, garbage(48, 9))
+                .open());
+        l.add(input("garbage body LIST_OFFSETS v9")
+                .frame(listOffsets, (short) 9, garbage(48, 10))
+                .open());
+        l.add(input("client id longer than the frame")
+                .raw(WireInputs.sizePrefixed(ByteBuffer.allocate(10)
+                        .putShort(produce)
+                        .putShort((short) 12)
+                        .putInt(7)
+                        .putShort((short) 500)
+                        .array()))
+                .open());
+        l.add(input("produce with trailing bytes after its body")
+                .raw(trailingBytesProduce())
+                .open());
         // In the middle of a pipeline: kpipe has upgraded the connection and reads ahead.
-        l.add(input("pipeline acks=1 x2, garbage body, acks=1").produces(2, 1).frame(produce, (short) 12,
-            garbage(48, 11)).produce(1).open());
-        l.add(input("pipeline acks=all, acks=1, garbage body, acks=1").produce(-1).produce(1).frame(produce,
-            (short) 12, garbage(48, 22)).produce(1).open());
-        l.add(input("pipeline acks=all x2, garbage body, acks=all").produces(2, -1).frame(produce, (short) 12,
-            garbage(48, 12)).produce(-1).open());
-        l.add(input("pipeline acks=all x5, garbage body").produces(5, -1).frame(produce, (short) 12,
-            garbage(64, 13)).open());
-        l.add(input("pipeline acks=0 x2, acks=all, garbage body").produces(2, 0).produce(-1).frame(produce, (short) 12,
-            garbage(48, 14)).open());
-        l.add(input("pipeline acks=all x2, unknown API key, acks=all").produces(2, -1).frame((short) 9999, (short) 0,
-            garbage(8, 15)).produce(-1).open());
-        l.add(input("pipeline acks=all x2, unsupported version").produces(2, -1).frame(produce, (short) 99,
-            garbage(32, 16)).open());
-        l.add(input("pipeline acks=all, removed version, acks=1").produce(-1).frame(produce, (short) 1,
-            garbage(32, 17)).produce(1).open());
-        l.add(input("pipeline acks=all x2, API_VERSIONS v99, acks=1").produces(2, -1).frame(apiVersions, (short) 99,
-            new byte[0]).produce(1).open());
-        l.add(input("pipeline acks=all x2, garbage LIST_OFFSETS").produces(2, -1).frame(listOffsets, (short) 9,
-            garbage(40, 18)).open());
-        l.add(input("pipeline acks=all x2, METADATA v99").produces(2, -1).frame(metadata, (short) 99,
-            new byte[0]).open());
-        l.add(input("pipeline acks=all x2, size prefix beyond the maximum").produces(2, -1).selectorClose()
-            .raw(oversize).open());
-        l.add(input("pipeline acks=all x2, negative size prefix").produces(2, -1).selectorClose()
-            .raw(concat(sizeOnly(-7), garbage(8, 19))).open());
-        l.add(input("pipeline acks=all x2, truncated frame, then FIN").produces(2, -1).selectorClose()
-            .raw(truncatedProduce(50)).halfClose());
-        l.add(input("pipeline acks=all x2, then FIN").produces(2, -1).selectorClose().halfClose());
-        l.add(input("pipeline acks=all x2, truncated frame, left open").produces(2, -1).raw(truncatedProduce(50))
-            .open());
-        l.add(input("pipeline acks=all x2, valid API_VERSIONS, garbage body").produces(2, -1)
-            .request(new ApiVersionsRequest.Builder().build((short) 3)).frame(produce, (short) 12, garbage(48, 20))
-            .open());
+        l.add(input("pipeline acks=1 x2, garbage body, acks=1")
+                .produces(2, 1)
+                .frame(produce, (short) 12, garbage(48, 11))
+                .produce(1)
+                .open());
+        l.add(input("pipeline acks=all, acks=1, garbage body, acks=1")
+                .produce(-1)
+                .produce(1)
+                .frame(produce, (short) 12, garbage(48, 22))
+                .produce(1)
+                .open());
+        l.add(input("pipeline acks=all x2, garbage body, acks=all")
+                .produces(2, -1)
+                .frame(produce, (short) 12, garbage(48, 12))
+                .produce(-1)
+                .open());
+        l.add(input("pipeline acks=all x5, garbage body")
+                .produces(5, -1)
+                .frame(produce, (short) 12, garbage(64, 13))
+                .open());
+        l.add(input("pipeline acks=0 x2, acks=all, garbage body")
+                .produces(2, 0)
+                .produce(-1)
+                .frame(produce, (short) 12, garbage(48, 14))
+                .open());
+        l.add(input("pipeline acks=all x2, unknown API key, acks=all")
+                .produces(2, -1)
+                .frame((short) 9999, (short) 0, garbage(8, 15))
+                .produce(-1)
+                .open());
+        l.add(input("pipeline acks=all x2, unsupported version")
+                .produces(2, -1)
+                .frame(produce, (short) 99, garbage(32, 16))
+                .open());
+        l.add(input("pipeline acks=all, removed version, acks=1")
+                .produce(-1)
+                .frame(produce, (short) 1, garbage(32, 17))
+                .produce(1)
+                .open());
+        l.add(input("pipeline acks=all x2, API_VERSIONS v99, acks=1")
+                .produces(2, -1)
+                .frame(apiVersions, (short) 99, new byte[0])
+                .produce(1)
+                .open());
+        l.add(input("pipeline acks=all x2, garbage LIST_OFFSETS")
+                .produces(2, -1)
+                .frame(listOffsets, (short) 9, garbage(40, 18))
+                .open());
+        l.add(input("pipeline acks=all x2, METADATA v99")
+                .produces(2, -1)
+                .frame(metadata, (short) 99, new byte[0])
+                .open());
+        l.add(input("pipeline acks=all x2, size prefix beyond the maximum")
+                .produces(2, -1)
+                .selectorClose()
+                .raw(oversize)
+                .open());
+        l.add(input("pipeline acks=all x2, negative size prefix")
+                .produces(2, -1)
+                .selectorClose()
+                .raw(concat(sizeOnly(-7), garbage(8, 19)))
+                .open());
+        l.add(input("pipeline acks=all x2, truncated frame, then FIN")
+                .produces(2, -1)
+                .selectorClose()
+                .raw(truncatedProduce(50))
+                .halfClose());
+        l.add(input("pipeline acks=all x2, then FIN")
+                .produces(2, -1)
+                .selectorClose()
+                .halfClose());
+        l.add(input("pipeline acks=all x2, truncated frame, left open")
+                .produces(2, -1)
+                .raw(truncatedProduce(50))
+                .open());
+        l.add(input("pipeline acks=all x2, valid API_VERSIONS, garbage body")
+                .produces(2, -1)
+                .request(new ApiVersionsRequest.Builder().build((short) 3))
+                .frame(produce, (short) 12, garbage(48, 20))
+                .open());
         return l;
     }
 
@@ -432,8 +541,13 @@ class BadInputIT {
      * are not drawn.
      */
     private static List<Input> fuzzInputs(Random random, int count) {
-        short[] apis = {ApiKeys.PRODUCE.id, ApiKeys.LIST_OFFSETS.id, ApiKeys.API_VERSIONS.id,
-            ApiKeys.SASL_HANDSHAKE.id, ApiKeys.DESCRIBE_ACLS.id};
+        short[] apis = {
+            ApiKeys.PRODUCE.id,
+            ApiKeys.LIST_OFFSETS.id,
+            ApiKeys.API_VERSIONS.id,
+            ApiKeys.SASL_HANDSHAKE.id,
+            ApiKeys.DESCRIBE_ACLS.id
+        };
         List<Input> l = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             int pipelined = random.nextInt(3) == 0 ? 0 : 1 + random.nextInt(3);
@@ -446,7 +560,8 @@ class BadInputIT {
                 case 1 -> {
                     short api = apis[random.nextInt(apis.length)];
                     ApiKeys k = ApiKeys.forId(api);
-                    short version = (short) (k.oldestVersion() - 1 + random.nextInt(k.latestVersion() - k.oldestVersion() + 3));
+                    short version =
+                            (short) (k.oldestVersion() - 1 + random.nextInt(k.latestVersion() - k.oldestVersion() + 3));
                     b.frame(api, version, garbage(random.nextInt(48), random.nextLong()));
                 }
                 default -> {

@@ -42,8 +42,9 @@ import org.junit.jupiter.api.Test;
  * sent must be stored once, in order. Afterwards a fresh producer round trip works, kpipe caught no fault, and every
  * gauge of live kpipe state ({@link KpipeGauges#LIVE_STATE}) returns to exactly 0 within a deadline.
  */
-@KafkaCluster(nodes = 2,
-    nodeConfig = {"2:replica.fetch.min.bytes=1000000000", "2:replica.fetch.wait.max.ms=" + DisconnectIT.WINDOW_MS})
+@KafkaCluster(
+        nodes = 2,
+        nodeConfig = {"2:replica.fetch.min.bytes=1000000000", "2:replica.fetch.wait.max.ms=" + DisconnectIT.WINDOW_MS})
 class DisconnectIT {
 
     static final int WINDOW_MS = 40;
@@ -65,9 +66,12 @@ class DisconnectIT {
 
     @Test
     void clientsLeavingWithRequestsInFlightLeaveNoKpipeStateBehind(Cluster cluster) throws Exception {
-        cluster.createTopics(List.of(
-            new NewTopic(SLOW, Map.of(0, List.of(1, 2), 1, List.of(1, 2))).configs(Map.of("min.insync.replicas", "2")),
-            new NewTopic(STEADY, Map.of(0, List.of(1)))), Duration.ofSeconds(60));
+        cluster.createTopics(
+                List.of(
+                        new NewTopic(SLOW, Map.of(0, List.of(1, 2), 1, List.of(1, 2)))
+                                .configs(Map.of("min.insync.replicas", "2")),
+                        new NewTopic(STEADY, Map.of(0, List.of(1)))),
+                Duration.ofSeconds(60));
         KafkaNode node = cluster.node(1);
         double upgradesBefore = KpipeJmx.kpipe(node, "upgrade-total");
 
@@ -98,11 +102,18 @@ class DisconnectIT {
             sampling.set(false);
             sampler.join();
             long steadyRecords = steady.stopAndVerify();
-            System.out.printf("DisconnectIT: %d connections closed with requests in flight in %d ms (%s); %d requests"
-                    + " written, %d responses read, %d requests unanswered at close; peaks seen in kpipe's gauges"
-                    + " during the run: %s; the concurrent pipelined producer stored %d records, each once, in order%n",
-                stats.episodes.sum(), elapsed, new TreeMap<>(stats.leaves), stats.requests.sum(), stats.responses.sum(),
-                stats.unanswered.sum(), new TreeMap<>(peaks), steadyRecords);
+            System.out.printf(
+                    "DisconnectIT: %d connections closed with requests in flight in %d ms (%s); %d requests"
+                            + " written, %d responses read, %d requests unanswered at close; peaks seen in kpipe's gauges"
+                            + " during the run: %s; the concurrent pipelined producer stored %d records, each once, in order%n",
+                    stats.episodes.sum(),
+                    elapsed,
+                    new TreeMap<>(stats.leaves),
+                    stats.requests.sum(),
+                    stats.responses.sum(),
+                    stats.unanswered.sum(),
+                    new TreeMap<>(peaks),
+                    steadyRecords);
         } finally {
             sampling.set(false);
             workers.shutdownNow();
@@ -113,14 +124,17 @@ class DisconnectIT {
         double upgrades = KpipeJmx.kpipe(node, "upgrade-total") - upgradesBefore;
         System.out.printf("DisconnectIT: %.0f of %d client connections upgraded to pipelined%n", upgrades, EPISODES);
         assertTrue(upgrades > EPISODES / 2.0, "most client connections were pipelined by kpipe");
-        assertTrue(KpipeJmx.kpipe(node, "inflight-requests-per-connection-max") >= 2,
-            "kpipe had more than one request of a connection in flight");
-        assertTrue(peaks.getOrDefault("held-responses", 0.0) > 0,
-            "kpipe held responses behind slower ones while clients left (sampled peaks " + peaks + ")");
+        assertTrue(
+                KpipeJmx.kpipe(node, "inflight-requests-per-connection-max") >= 2,
+                "kpipe had more than one request of a connection in flight");
+        assertTrue(
+                peaks.getOrDefault("held-responses", 0.0) > 0,
+                "kpipe held responses behind slower ones while clients left (sampled peaks " + peaks + ")");
 
         // The broker keeps serving: a new producer's round trip.
         cluster.createTopic("disconnect-after", 1, 1);
-        try (SteadyProducer after = new SteadyProducer("after-disconnects", cluster.clientConfig(), "disconnect-after")) {
+        try (SteadyProducer after =
+                new SteadyProducer("after-disconnects", cluster.clientConfig(), "disconnect-after")) {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (after.acked() < 100 && System.nanoTime() < deadline) {
                 TimeUnit.MILLISECONDS.sleep(10); // until the first acks arrive
@@ -129,13 +143,17 @@ class DisconnectIT {
         }
 
         long ms = KpipeGauges.awaitAllZero(node, Duration.ofSeconds(30));
-        System.out.printf("DisconnectIT: every kpipe live-state gauge back to 0 within %d ms: %s; requests read in"
-                + " the poll in which their client reset the connection, dropped unanswered: %.0f%n", ms,
-            KpipeGauges.read(node), KpipeJmx.kpipe(node, "orphaned-receive-total"));
+        System.out.printf(
+                "DisconnectIT: every kpipe live-state gauge back to 0 within %d ms: %s; requests read in"
+                        + " the poll in which their client reset the connection, dropped unanswered: %.0f%n",
+                ms, KpipeGauges.read(node), KpipeJmx.kpipe(node, "orphaned-receive-total"));
         assertEquals(0.0, KpipeJmx.kpipe(node, "plugin-fault-total"), "faults caught in kpipe");
-        assertEquals(List.of(), node.logLines().stream()
-            .filter(l -> l.contains("IllegalStateException") || l.contains("Uncaught exception")).toList(),
-            "broker log");
+        assertEquals(
+                List.of(),
+                node.logLines().stream()
+                        .filter(l -> l.contains("IllegalStateException") || l.contains("Uncaught exception"))
+                        .toList(),
+                "broker log");
     }
 
     /** Counters over all episodes. */
@@ -147,7 +165,8 @@ class DisconnectIT {
         final Map<String, LongAdder> leaves = new ConcurrentHashMap<>();
 
         void left(Leave how, int inflight) {
-            leaves.computeIfAbsent(how + " with " + inflight + " in flight", k -> new LongAdder()).increment();
+            leaves.computeIfAbsent(how + " with " + inflight + " in flight", k -> new LongAdder())
+                    .increment();
         }
     }
 
@@ -216,8 +235,8 @@ class DisconnectIT {
     private static void samplePeaks(KafkaNode node, Map<String, Double> peaks, AtomicBoolean running) {
         while (running.get()) {
             try {
-                for (String g : List.of("pipelined-connections", "inflight-requests", "held-responses",
-                    "inflight-bytes")) {
+                for (String g :
+                        List.of("pipelined-connections", "inflight-requests", "held-responses", "inflight-bytes")) {
                     peaks.merge(g, KpipeJmx.kpipe(node, g), Math::max);
                 }
                 TimeUnit.MILLISECONDS.sleep(20); // sampling interval

@@ -17,11 +17,17 @@ final class KpipeGauges {
      * size), requests in flight, responses and requests it holds, throttled connections, budget bytes in use and
      * connections waiting for the budget.
      */
-    static final List<String> LIVE_STATE = List.of("pipelined-connections", "connections-tracked", "inflight-requests",
-        "held-responses", "held-requests", "throttled-connections", "inflight-bytes", "budget-waiting-connections");
+    static final List<String> LIVE_STATE = List.of(
+            "pipelined-connections",
+            "connections-tracked",
+            "inflight-requests",
+            "held-responses",
+            "held-requests",
+            "throttled-connections",
+            "inflight-bytes",
+            "budget-waiting-connections");
 
-    private KpipeGauges() {
-    }
+    private KpipeGauges() {}
 
     /** @return the current value of every {@link #LIVE_STATE} gauge */
     static Map<String, Double> read(KafkaNode node) throws Exception {

@@ -66,10 +66,12 @@ class PluginFaultIT {
     @BeforeAll
     void start() throws Exception {
         Path jar = injectorJar();
-        cluster = Cluster.start(ClusterSpec.builder().name("PluginFaultIT").extraLib(jar)
-            .brokerConfig("kpipe.storage.pressure.class", FaultyStoragePressure.class.getName())
-            .brokerConfig(FaultyStoragePressure.EVERY, Integer.toString(EVERY))
-            .build());
+        cluster = Cluster.start(ClusterSpec.builder()
+                .name("PluginFaultIT")
+                .extraLib(jar)
+                .brokerConfig("kpipe.storage.pressure.class", FaultyStoragePressure.class.getName())
+                .brokerConfig(FaultyStoragePressure.EVERY, Integer.toString(EVERY))
+                .build());
     }
 
     @AfterAll
@@ -111,18 +113,22 @@ class PluginFaultIT {
 
         double pipelined = KpipeJmx.kpipe(node, "pipelined-request-total") - pipelinedBefore;
         long[] counts = awaitFaultCountsAgree(node);
-        System.out.printf("PluginFaultIT: %d records from a pipelined idempotent producer in %d ms, each stored once"
-                + " in order; %.0f requests pipelined; the storage pressure plug-in was called %d times and threw %d"
-                + " faults; kpipe's plugin-fault-total %d%n",
-            RECORDS, ms, pipelined, counts[0], counts[1], counts[2]);
+        System.out.printf(
+                "PluginFaultIT: %d records from a pipelined idempotent producer in %d ms, each stored once"
+                        + " in order; %.0f requests pipelined; the storage pressure plug-in was called %d times and threw %d"
+                        + " faults; kpipe's plugin-fault-total %d%n",
+                RECORDS, ms, pipelined, counts[0], counts[1], counts[2]);
         assertTrue(pipelined > 0, "the producer's requests were pipelined");
         assertTrue(counts[1] > 0, "faults were injected");
         assertEquals(counts[1], counts[2], "kpipe counted every injected fault, and nothing else");
 
         assertEquals(networkThreads, networkThreads(node), "the broker's network threads, all alive, are the same");
-        assertEquals(List.of(), node.logLines().stream()
-            .filter(l -> l.contains("Uncaught exception") || (l.contains("ERROR") && l.contains("kpipe"))).toList(),
-            "broker log");
+        assertEquals(
+                List.of(),
+                node.logLines().stream()
+                        .filter(l -> l.contains("Uncaught exception") || (l.contains("ERROR") && l.contains("kpipe")))
+                        .toList(),
+                "broker log");
 
         cluster.createTopic("plugin-faults-after", 1, 1);
         try (SteadyProducer after = new SteadyProducer("after-faults", cluster.clientConfig(), "plugin-faults-after")) {
@@ -155,8 +161,13 @@ class PluginFaultIT {
         for (int i = 0; i < PARTITIONS; i++) {
             stored.add(new ArrayList<>());
         }
-        RecordReadBack.readToEnd(cluster, TOPIC, new LongDeserializer(), new LongDeserializer(), Duration.ofSeconds(60),
-            r -> stored.get(r.partition()).add(r.value()));
+        RecordReadBack.readToEnd(
+                cluster,
+                TOPIC,
+                new LongDeserializer(),
+                new LongDeserializer(),
+                Duration.ofSeconds(60),
+                r -> stored.get(r.partition()).add(r.value()));
         for (int part = 0; part < PARTITIONS; part++) {
             List<Long> want = new ArrayList<>();
             for (long seq = part; seq < RECORDS; seq += PARTITIONS) {
@@ -168,23 +179,31 @@ class PluginFaultIT {
 
     /** @return the names of the broker's network threads ({@code ...-network-thread-...}), sorted */
     private static List<String> networkThreads(KafkaNode node) throws IOException {
-        ThreadMXBean threads = ManagementFactory.newPlatformMXBeanProxy(node.jmx(),
-            ManagementFactory.THREAD_MXBEAN_NAME, ThreadMXBean.class);
+        ThreadMXBean threads = ManagementFactory.newPlatformMXBeanProxy(
+                node.jmx(), ManagementFactory.THREAD_MXBEAN_NAME, ThreadMXBean.class);
         List<String> names = Arrays.stream(threads.getThreadInfo(threads.getAllThreadIds()))
-            .filter(Objects::nonNull).map(ThreadInfo::getThreadName).filter(n -> n.contains("network-thread"))
-            .sorted().toList();
+                .filter(Objects::nonNull)
+                .map(ThreadInfo::getThreadName)
+                .filter(n -> n.contains("network-thread"))
+                .sorted()
+                .toList();
         assertTrue(!names.isEmpty(), "network threads found");
         return names;
     }
 
     /** Packs the injector's classes (package {@code dev.kpipe.it.faults} of the test classes) into a jar. */
     private static Path injectorJar() throws Exception {
-        Path classes = Path.of(FaultyStoragePressure.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path classes = Path.of(FaultyStoragePressure.class
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .toURI());
         Path pkg = classes.resolve("dev/kpipe/it/faults");
         Path dir = Files.createDirectories(Path.of(System.getProperty("kpipe.it.work.dir", "target/it-clusters")));
         Path jar = dir.resolve("kpipe-it-fault-injector.jar");
-        try (OutputStream out = Files.newOutputStream(jar); JarOutputStream j = new JarOutputStream(out);
-             Stream<Path> files = Files.list(pkg)) {
+        try (OutputStream out = Files.newOutputStream(jar);
+                JarOutputStream j = new JarOutputStream(out);
+                Stream<Path> files = Files.list(pkg)) {
             for (Path f : (Iterable<Path>) files::iterator) {
                 j.putNextEntry(new JarEntry("dev/kpipe/it/faults/" + f.getFileName()));
                 j.write(Files.readAllBytes(f));

@@ -18,13 +18,14 @@ import org.junit.jupiter.api.Test;
  */
 class SoakIT {
 
-  @Test
-  void mixedLoadWithClientRestartsLeavesNoErrorsAndNoLeaks() throws Exception {
-    SoakOptions options = SoakOptions.defaults(Duration.ofSeconds(Long.getLong(SoakOptions.DURATION_PROPERTY, 105)));
-    try (Cluster cluster = Cluster.start(SoakRun.clusterSpec(options))) {
-      SoakRun.Result r = new SoakRun(cluster, options, System.err).run();
-      System.out.print(r.report());
-      assertTrue(r.passed(), () -> "soak checks failed (node logs: " + cluster.dir() + "):\n" + r.report());
+    @Test
+    void mixedLoadWithClientRestartsLeavesNoErrorsAndNoLeaks() throws Exception {
+        SoakOptions options =
+                SoakOptions.defaults(Duration.ofSeconds(Long.getLong(SoakOptions.DURATION_PROPERTY, 105)));
+        try (Cluster cluster = Cluster.start(SoakRun.clusterSpec(options))) {
+            SoakRun.Result r = new SoakRun(cluster, options, System.err).run();
+            System.out.print(r.report());
+            assertTrue(r.passed(), () -> "soak checks failed (node logs: " + cluster.dir() + "):\n" + r.report());
+        }
     }
-  }
 }

@@ -100,12 +100,17 @@ final class SteadyProducer implements AutoCloseable {
         assertEquals(sent, acked.get(), name + ": every record acknowledged");
         assertTrue(sent > 0, name + ": the steady producer sent records");
         List<Long> seen = new ArrayList<>();
-        RecordReadBack.readToEnd(clientConfig, topic, new LongDeserializer(), new LongDeserializer(),
-            Duration.ofSeconds(60), r -> seen.add(r.value()));
+        RecordReadBack.readToEnd(
+                clientConfig,
+                topic,
+                new LongDeserializer(),
+                new LongDeserializer(),
+                Duration.ofSeconds(60),
+                r -> seen.add(r.value()));
         for (int i = 0; i < seen.size(); i++) {
             if (seen.get(i) != i) {
                 throw new AssertionError(name + ": offset " + i + " holds record " + seen.get(i) + " (expected " + i
-                    + "; " + seen.size() + " stored, " + sent + " sent)");
+                        + "; " + seen.size() + " stored, " + sent + " sent)");
             }
         }
         assertEquals(sent, seen.size(), name + ": records stored");

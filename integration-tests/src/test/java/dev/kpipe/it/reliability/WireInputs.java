@@ -15,8 +15,7 @@ import org.apache.kafka.common.requests.RequestHeader;
 
 /** Kafka wire frames for the reliability tests: valid requests, and the pieces of invalid ones. */
 final class WireInputs {
-    private WireInputs() {
-    }
+    private WireInputs() {}
 
     /** @return a size-prefixed frame holding the request with its header */
     static byte[] frame(AbstractRequest request, int correlationId, String clientId) {
@@ -45,7 +44,11 @@ final class WireInputs {
     static byte[] header(short apiKey, short version, int correlationId, String clientId, boolean flexible) {
         byte[] id = clientId.getBytes(StandardCharsets.UTF_8);
         ByteBuffer b = ByteBuffer.allocate(2 + 2 + 4 + 2 + id.length + (flexible ? 1 : 0));
-        b.putShort(apiKey).putShort(version).putInt(correlationId).putShort((short) id.length).put(id);
+        b.putShort(apiKey)
+                .putShort(version)
+                .putInt(correlationId)
+                .putShort((short) id.length)
+                .put(id);
         if (flexible) {
             b.put((byte) 0);
         }
@@ -66,13 +69,16 @@ final class WireInputs {
 
     /** @return a PRODUCE of the version (12: topics by name) of one record to the partition */
     static ProduceRequest produce(String topic, int partition, short acks, short version, String value) {
-        ProduceRequestData.TopicProduceData t = new ProduceRequestData.TopicProduceData().setName(topic)
-            .setPartitionData(List.of(new ProduceRequestData.PartitionProduceData().setIndex(partition)
-                .setRecords(MemoryRecords.withRecords(Compression.NONE,
-                    new SimpleRecord(value.getBytes(StandardCharsets.UTF_8))))));
+        ProduceRequestData.TopicProduceData t = new ProduceRequestData.TopicProduceData()
+                .setName(topic)
+                .setPartitionData(List.of(new ProduceRequestData.PartitionProduceData()
+                        .setIndex(partition)
+                        .setRecords(MemoryRecords.withRecords(
+                                Compression.NONE, new SimpleRecord(value.getBytes(StandardCharsets.UTF_8))))));
         ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
         topics.add(t);
-        ProduceRequestData data = new ProduceRequestData().setAcks(acks).setTimeoutMs(30_000).setTopicData(topics);
+        ProduceRequestData data =
+                new ProduceRequestData().setAcks(acks).setTimeoutMs(30_000).setTopicData(topics);
         return new ProduceRequest.Builder(version, version, data).build(version);
     }
 

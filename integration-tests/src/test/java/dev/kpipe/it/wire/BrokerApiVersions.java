@@ -40,7 +40,8 @@ public final class BrokerApiVersions {
     public static BrokerApiVersions of(String host, int port) throws IOException {
         try (RawKafkaConnection conn = new RawKafkaConnection(host, port, "api-versions", Duration.ofSeconds(30))) {
             conn.send(1, new ApiVersionsRequest.Builder().build((short) 3));
-            ApiVersionsResponse response = (ApiVersionsResponse) conn.receive(ApiKeys.API_VERSIONS, (short) 3).response();
+            ApiVersionsResponse response = (ApiVersionsResponse)
+                    conn.receive(ApiKeys.API_VERSIONS, (short) 3).response();
             Map<ApiKeys, Short> max = new EnumMap<>(ApiKeys.class);
             for (ApiVersionsResponseData.ApiVersion v : response.data().apiKeys()) {
                 if (ApiKeys.hasId(v.apiKey())) {
@@ -74,9 +75,10 @@ public final class BrokerApiVersions {
     static BrokerApiVersions ofDistribution(Path kafkaHome) {
         try (Stream<Path> libs = Files.list(kafkaHome.resolve("libs"))) {
             Path clients = libs.filter(p -> p.getFileName().toString().matches("kafka-clients-[0-9].*\\.jar"))
-                .findFirst().orElseThrow(() -> new IllegalStateException("no kafka-clients jar in " + kafkaHome));
-            try (URLClassLoader loader = new URLClassLoader(new URL[] {clients.toUri().toURL()},
-                ClassLoader.getPlatformClassLoader())) {
+                    .findFirst()
+                    .orElseThrow(() -> new IllegalStateException("no kafka-clients jar in " + kafkaHome));
+            try (URLClassLoader loader =
+                    new URLClassLoader(new URL[] {clients.toUri().toURL()}, ClassLoader.getPlatformClassLoader())) {
                 Class<?> keys = Class.forName("org.apache.kafka.common.protocol.ApiKeys", true, loader);
                 Map<ApiKeys, Short> max = new EnumMap<>(ApiKeys.class);
                 for (Object k : keys.getEnumConstants()) {

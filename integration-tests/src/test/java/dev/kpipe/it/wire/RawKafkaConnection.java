@@ -24,8 +24,7 @@ import org.apache.kafka.common.requests.ResponseHeader;
 public final class RawKafkaConnection implements AutoCloseable {
 
     /** A response read from the wire. */
-    public record Received(int correlationId, AbstractResponse response) {
-    }
+    public record Received(int correlationId, AbstractResponse response) {}
 
     private final Socket socket;
     private final DataOutputStream out;

@@ -40,8 +40,15 @@ public final class Binding38 extends KafkaBinding {
 
     @Override
     protected HookPoint transactionVerification() {
-        return HookPoint.method("kafka.server.AddPartitionsToTxnManager", "verifyTransaction", String.class.getName(), "long",
-            "short", "scala.collection.Seq", "scala.Function1", "kafka.server.TransactionSupportedOperation");
+        return HookPoint.method(
+                "kafka.server.AddPartitionsToTxnManager",
+                "verifyTransaction",
+                String.class.getName(),
+                "long",
+                "short",
+                "scala.collection.Seq",
+                "scala.Function1",
+                "kafka.server.TransactionSupportedOperation");
     }
 
     @Override

@@ -37,18 +37,18 @@ public final class RequestModel38 implements RequestModel {
      */
     public static List<HookPoint> hookPoints() {
         return List.of(
-            HookPoint.method(REQUEST, "context"),
-            HookPoint.method(REQUEST, "body", "scala.reflect.ClassTag"),
-            HookPoint.method(REQUEST, "sizeInBytes"),
-            HookPoint.method(REQUEST, "processor"),
-            HookPoint.method(REQUEST, "responseDequeueTimeNanos_$eq", "long"),
-            HookPoint.method(REQUEST, "updateRequestMetrics", "long", RESPONSE),
-            HookPoint.method(RESPONSE, "request"),
-            HookPoint.type("kafka.network.RequestChannel$SendResponse"),
-            HookPoint.type("kafka.network.RequestChannel$NoOpResponse"),
-            HookPoint.type("kafka.network.RequestChannel$CloseConnectionResponse"),
-            HookPoint.type("kafka.network.RequestChannel$StartThrottlingResponse"),
-            HookPoint.type("kafka.network.RequestChannel$EndThrottlingResponse"));
+                HookPoint.method(REQUEST, "context"),
+                HookPoint.method(REQUEST, "body", "scala.reflect.ClassTag"),
+                HookPoint.method(REQUEST, "sizeInBytes"),
+                HookPoint.method(REQUEST, "processor"),
+                HookPoint.method(REQUEST, "responseDequeueTimeNanos_$eq", "long"),
+                HookPoint.method(REQUEST, "updateRequestMetrics", "long", RESPONSE),
+                HookPoint.method(RESPONSE, "request"),
+                HookPoint.type("kafka.network.RequestChannel$SendResponse"),
+                HookPoint.type("kafka.network.RequestChannel$NoOpResponse"),
+                HookPoint.type("kafka.network.RequestChannel$CloseConnectionResponse"),
+                HookPoint.type("kafka.network.RequestChannel$StartThrottlingResponse"),
+                HookPoint.type("kafka.network.RequestChannel$EndThrottlingResponse"));
     }
 
     @Override
@@ -94,7 +94,8 @@ public final class RequestModel38 implements RequestModel {
         } else if (response instanceof RequestChannel.EndThrottlingResponse) {
             return ResponseKind.END_THROTTLING;
         }
-        throw new IllegalArgumentException("kpipe: unknown response type " + response.getClass().getName());
+        throw new IllegalArgumentException(
+                "kpipe: unknown response type " + response.getClass().getName());
     }
 
     @Override

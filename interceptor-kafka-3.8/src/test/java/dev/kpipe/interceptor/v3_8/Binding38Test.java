@@ -36,13 +36,28 @@ class Binding38Test {
     void theHookListIsCheckedAndInstalledFromOneList() {
         Binding38 b = new Binding38();
         List<String> checked = b.hookPoints().stream().map(HookPoint::toString).toList();
-        assertTrue(b.advisedMethods().stream().allMatch(m -> checked.contains(m.method().toString())), checked::toString);
-        assertEquals(List.of("kafka.network.Processor", "kafka.network.RequestChannel", "kafka.server.KafkaApis",
-            "org.apache.kafka.common.network.KafkaChannel", "kafka.server.AddPartitionsToTxnManager",
-            "kafka.server.KafkaRequestHandler$", "kafka.network.RequestChannel$Request"), b.transformedClasses());
+        assertTrue(
+                b.advisedMethods().stream()
+                        .allMatch(m -> checked.contains(m.method().toString())),
+                checked::toString);
+        assertEquals(
+                List.of(
+                        "kafka.network.Processor",
+                        "kafka.network.RequestChannel",
+                        "kafka.server.KafkaApis",
+                        "org.apache.kafka.common.network.KafkaChannel",
+                        "kafka.server.AddPartitionsToTxnManager",
+                        "kafka.server.KafkaRequestHandler$",
+                        "kafka.network.RequestChannel$Request"),
+                b.transformedClasses());
         b.disableDeferredDispatch();
-        assertEquals(List.of("kafka.network.Processor", "kafka.network.RequestChannel", "kafka.server.KafkaApis",
-            "org.apache.kafka.common.network.KafkaChannel"), b.transformedClasses());
+        assertEquals(
+                List.of(
+                        "kafka.network.Processor",
+                        "kafka.network.RequestChannel",
+                        "kafka.server.KafkaApis",
+                        "org.apache.kafka.common.network.KafkaChannel"),
+                b.transformedClasses());
     }
 
     /** KIP-890: the hooks that tell when a verified transactional append happened exist in Kafka 3.8.1. */
@@ -57,9 +72,15 @@ class Binding38Test {
     /** A binding for 4.x ({@code org.apache.kafka.server.common.RequestLocal}) on a 3.8 broker would be refused. */
     @Test
     void the4xRequestLocalIsMissingInKafka38() {
-        assertEquals(List.of("kafka.server.KafkaApis.handle(kafka.network.RequestChannel$Request, "
-                + "org.apache.kafka.server.common.RequestLocal)"),
-            HookPoint.missing(getClass().getClassLoader(), List.of(HookPoint.method("kafka.server.KafkaApis", "handle",
-                RequestModel38.REQUEST, "org.apache.kafka.server.common.RequestLocal"))));
+        assertEquals(
+                List.of("kafka.server.KafkaApis.handle(kafka.network.RequestChannel$Request, "
+                        + "org.apache.kafka.server.common.RequestLocal)"),
+                HookPoint.missing(
+                        getClass().getClassLoader(),
+                        List.of(HookPoint.method(
+                                "kafka.server.KafkaApis",
+                                "handle",
+                                RequestModel38.REQUEST,
+                                "org.apache.kafka.server.common.RequestLocal"))));
     }
 }

@@ -35,12 +35,22 @@ class RequestModel38Test {
     private final RequestModel38 model = new RequestModel38();
     private final RequestChannel.Metrics metrics = new RequestChannel.Metrics(ApiMessageType.ListenerType.BROKER);
     private final RequestContext context = new RequestContext(
-        new RequestHeader(ApiKeys.API_VERSIONS, (short) 3, "client", 42), "conn-1", InetAddress.getLoopbackAddress(),
-        KafkaPrincipal.ANONYMOUS, new ListenerName("PLAINTEXT"), SecurityProtocol.PLAINTEXT, ClientInformation.EMPTY,
-        false);
-    private final RequestChannel.Request request = new RequestChannel.Request(3, context, System.nanoTime(),
-        MemoryPool.NONE, new ApiVersionsRequest.Builder().build((short) 3).serialize(), metrics,
-        Option.empty());
+            new RequestHeader(ApiKeys.API_VERSIONS, (short) 3, "client", 42),
+            "conn-1",
+            InetAddress.getLoopbackAddress(),
+            KafkaPrincipal.ANONYMOUS,
+            new ListenerName("PLAINTEXT"),
+            SecurityProtocol.PLAINTEXT,
+            ClientInformation.EMPTY,
+            false);
+    private final RequestChannel.Request request = new RequestChannel.Request(
+            3,
+            context,
+            System.nanoTime(),
+            MemoryPool.NONE,
+            new ApiVersionsRequest.Builder().build((short) 3).serialize(),
+            metrics,
+            Option.empty());
 
     @AfterEach
     void closeMetrics() {
@@ -59,8 +69,9 @@ class RequestModel38Test {
     @Test
     void knowsEveryResponseKindAndItsRequest() {
         ByteBufferSend send = new ByteBufferSend(ByteBuffer.allocate(1));
-        assertEquals(ResponseKind.SEND,
-            model.kindOf(new RequestChannel.SendResponse(request, send, Option.empty(), Option.empty())));
+        assertEquals(
+                ResponseKind.SEND,
+                model.kindOf(new RequestChannel.SendResponse(request, send, Option.empty(), Option.empty())));
         assertEquals(ResponseKind.NO_OP, model.kindOf(new RequestChannel.NoOpResponse(request)));
         assertEquals(ResponseKind.CLOSE_CONNECTION, model.kindOf(new RequestChannel.CloseConnectionResponse(request)));
         assertEquals(ResponseKind.START_THROTTLING, model.kindOf(new RequestChannel.StartThrottlingResponse(request)));

@@ -40,8 +40,15 @@ public final class Binding40 extends KafkaBinding {
 
     @Override
     protected HookPoint transactionVerification() {
-        return HookPoint.method("kafka.server.AddPartitionsToTxnManager", "addOrVerifyTransaction", String.class.getName(), "long",
-            "short", "scala.collection.Seq", "scala.Function1", "kafka.server.TransactionSupportedOperation");
+        return HookPoint.method(
+                "kafka.server.AddPartitionsToTxnManager",
+                "addOrVerifyTransaction",
+                String.class.getName(),
+                "long",
+                "short",
+                "scala.collection.Seq",
+                "scala.Function1",
+                "kafka.server.TransactionSupportedOperation");
     }
 
     @Override

@@ -37,13 +37,28 @@ class Binding40Test {
     void theHookListIsCheckedAndInstalledFromOneList() {
         Binding40 b = new Binding40();
         List<String> checked = b.hookPoints().stream().map(HookPoint::toString).toList();
-        assertTrue(b.advisedMethods().stream().allMatch(m -> checked.contains(m.method().toString())), checked::toString);
-        assertEquals(List.of("kafka.network.Processor", "kafka.network.RequestChannel", "kafka.server.KafkaApis",
-            "org.apache.kafka.common.network.KafkaChannel", "kafka.server.AddPartitionsToTxnManager",
-            "kafka.server.KafkaRequestHandler$", "kafka.network.RequestChannel$Request"), b.transformedClasses());
+        assertTrue(
+                b.advisedMethods().stream()
+                        .allMatch(m -> checked.contains(m.method().toString())),
+                checked::toString);
+        assertEquals(
+                List.of(
+                        "kafka.network.Processor",
+                        "kafka.network.RequestChannel",
+                        "kafka.server.KafkaApis",
+                        "org.apache.kafka.common.network.KafkaChannel",
+                        "kafka.server.AddPartitionsToTxnManager",
+                        "kafka.server.KafkaRequestHandler$",
+                        "kafka.network.RequestChannel$Request"),
+                b.transformedClasses());
         b.disableDeferredDispatch();
-        assertEquals(List.of("kafka.network.Processor", "kafka.network.RequestChannel", "kafka.server.KafkaApis",
-            "org.apache.kafka.common.network.KafkaChannel"), b.transformedClasses());
+        assertEquals(
+                List.of(
+                        "kafka.network.Processor",
+                        "kafka.network.RequestChannel",
+                        "kafka.server.KafkaApis",
+                        "org.apache.kafka.common.network.KafkaChannel"),
+                b.transformedClasses());
     }
 
     /** KIP-890: the hooks that tell when a verified transactional append happened exist in Kafka 4.0.2. */
@@ -59,16 +74,23 @@ class Binding40Test {
     @Test
     void the38BindingsHookPointsAreMissingInKafka40() {
         List<String> missing = HookPoint.missing(getClass().getClassLoader(), new Binding38().hookPoints());
-        assertEquals(List.of(
-            "kafka.server.KafkaApis.handle(kafka.network.RequestChannel$Request, kafka.server.RequestLocal)",
-            "kafka.server.DelayedOperationPurgatory.numDelayed()"), missing);
+        assertEquals(
+                List.of(
+                        "kafka.server.KafkaApis.handle(kafka.network.RequestChannel$Request, kafka.server.RequestLocal)",
+                        "kafka.server.DelayedOperationPurgatory.numDelayed()"),
+                missing);
     }
 
     /** ... and so would a binding that reads the Java metadata cache (4.1 on). */
     @Test
     void theJavaMetadataCacheIsMissingInKafka40() {
-        assertEquals(List.of("org.apache.kafka.metadata.MetadataCache.getTopicName(org.apache.kafka.common.Uuid)"),
-            HookPoint.missing(getClass().getClassLoader(), List.of(HookPoint.method(
-                "org.apache.kafka.metadata.MetadataCache", "getTopicName", "org.apache.kafka.common.Uuid"))));
+        assertEquals(
+                List.of("org.apache.kafka.metadata.MetadataCache.getTopicName(org.apache.kafka.common.Uuid)"),
+                HookPoint.missing(
+                        getClass().getClassLoader(),
+                        List.of(HookPoint.method(
+                                "org.apache.kafka.metadata.MetadataCache",
+                                "getTopicName",
+                                "org.apache.kafka.common.Uuid"))));
     }
 }

@@ -40,10 +40,15 @@ public final class Binding41 extends KafkaBinding {
 
     @Override
     protected HookPoint transactionVerification() {
-        return HookPoint.method("org.apache.kafka.server.transaction.AddPartitionsToTxnManager", "addOrVerifyTransaction",
-            String.class.getName(), "long", "short", "java.util.Collection",
-            "org.apache.kafka.server.transaction.AddPartitionsToTxnManager$AppendCallback",
-            "org.apache.kafka.server.transaction.AddPartitionsToTxnManager$TransactionSupportedOperation");
+        return HookPoint.method(
+                "org.apache.kafka.server.transaction.AddPartitionsToTxnManager",
+                "addOrVerifyTransaction",
+                String.class.getName(),
+                "long",
+                "short",
+                "java.util.Collection",
+                "org.apache.kafka.server.transaction.AddPartitionsToTxnManager$AppendCallback",
+                "org.apache.kafka.server.transaction.AddPartitionsToTxnManager$TransactionSupportedOperation");
     }
 
     @Override

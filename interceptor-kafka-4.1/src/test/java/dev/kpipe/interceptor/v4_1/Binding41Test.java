@@ -37,13 +37,28 @@ class Binding41Test {
     void theHookListIsCheckedAndInstalledFromOneList() {
         Binding41 b = new Binding41();
         List<String> checked = b.hookPoints().stream().map(HookPoint::toString).toList();
-        assertTrue(b.advisedMethods().stream().allMatch(m -> checked.contains(m.method().toString())), checked::toString);
-        assertEquals(List.of("kafka.network.Processor", "kafka.network.RequestChannel", "kafka.server.KafkaApis",
-            "org.apache.kafka.common.network.KafkaChannel", "org.apache.kafka.server.transaction.AddPartitionsToTxnManager",
-            "kafka.server.KafkaRequestHandler$", "kafka.network.RequestChannel$Request"), b.transformedClasses());
+        assertTrue(
+                b.advisedMethods().stream()
+                        .allMatch(m -> checked.contains(m.method().toString())),
+                checked::toString);
+        assertEquals(
+                List.of(
+                        "kafka.network.Processor",
+                        "kafka.network.RequestChannel",
+                        "kafka.server.KafkaApis",
+                        "org.apache.kafka.common.network.KafkaChannel",
+                        "org.apache.kafka.server.transaction.AddPartitionsToTxnManager",
+                        "kafka.server.KafkaRequestHandler$",
+                        "kafka.network.RequestChannel$Request"),
+                b.transformedClasses());
         b.disableDeferredDispatch();
-        assertEquals(List.of("kafka.network.Processor", "kafka.network.RequestChannel", "kafka.server.KafkaApis",
-            "org.apache.kafka.common.network.KafkaChannel"), b.transformedClasses());
+        assertEquals(
+                List.of(
+                        "kafka.network.Processor",
+                        "kafka.network.RequestChannel",
+                        "kafka.server.KafkaApis",
+                        "org.apache.kafka.common.network.KafkaChannel"),
+                b.transformedClasses());
     }
 
     /** KIP-890: the hooks that tell when a verified transactional append happened exist in Kafka 4.1.2. */
@@ -59,10 +74,12 @@ class Binding41Test {
     @Test
     void the38BindingsHookPointsAreMissingInKafka41() {
         List<String> missing = HookPoint.missing(getClass().getClassLoader(), new Binding38().hookPoints());
-        assertTrue(missing.contains(
-            "kafka.server.KafkaApis.handle(kafka.network.RequestChannel$Request, kafka.server.RequestLocal)"),
-            missing::toString);
-        assertTrue(missing.contains("kafka.server.MetadataCache.getTopicName(org.apache.kafka.common.Uuid)"),
-            missing::toString);
+        assertTrue(
+                missing.contains(
+                        "kafka.server.KafkaApis.handle(kafka.network.RequestChannel$Request, kafka.server.RequestLocal)"),
+                missing::toString);
+        assertTrue(
+                missing.contains("kafka.server.MetadataCache.getTopicName(org.apache.kafka.common.Uuid)"),
+                missing::toString);
     }
 }

@@ -32,29 +32,34 @@ public final class Binding44 extends KafkaBinding {
     @Override
     protected List<HookPoint> versionHookPoints() {
         return List.of(
-            HookPoint.method(REQUEST, "context"),
-            HookPoint.method(REQUEST, "body"),
-            HookPoint.method(REQUEST, "sizeInBytes"),
-            HookPoint.method(REQUEST, "processor"),
-            HookPoint.method(REQUEST, "responseDequeueTimeNanos", "long"),
-            HookPoint.method(REQUEST, "updateRequestMetrics", "long", "java.util.Optional"),
-            HookPoint.method(RESPONSE, "request"),
-            HookPoint.method(RESPONSE, "responseLog"),
-            HookPoint.method("org.apache.kafka.network.SendResponse", "request"),
-            HookPoint.method("org.apache.kafka.network.NoOpResponse", "request"),
-            HookPoint.method("org.apache.kafka.network.CloseConnectionResponse", "request"),
-            HookPoint.method("org.apache.kafka.network.StartThrottlingResponse", "request"),
-            HookPoint.method("org.apache.kafka.network.EndThrottlingResponse", "request"),
-            HookPoint.method("org.apache.kafka.metadata.MetadataCache", "getTopicName", UUID),
-            HookPoint.method("org.apache.kafka.server.purgatory.DelayedOperationPurgatory", "numDelayed"));
+                HookPoint.method(REQUEST, "context"),
+                HookPoint.method(REQUEST, "body"),
+                HookPoint.method(REQUEST, "sizeInBytes"),
+                HookPoint.method(REQUEST, "processor"),
+                HookPoint.method(REQUEST, "responseDequeueTimeNanos", "long"),
+                HookPoint.method(REQUEST, "updateRequestMetrics", "long", "java.util.Optional"),
+                HookPoint.method(RESPONSE, "request"),
+                HookPoint.method(RESPONSE, "responseLog"),
+                HookPoint.method("org.apache.kafka.network.SendResponse", "request"),
+                HookPoint.method("org.apache.kafka.network.NoOpResponse", "request"),
+                HookPoint.method("org.apache.kafka.network.CloseConnectionResponse", "request"),
+                HookPoint.method("org.apache.kafka.network.StartThrottlingResponse", "request"),
+                HookPoint.method("org.apache.kafka.network.EndThrottlingResponse", "request"),
+                HookPoint.method("org.apache.kafka.metadata.MetadataCache", "getTopicName", UUID),
+                HookPoint.method("org.apache.kafka.server.purgatory.DelayedOperationPurgatory", "numDelayed"));
     }
 
     @Override
     protected HookPoint transactionVerification() {
-        return HookPoint.method("org.apache.kafka.server.transaction.AddPartitionsToTxnManager", "addOrVerifyTransaction",
-            String.class.getName(), "long", "short", "java.util.Collection",
-            "org.apache.kafka.server.transaction.AddPartitionsToTxnManager$AppendCallback",
-            "org.apache.kafka.server.transaction.AddPartitionsToTxnManager$TransactionSupportedOperation");
+        return HookPoint.method(
+                "org.apache.kafka.server.transaction.AddPartitionsToTxnManager",
+                "addOrVerifyTransaction",
+                String.class.getName(),
+                "long",
+                "short",
+                "java.util.Collection",
+                "org.apache.kafka.server.transaction.AddPartitionsToTxnManager$AppendCallback",
+                "org.apache.kafka.server.transaction.AddPartitionsToTxnManager$TransactionSupportedOperation");
     }
 
     @Override

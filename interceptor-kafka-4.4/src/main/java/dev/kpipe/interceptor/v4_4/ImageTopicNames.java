@@ -17,8 +17,7 @@ import org.apache.kafka.metadata.KRaftMetadataCache;
  */
 final class ImageTopicNames implements TopicNames {
 
-    private record Last(MetadataImage image, Uuid id, String name) {
-    }
+    private record Last(MetadataImage image, Uuid id, String name) {}
 
     private final KRaftMetadataCache cache;
     private Last last;

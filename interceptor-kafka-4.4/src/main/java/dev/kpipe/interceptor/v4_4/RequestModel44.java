@@ -59,7 +59,8 @@ final class RequestModel44 implements RequestModel {
         } else if (response instanceof EndThrottlingResponse) {
             return ResponseKind.END_THROTTLING;
         }
-        throw new IllegalArgumentException("kpipe: unknown response type " + response.getClass().getName());
+        throw new IllegalArgumentException(
+                "kpipe: unknown response type " + response.getClass().getName());
     }
 
     @Override

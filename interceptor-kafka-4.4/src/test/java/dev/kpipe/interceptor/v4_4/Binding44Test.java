@@ -36,13 +36,28 @@ class Binding44Test {
     void theHookListIsCheckedAndInstalledFromOneList() {
         Binding44 b = new Binding44();
         List<String> checked = b.hookPoints().stream().map(HookPoint::toString).toList();
-        assertTrue(b.advisedMethods().stream().allMatch(m -> checked.contains(m.method().toString())), checked::toString);
-        assertEquals(List.of("kafka.network.Processor", "kafka.network.RequestChannel", "kafka.server.KafkaApis",
-            "org.apache.kafka.common.network.KafkaChannel", "org.apache.kafka.server.transaction.AddPartitionsToTxnManager",
-            "kafka.server.KafkaRequestHandler$", "org.apache.kafka.network.Request"), b.transformedClasses());
+        assertTrue(
+                b.advisedMethods().stream()
+                        .allMatch(m -> checked.contains(m.method().toString())),
+                checked::toString);
+        assertEquals(
+                List.of(
+                        "kafka.network.Processor",
+                        "kafka.network.RequestChannel",
+                        "kafka.server.KafkaApis",
+                        "org.apache.kafka.common.network.KafkaChannel",
+                        "org.apache.kafka.server.transaction.AddPartitionsToTxnManager",
+                        "kafka.server.KafkaRequestHandler$",
+                        "org.apache.kafka.network.Request"),
+                b.transformedClasses());
         b.disableDeferredDispatch();
-        assertEquals(List.of("kafka.network.Processor", "kafka.network.RequestChannel", "kafka.server.KafkaApis",
-            "org.apache.kafka.common.network.KafkaChannel"), b.transformedClasses());
+        assertEquals(
+                List.of(
+                        "kafka.network.Processor",
+                        "kafka.network.RequestChannel",
+                        "kafka.server.KafkaApis",
+                        "org.apache.kafka.common.network.KafkaChannel"),
+                b.transformedClasses());
     }
 
     /** KIP-890: the hooks that tell when a verified transactional append happened exist in Kafka 4.4.0. */
@@ -57,7 +72,9 @@ class Binding44Test {
     /** The 3.8–4.3 request model's Scala request class is gone in 4.4. */
     @Test
     void theScalaRequestIsMissingInKafka44() {
-        assertEquals(List.of("kafka.network.RequestChannel$Request"), HookPoint.missing(getClass().getClassLoader(),
-            List.of(HookPoint.type("kafka.network.RequestChannel$Request"))));
+        assertEquals(
+                List.of("kafka.network.RequestChannel$Request"),
+                HookPoint.missing(
+                        getClass().getClassLoader(), List.of(HookPoint.type("kafka.network.RequestChannel$Request"))));
     }
 }

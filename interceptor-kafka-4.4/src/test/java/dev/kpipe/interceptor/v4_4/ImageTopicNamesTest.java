@@ -35,15 +35,18 @@ class ImageTopicNamesTest {
 
     @Test
     void followsTheCurrentImage() {
-        cache.setImage(apply(MetadataImage.EMPTY, new TopicRecord().setName("orders").setTopicId(first)));
+        cache.setImage(
+                apply(MetadataImage.EMPTY, new TopicRecord().setName("orders").setTopicId(first)));
         assertEquals("orders", names.topicName(first));
         assertEquals("orders", names.topicName(first));
         assertNull(names.topicName(second));
         assertEquals("orders", names.topicName(first));
 
         // deleted and created again: a new id for the name, the old id unknown
-        cache.setImage(apply(cache.currentImage(), new RemoveTopicRecord().setTopicId(first),
-            new TopicRecord().setName("orders").setTopicId(second)));
+        cache.setImage(apply(
+                cache.currentImage(),
+                new RemoveTopicRecord().setTopicId(first),
+                new TopicRecord().setName("orders").setTopicId(second)));
         assertNull(names.topicName(first));
         assertEquals("orders", names.topicName(second));
         assertEquals("orders", names.topicName(second));

@@ -38,11 +38,21 @@ class RequestModel44Test {
     private final RequestModel44 model = new RequestModel44();
     private final RequestChannelMetrics metrics = new RequestChannelMetrics(EnumSet.of(ApiKeys.API_VERSIONS));
     private final RequestContext context = new RequestContext(
-        new RequestHeader(ApiKeys.API_VERSIONS, (short) 3, "client", 42), "conn-1", InetAddress.getLoopbackAddress(),
-        KafkaPrincipal.ANONYMOUS, new ListenerName("PLAINTEXT"), SecurityProtocol.PLAINTEXT, ClientInformation.EMPTY,
-        false);
-    private final Request request = new Request(3, context, System.nanoTime(), MemoryPool.NONE,
-        new ApiVersionsRequest.Builder().build((short) 3).serialize().buffer(), metrics);
+            new RequestHeader(ApiKeys.API_VERSIONS, (short) 3, "client", 42),
+            "conn-1",
+            InetAddress.getLoopbackAddress(),
+            KafkaPrincipal.ANONYMOUS,
+            new ListenerName("PLAINTEXT"),
+            SecurityProtocol.PLAINTEXT,
+            ClientInformation.EMPTY,
+            false);
+    private final Request request = new Request(
+            3,
+            context,
+            System.nanoTime(),
+            MemoryPool.NONE,
+            new ApiVersionsRequest.Builder().build((short) 3).serialize().buffer(),
+            metrics);
 
     @AfterEach
     void closeMetrics() {

@@ -8,8 +8,7 @@ import net.bytebuddy.asm.Advice;
  * exist ({@link KafkaBinding#deferredDispatchMethods()}).
  */
 final class AppendAdvice {
-    private AppendAdvice() {
-    }
+    private AppendAdvice() {}
 
     /** {@code AddPartitionsToTxnManager.addOrVerifyTransaction} ({@code verifyTransaction} up to 3.9). */
     static final class Verification {

@@ -18,10 +18,10 @@ public final class AppendHooks {
 
     /** The hand-off of deferred appends, or {@code null} when the binding does not report them. */
     private static volatile DeferredAppends appends;
+
     private static volatile RequestModel model;
 
-    private AppendHooks() {
-    }
+    private AppendHooks() {}
 
     /**
      * Thread: any (install, from {@link Hooks#activate}, before the listener is published).
@@ -166,6 +166,8 @@ public final class AppendHooks {
      * @return true for a present time ({@code Some}, {@code OptionalLong.of}), false for an empty one or anything else
      */
     static boolean isTime(Object time) {
-        return time instanceof java.util.OptionalLong l ? l.isPresent() : time instanceof scala.Option<?> o && o.isDefined();
+        return time instanceof java.util.OptionalLong l
+                ? l.isPresent()
+                : time instanceof scala.Option<?> o && o.isDefined();
     }
 }

@@ -81,19 +81,21 @@ public final class DeferredAppends {
          */
         State next(Event e) {
             return switch (this) {
-                case VERIFYING -> switch (e) {
-                    case CALLBACK_INLINE -> APPENDED_INLINE;
-                    case CALLBACK_QUEUED -> CALLBACK_QUEUED;
-                    case VERIFICATION_THREW -> DONE;
-                    case HANDLE_RETURNED -> DEFERRED;
-                    default -> null;
-                };
+                case VERIFYING ->
+                    switch (e) {
+                        case CALLBACK_INLINE -> APPENDED_INLINE;
+                        case CALLBACK_QUEUED -> CALLBACK_QUEUED;
+                        case VERIFICATION_THREW -> DONE;
+                        case HANDLE_RETURNED -> DEFERRED;
+                        default -> null;
+                    };
                 case APPENDED_INLINE -> e == Event.HANDLE_RETURNED ? DONE : null;
-                case CALLBACK_QUEUED -> switch (e) {
-                    case CALLBACK_COMPLETED -> CALLBACK_DONE;
-                    case HANDLE_RETURNED -> DEFERRED_QUEUED;
-                    default -> null;
-                };
+                case CALLBACK_QUEUED ->
+                    switch (e) {
+                        case CALLBACK_COMPLETED -> CALLBACK_DONE;
+                        case HANDLE_RETURNED -> DEFERRED_QUEUED;
+                        default -> null;
+                    };
                 case CALLBACK_DONE -> e == Event.HANDLE_RETURNED ? DONE : null;
                 case DEFERRED -> e == Event.CALLBACK_QUEUED ? DEFERRED_QUEUED : null;
                 case DEFERRED_QUEUED -> e == Event.CALLBACK_COMPLETED ? DONE : null;

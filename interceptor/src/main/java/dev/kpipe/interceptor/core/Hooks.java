@@ -36,12 +36,15 @@ public final class Hooks {
     /** The binding of the processor whose network thread this is. */
     private static final ThreadLocal<ProcessorBinding> CURRENT = new ThreadLocal<>();
 
-    private Hooks() {
-    }
+    private Hooks() {}
 
     /** Thread: any (install). The listener is published last: advice that sees it sees the filter and model. */
-    static void activate(NetworkEventListener l, Predicate<String> filter, RequestModel requestModel,
-                         KafkaBinding kafkaBinding, boolean deferredDispatch) {
+    static void activate(
+            NetworkEventListener l,
+            Predicate<String> filter,
+            RequestModel requestModel,
+            KafkaBinding kafkaBinding,
+            boolean deferredDispatch) {
         listenerFilter = filter;
         model = requestModel;
         binding = kafkaBinding;
@@ -230,7 +233,7 @@ public final class Hooks {
                 return false;
             }
             return l.onRequestReceived(b, request, m.contextOf(request), m.bodyOf(request), m.sizeInBytesOf(request))
-                == Admission.HELD;
+                    == Admission.HELD;
         } catch (Throwable t) {
             Interceptor.hookFault();
             return false;

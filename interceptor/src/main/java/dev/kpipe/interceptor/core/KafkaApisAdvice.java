@@ -7,8 +7,7 @@ import net.bytebuddy.asm.Advice;
  * {@link DeferredAppends}), and the request is dispatched unless its append was deferred. Thread: handler.
  */
 final class KafkaApisAdvice {
-    private KafkaApisAdvice() {
-    }
+    private KafkaApisAdvice() {}
 
     @Advice.OnMethodEnter(suppress = Throwable.class)
     static void enter(@Advice.Argument(0) Object request) {

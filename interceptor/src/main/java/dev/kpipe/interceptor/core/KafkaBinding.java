@@ -57,6 +57,7 @@ public abstract class KafkaBinding implements Interceptor.Binding {
     private final String versionLine;
     /** Deferred dispatch is installed; cleared by {@link #disableDeferredDispatch()} before install. */
     private volatile boolean deferredDispatch = true;
+
     private final String requestClass;
     private final String responseClass;
     private final String requestLocalClass;
@@ -138,23 +139,34 @@ public abstract class KafkaBinding implements Interceptor.Binding {
      */
     public final List<AdvisedMethod> advisedMethods() {
         return List.of(
-            new AdvisedMethod(HookPoint.method(PROCESSOR, "processNewResponses"), ProcessorAdvice.Round.class),
-            new AdvisedMethod(HookPoint.method(PROCESSOR, "dequeueResponse"), ProcessorAdvice.Dequeue.class),
-            new AdvisedMethod(HookPoint.method(PROCESSOR, "updateRequestMetrics", responseClass),
-                ProcessorAdvice.Completed.class),
-            new AdvisedMethod(HookPoint.method(PROCESSOR, "handleChannelMuteEvent", String.class.getName(), MUTE_EVENT),
-                ProcessorAdvice.MuteEventHook.class),
-            new AdvisedMethod(HookPoint.method(PROCESSOR, "tryUnmuteChannel", String.class.getName()),
-                ProcessorAdvice.TryUnmute.class),
-            new AdvisedMethod(HookPoint.method(PROCESSOR, "close", String.class.getName()), ProcessorAdvice.Close.class),
-            new AdvisedMethod(HookPoint.method(PROCESSOR, "processDisconnected"), ProcessorAdvice.Disconnected.class),
-            new AdvisedMethod(HookPoint.method(PROCESSOR, "processCompletedReceives"), ProcessorAdvice.Receives.class),
-            new AdvisedMethod(HookPoint.method(REQUEST_CHANNEL, "sendRequest", requestClass), RequestChannelAdvice.class),
-            new AdvisedMethod(HookPoint.method(KAFKA_APIS, "handle", requestClass, requestLocalClass),
-                KafkaApisAdvice.class),
-            new AdvisedMethod(HookPoint.method(KAFKA_CHANNEL, "maybeBeginServerReauthentication",
-                "org.apache.kafka.common.network.NetworkReceive", "java.util.function.Supplier"),
-                KafkaChannelAdvice.class));
+                new AdvisedMethod(HookPoint.method(PROCESSOR, "processNewResponses"), ProcessorAdvice.Round.class),
+                new AdvisedMethod(HookPoint.method(PROCESSOR, "dequeueResponse"), ProcessorAdvice.Dequeue.class),
+                new AdvisedMethod(
+                        HookPoint.method(PROCESSOR, "updateRequestMetrics", responseClass),
+                        ProcessorAdvice.Completed.class),
+                new AdvisedMethod(
+                        HookPoint.method(PROCESSOR, "handleChannelMuteEvent", String.class.getName(), MUTE_EVENT),
+                        ProcessorAdvice.MuteEventHook.class),
+                new AdvisedMethod(
+                        HookPoint.method(PROCESSOR, "tryUnmuteChannel", String.class.getName()),
+                        ProcessorAdvice.TryUnmute.class),
+                new AdvisedMethod(
+                        HookPoint.method(PROCESSOR, "close", String.class.getName()), ProcessorAdvice.Close.class),
+                new AdvisedMethod(
+                        HookPoint.method(PROCESSOR, "processDisconnected"), ProcessorAdvice.Disconnected.class),
+                new AdvisedMethod(
+                        HookPoint.method(PROCESSOR, "processCompletedReceives"), ProcessorAdvice.Receives.class),
+                new AdvisedMethod(
+                        HookPoint.method(REQUEST_CHANNEL, "sendRequest", requestClass), RequestChannelAdvice.class),
+                new AdvisedMethod(
+                        HookPoint.method(KAFKA_APIS, "handle", requestClass, requestLocalClass), KafkaApisAdvice.class),
+                new AdvisedMethod(
+                        HookPoint.method(
+                                KAFKA_CHANNEL,
+                                "maybeBeginServerReauthentication",
+                                "org.apache.kafka.common.network.NetworkReceive",
+                                "java.util.function.Supplier"),
+                        KafkaChannelAdvice.class));
     }
 
     /**
@@ -169,11 +181,18 @@ public abstract class KafkaBinding implements Interceptor.Binding {
      */
     public final List<AdvisedMethod> deferredDispatchMethods() {
         return List.of(
-            new AdvisedMethod(transactionVerification(), AppendAdvice.Verification.class),
-            new AdvisedMethod(HookPoint.method(REQUEST_HANDLER_OBJECT, "$anonfun$wrapAsyncCallback$2", requestClass,
-                "scala.Function2", requestLocalClass, REQUEST_CHANNEL, Object.class.getName()),
-                AppendAdvice.CallbackInvoked.class),
-            new AdvisedMethod(callbackCompletion(), AppendAdvice.CallbackCompleted.class));
+                new AdvisedMethod(transactionVerification(), AppendAdvice.Verification.class),
+                new AdvisedMethod(
+                        HookPoint.method(
+                                REQUEST_HANDLER_OBJECT,
+                                "$anonfun$wrapAsyncCallback$2",
+                                requestClass,
+                                "scala.Function2",
+                                requestLocalClass,
+                                REQUEST_CHANNEL,
+                                Object.class.getName()),
+                        AppendAdvice.CallbackInvoked.class),
+                new AdvisedMethod(callbackCompletion(), AppendAdvice.CallbackCompleted.class));
     }
 
     @Override
@@ -203,25 +222,25 @@ public abstract class KafkaBinding implements Interceptor.Binding {
     /** @return the broker members the core calls or reads (not advised), the same on every line */
     private static List<HookPoint> accessedMembers() {
         return List.of(
-            HookPoint.method(PROCESSOR, "responseQueue"),
-            HookPoint.method(PROCESSOR, "selector"),
-            HookPoint.method(PROCESSOR, "wakeup"),
-            HookPoint.method(PROCESSOR, "id"),
-            HookPoint.field(PROCESSOR, "listenerName"),
-            HookPoint.field(PROCESSOR, "requestChannel"),
-            HookPoint.method(KAFKA_APIS, "metadataCache"),
-            HookPoint.method(KAFKA_APIS, "requestChannel"),
-            HookPoint.method(KAFKA_APIS, "replicaManager"),
-            HookPoint.method(REPLICA_MANAGER, "delayedProducePurgatory"),
-            HookPoint.method(REQUEST_CHANNEL, "requestQueue"),
-            HookPoint.method(REQUEST_CHANNEL, "queueSize"),
-            HookPoint.method(KAFKA_CHANNEL, "ready"),
-            HookPoint.method(KAFKA_CHANNEL, "id"),
-            HookPoint.field(KAFKA_CHANNEL, "authenticator"),
-            HookPoint.field(KAFKA_CHANNEL, "lastReauthenticationStartNanos"),
-            HookPoint.field(KAFKA_CHANNEL, "MIN_REAUTH_INTERVAL_ONE_SECOND_NANOS"),
-            HookPoint.method("org.apache.kafka.common.network.Authenticator", "serverSessionExpirationTimeNanos"),
-            HookPoint.method("org.apache.kafka.common.network.Selector", "channel", String.class.getName()));
+                HookPoint.method(PROCESSOR, "responseQueue"),
+                HookPoint.method(PROCESSOR, "selector"),
+                HookPoint.method(PROCESSOR, "wakeup"),
+                HookPoint.method(PROCESSOR, "id"),
+                HookPoint.field(PROCESSOR, "listenerName"),
+                HookPoint.field(PROCESSOR, "requestChannel"),
+                HookPoint.method(KAFKA_APIS, "metadataCache"),
+                HookPoint.method(KAFKA_APIS, "requestChannel"),
+                HookPoint.method(KAFKA_APIS, "replicaManager"),
+                HookPoint.method(REPLICA_MANAGER, "delayedProducePurgatory"),
+                HookPoint.method(REQUEST_CHANNEL, "requestQueue"),
+                HookPoint.method(REQUEST_CHANNEL, "queueSize"),
+                HookPoint.method(KAFKA_CHANNEL, "ready"),
+                HookPoint.method(KAFKA_CHANNEL, "id"),
+                HookPoint.field(KAFKA_CHANNEL, "authenticator"),
+                HookPoint.field(KAFKA_CHANNEL, "lastReauthenticationStartNanos"),
+                HookPoint.field(KAFKA_CHANNEL, "MIN_REAUTH_INTERVAL_ONE_SECOND_NANOS"),
+                HookPoint.method("org.apache.kafka.common.network.Authenticator", "serverSessionExpirationTimeNanos"),
+                HookPoint.method("org.apache.kafka.common.network.Selector", "channel", String.class.getName()));
     }
 
     @Override
@@ -271,7 +290,7 @@ public abstract class KafkaBinding implements Interceptor.Binding {
         } catch (LinkageError | IllegalAccessException e) {
             Throwable cause = e instanceof ExceptionInInitializerError && e.getCause() != null ? e.getCause() : e;
             throw new UnsupportedBrokerException("kpipe cannot hook Kafka " + versionLine
-                + ": KafkaChannel's re-authentication state is not as expected (" + cause + ")");
+                    + ": KafkaChannel's re-authentication state is not as expected (" + cause + ")");
         }
     }
 

@@ -22,10 +22,10 @@ final class KafkaBrokerLoad implements BrokerLoad {
     KafkaBrokerLoad(KafkaApis apis, IntSupplier delayedProduce) {
         RequestChannel channel = apis.requestChannel();
         try {
-            this.requestQueue = (ArrayBlockingQueue<?>) MethodHandles.privateLookupIn(RequestChannel.class,
-                    MethodHandles.lookup())
-                .findVirtual(RequestChannel.class, "requestQueue", MethodType.methodType(ArrayBlockingQueue.class))
-                .invoke(channel);
+            this.requestQueue = (ArrayBlockingQueue<?>) MethodHandles.privateLookupIn(
+                            RequestChannel.class, MethodHandles.lookup())
+                    .findVirtual(RequestChannel.class, "requestQueue", MethodType.methodType(ArrayBlockingQueue.class))
+                    .invoke(channel);
         } catch (Throwable t) {
             throw new IllegalStateException("kpipe: cannot read the request queue", t);
         }

@@ -7,12 +7,11 @@ import net.bytebuddy.asm.Advice;
  * Supplier)}: skipped, answering true (re-authentication begun), when the plugin takes the re-authentication over.
  */
 final class KafkaChannelAdvice {
-    private KafkaChannelAdvice() {
-    }
+    private KafkaChannelAdvice() {}
 
     @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
-    static boolean enter(@Advice.This Object channel, @Advice.Argument(0) Object handshake,
-                         @Advice.Argument(1) Object clock) {
+    static boolean enter(
+            @Advice.This Object channel, @Advice.Argument(0) Object handshake, @Advice.Argument(1) Object clock) {
         return Hooks.reauthentication(channel, handshake, clock);
     }
 

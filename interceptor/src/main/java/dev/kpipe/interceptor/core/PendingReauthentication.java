@@ -2,7 +2,6 @@ package dev.kpipe.interceptor.core;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.util.function.Supplier;
 import org.apache.kafka.common.network.Authenticator;
 import org.apache.kafka.common.network.KafkaChannel;
@@ -27,10 +26,11 @@ record PendingReauthentication(KafkaChannel channel, NetworkReceive handshake, S
         try {
             MethodHandles.Lookup lookup = MethodHandles.privateLookupIn(KafkaChannel.class, MethodHandles.lookup());
             AUTHENTICATOR = lookup.findGetter(KafkaChannel.class, "authenticator", Authenticator.class);
-            LAST_REAUTHENTICATION_START_NANOS = lookup.findGetter(KafkaChannel.class, "lastReauthenticationStartNanos",
-                long.class);
-            MIN_REAUTHENTICATION_INTERVAL_NANOS = (long) lookup.findStaticGetter(KafkaChannel.class,
-                "MIN_REAUTH_INTERVAL_ONE_SECOND_NANOS", long.class).invoke();
+            LAST_REAUTHENTICATION_START_NANOS =
+                    lookup.findGetter(KafkaChannel.class, "lastReauthenticationStartNanos", long.class);
+            MIN_REAUTHENTICATION_INTERVAL_NANOS = (long)
+                    lookup.findStaticGetter(KafkaChannel.class, "MIN_REAUTH_INTERVAL_ONE_SECOND_NANOS", long.class)
+                            .invoke();
         } catch (Throwable t) {
             throw new ExceptionInInitializerError(t);
         }

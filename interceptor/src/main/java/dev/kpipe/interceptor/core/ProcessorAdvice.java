@@ -5,8 +5,7 @@ import net.bytebuddy.implementation.bytecode.assign.Assigner;
 
 /** Advice on {@code kafka.network.Processor}; each method forwards to {@link Hooks}. */
 final class ProcessorAdvice {
-    private ProcessorAdvice() {
-    }
+    private ProcessorAdvice() {}
 
     /** {@code processNewResponses()}: a round starts and ends. */
     static final class Round {
@@ -24,8 +23,9 @@ final class ProcessorAdvice {
     /** {@code dequeueResponse()}: the plugin picks the response to process. */
     static final class Dequeue {
         @Advice.OnMethodExit(suppress = Throwable.class)
-        static void exit(@Advice.This Object processor,
-                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object response) {
+        static void exit(
+                @Advice.This Object processor,
+                @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object response) {
             response = Hooks.dequeued(processor, response);
         }
     }
@@ -41,8 +41,10 @@ final class ProcessorAdvice {
     /** {@code handleChannelMuteEvent(String, ChannelMuteEvent)}: skipped when the plugin consumes it. */
     static final class MuteEventHook {
         @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
-        static boolean enter(@Advice.This Object processor, @Advice.Argument(0) String connectionId,
-                             @Advice.Argument(1) Object event) {
+        static boolean enter(
+                @Advice.This Object processor,
+                @Advice.Argument(0) String connectionId,
+                @Advice.Argument(1) Object event) {
             return Hooks.muteEvent(processor, connectionId, event);
         }
     }

@@ -47,11 +47,13 @@ final class ProcessorBinding implements NetworkProcessor {
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.privateLookupIn(Processor.class, MethodHandles.lookup());
-            HANDLE_MUTE_EVENT = lookup.findVirtual(Processor.class, "handleChannelMuteEvent",
-                MethodType.methodType(void.class, String.class, KafkaChannel.ChannelMuteEvent.class));
+            HANDLE_MUTE_EVENT = lookup.findVirtual(
+                    Processor.class,
+                    "handleChannelMuteEvent",
+                    MethodType.methodType(void.class, String.class, KafkaChannel.ChannelMuteEvent.class));
             CLOSE = lookup.findVirtual(Processor.class, "close", MethodType.methodType(void.class, String.class));
-            RESPONSE_QUEUE = lookup.findVirtual(Processor.class, "responseQueue",
-                MethodType.methodType(LinkedBlockingDeque.class));
+            RESPONSE_QUEUE = lookup.findVirtual(
+                    Processor.class, "responseQueue", MethodType.methodType(LinkedBlockingDeque.class));
             LISTENER_NAME = lookup.findGetter(Processor.class, "listenerName", ListenerName.class);
             REQUEST_CHANNEL = lookup.findGetter(Processor.class, "requestChannel", RequestChannel.class);
         } catch (ReflectiveOperationException e) {
@@ -69,6 +71,7 @@ final class ProcessorBinding implements NetworkProcessor {
      * thread only.
      */
     boolean reauthenticating;
+
     private Object attachment;
     private final String listenerName;
     private final Selector selector;

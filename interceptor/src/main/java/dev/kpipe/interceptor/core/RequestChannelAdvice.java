@@ -4,8 +4,7 @@ import net.bytebuddy.asm.Advice;
 
 /** Advice on {@code kafka.network.RequestChannel.sendRequest(request)}: skipped when the plugin holds the request. */
 final class RequestChannelAdvice {
-    private RequestChannelAdvice() {
-    }
+    private RequestChannelAdvice() {}
 
     @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
     static boolean enter(@Advice.This Object channel, @Advice.Argument(0) Object request) {

@@ -13,14 +13,11 @@ import org.junit.jupiter.api.Test;
 class AdvisedMethodTest {
 
     static final class Target {
-        void close(String id) {
-        }
+        void close(String id) {}
 
-        void close(long id) {
-        }
+        void close(long id) {}
 
-        void close(String id, long timeout) {
-        }
+        void close(String id, long timeout) {}
     }
 
     private static MethodDescription method(String name, Class<?>... params) throws NoSuchMethodException {
@@ -29,24 +26,29 @@ class AdvisedMethodTest {
 
     @Test
     void matchesTheNamedMethodByEveryParameterTypeAndNothingElse() throws Exception {
-        AdvisedMethod m = new AdvisedMethod(HookPoint.method(Target.class.getName(), "close", "java.lang.String"),
-            ProcessorAdvice.Close.class);
+        AdvisedMethod m = new AdvisedMethod(
+                HookPoint.method(Target.class.getName(), "close", "java.lang.String"), ProcessorAdvice.Close.class);
         assertTrue(m.matcher().matches(method("close", String.class)));
         assertFalse(m.matcher().matches(method("close", long.class)));
         assertFalse(m.matcher().matches(method("close", String.class, long.class)));
-        AdvisedMethod primitive = new AdvisedMethod(HookPoint.method(Target.class.getName(), "close", "long"),
-            ProcessorAdvice.Close.class);
+        AdvisedMethod primitive = new AdvisedMethod(
+                HookPoint.method(Target.class.getName(), "close", "long"), ProcessorAdvice.Close.class);
         assertTrue(primitive.matcher().matches(method("close", long.class)));
         assertFalse(primitive.matcher().matches(method("close", String.class)));
-        assertTrue(TypeDescription.ForLoadedType.of(Target.class).getDeclaredMethods()
-            .filter(m.matcher()).size() == 1);
+        assertTrue(TypeDescription.ForLoadedType.of(Target.class)
+                        .getDeclaredMethods()
+                        .filter(m.matcher())
+                        .size()
+                == 1);
     }
 
     @Test
     void aFieldOrAClassIsNotAnAdvisedMethod() {
-        assertThrows(IllegalArgumentException.class,
-            () -> new AdvisedMethod(HookPoint.field("kafka.network.Processor", "listenerName"), Object.class));
-        assertThrows(IllegalArgumentException.class,
-            () -> new AdvisedMethod(HookPoint.type("kafka.network.Processor"), Object.class));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new AdvisedMethod(HookPoint.field("kafka.network.Processor", "listenerName"), Object.class));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new AdvisedMethod(HookPoint.type("kafka.network.Processor"), Object.class));
     }
 }

@@ -198,12 +198,14 @@ class DeferredAppendsTest {
                 CyclicBarrier barrier = new CyclicBarrier(2);
                 a.handling(request);
                 a.verificationStarted(r -> true);
-                CompletableFuture<Void> callback = CompletableFuture.runAsync(() -> {
-                    await(barrier);
-                    a.callbackInvoked(request);
-                    callbackArrived.set(true);
-                    a.callbackCompleted(request);
-                }, callbackThread);
+                CompletableFuture<Void> callback = CompletableFuture.runAsync(
+                        () -> {
+                            await(barrier);
+                            a.callbackInvoked(request);
+                            callbackArrived.set(true);
+                            a.callbackCompleted(request);
+                        },
+                        callbackThread);
                 await(barrier);
                 handleArrived.set(true);
                 if (a.handleReturned(request)) {

@@ -31,50 +31,49 @@ class PendingReauthenticationTest {
 
     /** A channel whose transport is ready and whose authenticators report the given state. */
     private static KafkaChannel channel(boolean complete, Long sessionExpiryNanos, AtomicInteger reauthentications) {
-        TransportLayer transport = (TransportLayer) Proxy.newProxyInstance(TransportLayer.class.getClassLoader(),
-            new Class<?>[] {TransportLayer.class}, (proxy, method, args) -> switch (method.getName()) {
-                case "ready" -> true;
-                case "hashCode" -> System.identityHashCode(proxy);
-                case "equals" -> proxy == args[0];
-                default -> null;
-            });
+        TransportLayer transport = (TransportLayer) Proxy.newProxyInstance(
+                TransportLayer.class.getClassLoader(),
+                new Class<?>[] {TransportLayer.class},
+                (proxy, method, args) -> switch (method.getName()) {
+                    case "ready" -> true;
+                    case "hashCode" -> System.identityHashCode(proxy);
+                    case "equals" -> proxy == args[0];
+                    default -> null;
+                });
         Supplier<Authenticator> authenticators = () -> (Authenticator) Proxy.newProxyInstance(
-            Authenticator.class.getClassLoader(), new Class<?>[] {Authenticator.class},
-            (proxy, method, args) -> switch (method.getName()) {
-                case "complete" -> complete;
-                case "serverSessionExpirationTimeNanos" -> sessionExpiryNanos;
-                case "reauthenticate" -> {
-                    reauthentications.incrementAndGet();
-                    yield null;
-                }
-                case "hashCode" -> System.identityHashCode(proxy);
-                case "equals" -> proxy == args[0];
-                default -> null;
-            });
-        return new KafkaChannel("c-1", transport, authenticators, 1024, MemoryPool.NONE,
-            new ChannelMetadataRegistry() {
-                @Override
-                public void registerCipherInformation(CipherInformation info) {
-                }
+                Authenticator.class.getClassLoader(),
+                new Class<?>[] {Authenticator.class},
+                (proxy, method, args) -> switch (method.getName()) {
+                    case "complete" -> complete;
+                    case "serverSessionExpirationTimeNanos" -> sessionExpiryNanos;
+                    case "reauthenticate" -> {
+                        reauthentications.incrementAndGet();
+                        yield null;
+                    }
+                    case "hashCode" -> System.identityHashCode(proxy);
+                    case "equals" -> proxy == args[0];
+                    default -> null;
+                });
+        return new KafkaChannel("c-1", transport, authenticators, 1024, MemoryPool.NONE, new ChannelMetadataRegistry() {
+            @Override
+            public void registerCipherInformation(CipherInformation info) {}
 
-                @Override
-                public CipherInformation cipherInformation() {
-                    return null;
-                }
+            @Override
+            public CipherInformation cipherInformation() {
+                return null;
+            }
 
-                @Override
-                public void registerClientInformation(ClientInformation info) {
-                }
+            @Override
+            public void registerClientInformation(ClientInformation info) {}
 
-                @Override
-                public ClientInformation clientInformation() {
-                    return null;
-                }
+            @Override
+            public ClientInformation clientInformation() {
+                return null;
+            }
 
-                @Override
-                public void close() {
-                }
-            });
+            @Override
+            public void close() {}
+        });
     }
 
     private static NetworkReceive handshake() {

@@ -11,8 +11,7 @@ import org.apache.kafka.common.message.ProduceRequestData;
  * this class only on a broker whose latest produce version is below 13). Thread: any; stateless.
  */
 final class ProduceTopicIds {
-    private ProduceTopicIds() {
-    }
+    private ProduceTopicIds() {}
 
     /**
      * @param topic a produce request's topic data, from a v13+ request

@@ -28,8 +28,7 @@ public final class TopicPolicy {
      */
     private Decision last;
 
-    private record Decision(String topic, boolean pipelines) {
-    }
+    private record Decision(String topic, boolean pipelines) {}
 
     /**
      * @param include names that may be pipelined
@@ -64,7 +63,7 @@ public final class TopicPolicy {
 
     private Boolean decide(String topic) {
         return !Topic.isInternal(topic)
-            && include.matcher(topic).matches()
-            && (exclude == null || !exclude.matcher(topic).matches());
+                && include.matcher(topic).matches()
+                && (exclude == null || !exclude.matcher(topic).matches());
     }
 }

@@ -31,6 +31,7 @@ final class Admissions {
     private static final Logger LOG = LoggerFactory.getLogger(PipelineCoordinator.class);
     /** Faults that could repeat per request: WARN once each, then DEBUG (see {@link FaultLog}). */
     private final FaultLog readWhileMuted = new FaultLog(LOG);
+
     private final FaultLog admitFailed = new FaultLog(LOG);
     private final FaultLog reauthenticationWhileMuted = new FaultLog(LOG);
 
@@ -43,9 +44,15 @@ final class Admissions {
     private final Drains.Release release;
     private final BooleanSupplier enabled;
 
-    Admissions(RequestClassifier classifier, Map<String, ConnectionPipeline> connections, PipelineStats stats,
-               Ticker ticker, Reservations reservations, QuietPeriod quiet, Drains.Release release,
-               BooleanSupplier enabled) {
+    Admissions(
+            RequestClassifier classifier,
+            Map<String, ConnectionPipeline> connections,
+            PipelineStats stats,
+            Ticker ticker,
+            Reservations reservations,
+            QuietPeriod quiet,
+            Drains.Release release,
+            BooleanSupplier enabled) {
         this.classifier = classifier;
         this.connections = connections;
         this.stats = stats;
@@ -62,8 +69,8 @@ final class Admissions {
      *
      * @return how the broker must treat it
      */
-    Admission received(NetworkProcessor processor, Object request, RequestContext context, AbstractRequest body,
-                       int sizeInBytes) {
+    Admission received(
+            NetworkProcessor processor, Object request, RequestContext context, AbstractRequest body, int sizeInBytes) {
         String id = context.connectionId;
         ConnectionPipeline conn = connections.get(id);
         RequestClass cls;
@@ -142,8 +149,9 @@ final class Admissions {
                 return Admission.CLASSIC;
             }
             ConnectionState s = tracked.state();
-            if ((s == ConnectionState.PIPELINED || s == ConnectionState.DRAINING_DISABLED) && tracked.slots.isEmpty()
-                && !tracked.throttle.throttled()) {
+            if ((s == ConnectionState.PIPELINED || s == ConnectionState.DRAINING_DISABLED)
+                    && tracked.slots.isEmpty()
+                    && !tracked.throttle.throttled()) {
                 release.release(tracked, ConnectionEvent.HAND_BACK);
                 stats.downgrades.increment();
                 return Admission.CLASSIC;
@@ -187,9 +195,11 @@ final class Admissions {
         }
         try {
             ConnectionState from = conn.state();
-            if (from == ConnectionState.PIPELINED && conn.slots.isEmpty() && conn.awaitingDispatch == null
-                && !conn.throttle.throttled()
-                && quiet.over(conn)) {
+            if (from == ConnectionState.PIPELINED
+                    && conn.slots.isEmpty()
+                    && conn.awaitingDispatch == null
+                    && !conn.throttle.throttled()
+                    && quiet.over(conn)) {
                 // Nothing outstanding, nothing written lately: Kafka takes the connection back and re-authenticates
                 // it now.
                 release.release(conn, ConnectionEvent.HAND_BACK);
@@ -200,8 +210,11 @@ final class Admissions {
                 // Illegal (counted): such a connection stays muted. Beginning the re-authentication now could write
                 // its handshake response inside an earlier response; closing the connection once the earlier
                 // responses are written cannot (the client reconnects).
-                reauthenticationWhileMuted.fault("kpipe: re-authentication on {} while it should be muted: {};"
-                    + " closing it once its earlier responses are written", connectionId, conn);
+                reauthenticationWhileMuted.fault(
+                        "kpipe: re-authentication on {} while it should be muted: {};"
+                                + " closing it once its earlier responses are written",
+                        connectionId,
+                        conn);
                 conn.muteAndSchedule();
                 return true;
             }

@@ -5,8 +5,7 @@ package dev.kpipe.plugin.pipeline;
  * asserts them, and the fake broker checks them after every step of every explored and generated run.
  */
 final class ConnectionInvariants {
-    private ConnectionInvariants() {
-    }
+    private ConnectionInvariants() {}
 
     /**
      * The invariants of one connection's bookkeeping, checked by the fake broker after every step. Network thread.
@@ -27,7 +26,8 @@ final class ConnectionInvariants {
     static String violation(ConnectionPipeline c) {
         ConnectionState s = c.state();
         boolean heldAllowed = s == ConnectionState.CLOSING_AFTER_DRAIN;
-        boolean heldRequired = s == ConnectionState.DRAINING_EXCLUSIVE || s == ConnectionState.DRAINING_REAUTHENTICATION;
+        boolean heldRequired =
+                s == ConnectionState.DRAINING_EXCLUSIVE || s == ConnectionState.DRAINING_REAUTHENTICATION;
         if (heldRequired ? c.held == null : c.held != null && !heldAllowed) {
             return s + " with held=" + c.held;
         }

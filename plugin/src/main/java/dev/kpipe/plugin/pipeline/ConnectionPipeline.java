@@ -75,6 +75,7 @@ final class ConnectionPipeline implements Reservation.Holder {
      * only while it is {@link #awaitingDispatch} (a stale reference is harmless).
      */
     volatile Object awaitingAppend;
+
     final ThrottleWindows throttle = new ThrottleWindows();
     /**
      * What the connection holds for its drain: the exclusive request ({@link ConnectionState#DRAINING_EXCLUSIVE}, and
@@ -87,6 +88,7 @@ final class ConnectionPipeline implements Reservation.Holder {
     long lastWrittenNanos;
     /** A wake-up is scheduled for the end of the quiet period of the held re-authentication. */
     boolean quietWakeupScheduled;
+
     long drainStartNanos;
     /** What kpipe last made of the selector's mute state: reading a request mutes. */
     boolean muted = true;
@@ -368,8 +370,8 @@ final class ConnectionPipeline implements Reservation.Holder {
     @Override
     public String toString() {
         return "connection " + id + " " + state + " inflight=" + slots.size() + " bytes=" + inflightBytes
-            + " sendOutstanding=" + sendOutstanding + " throttles=" + throttle.open()
-            + " awaitingDispatch=" + (awaitingDispatch != null) + " held=" + (held != null) + " muted=" + muted
-            + " " + reservation;
+                + " sendOutstanding=" + sendOutstanding + " throttles=" + throttle.open()
+                + " awaitingDispatch=" + (awaitingDispatch != null) + " held=" + (held != null) + " muted=" + muted
+                + " " + reservation;
     }
 }

@@ -29,10 +29,20 @@ import org.apache.kafka.common.requests.RequestContext;
  * @param pipelinedNanos time since kpipe took the connection over, ns
  * @param waitReasons why it is not reading now; empty if it is reading
  */
-public record ConnectionSnapshot(String connectionId, String listener, String principal, String clientId,
-                                 String softwareName, String softwareVersion, String state, int inflightRequests,
-                                 long inflightBytes, int heldResponses, long oldestInflightNanos, long pipelinedNanos,
-                                 Set<WaitReason> waitReasons) {
+public record ConnectionSnapshot(
+        String connectionId,
+        String listener,
+        String principal,
+        String clientId,
+        String softwareName,
+        String softwareVersion,
+        String state,
+        int inflightRequests,
+        long inflightBytes,
+        int heldResponses,
+        long oldestInflightNanos,
+        long pipelinedNanos,
+        Set<WaitReason> waitReasons) {
 
     /** Makes {@link #waitReasons} unmodifiable. */
     public ConnectionSnapshot {
@@ -78,15 +88,20 @@ public record ConnectionSnapshot(String connectionId, String listener, String pr
         if (reasons.isEmpty() && c.muted) {
             reasons.add(WaitReason.MUTED);
         }
-        return new ConnectionSnapshot(c.id,
-            ctx == null || ctx.listenerName == null ? null : ctx.listenerName.value(),
-            principalOf(ctx),
-            ctx == null ? null : ctx.clientId(),
-            ctx == null || ctx.clientInformation == null ? null : ctx.clientInformation.softwareName(),
-            ctx == null || ctx.clientInformation == null ? null : ctx.clientInformation.softwareVersion(),
-            state.dumpName(), inflight, bytes, c.publishedHeldResponses(),
-            oldest == 0 || inflight == 0 ? -1 : Math.max(0, nowNanos - oldest),
-            Math.max(0, nowNanos - c.upgradedNanos), reasons);
+        return new ConnectionSnapshot(
+                c.id,
+                ctx == null || ctx.listenerName == null ? null : ctx.listenerName.value(),
+                principalOf(ctx),
+                ctx == null ? null : ctx.clientId(),
+                ctx == null || ctx.clientInformation == null ? null : ctx.clientInformation.softwareName(),
+                ctx == null || ctx.clientInformation == null ? null : ctx.clientInformation.softwareVersion(),
+                state.dumpName(),
+                inflight,
+                bytes,
+                c.publishedHeldResponses(),
+                oldest == 0 || inflight == 0 ? -1 : Math.max(0, nowNanos - oldest),
+                Math.max(0, nowNanos - c.upgradedNanos),
+                reasons);
     }
 
     /**

@@ -29,8 +29,10 @@ final class DeferredDispatch {
     private final RequestClassifier classifier;
     private final PipelineStats stats;
 
-    DeferredDispatch(ConcurrentHashMap<String, ConnectionPipeline> connections, RequestClassifier classifier,
-                     PipelineStats stats) {
+    DeferredDispatch(
+            ConcurrentHashMap<String, ConnectionPipeline> connections,
+            RequestClassifier classifier,
+            PipelineStats stats) {
         this.connections = connections;
         this.classifier = classifier;
         this.stats = stats;
@@ -75,8 +77,10 @@ final class DeferredDispatch {
     void support(boolean supported, String detail) {
         classifier.deferredDispatch(supported);
         if (!supported) {
-            LOG.error("kpipe: cannot see when a verified transactional append happens (KIP-890): {}; transactional "
-                + "produce stays exclusive on this broker, everything else is pipelined", detail);
+            LOG.error(
+                    "kpipe: cannot see when a verified transactional append happens (KIP-890): {}; transactional "
+                            + "produce stays exclusive on this broker, everything else is pipelined",
+                    detail);
         }
     }
 }

@@ -14,7 +14,7 @@ import org.slf4j.Logger;
  */
 final class FaultLog {
     private static final String FURTHER = " (further occurrences are logged at DEBUG and counted in the kpipe-metrics"
-        + " metric plugin-fault-total)";
+            + " metric plugin-fault-total)";
 
     private final Logger log;
     private final AtomicBoolean warned = new AtomicBoolean();

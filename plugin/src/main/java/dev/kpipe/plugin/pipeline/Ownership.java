@@ -30,8 +30,15 @@ final class Ownership {
     private final ResponseSequencer sequencer;
     private final BooleanSupplier enabled;
 
-    Ownership(Map<String, ConnectionPipeline> connections, PipelineStats stats, Ticker ticker, ByteBudget budget,
-              Reservations reservations, Throttles throttles, ResponseSequencer sequencer, BooleanSupplier enabled) {
+    Ownership(
+            Map<String, ConnectionPipeline> connections,
+            PipelineStats stats,
+            Ticker ticker,
+            ByteBudget budget,
+            Reservations reservations,
+            Throttles throttles,
+            ResponseSequencer sequencer,
+            BooleanSupplier enabled) {
         this.connections = connections;
         this.stats = stats;
         this.ticker = ticker;

@@ -115,8 +115,13 @@ public final class PipelineCoordinator implements NetworkEventListener {
      *     period; the same clock as the budget's
      * @param wakeupTimer wakes a processor at the end of a re-authentication quiet period
      */
-    public PipelineCoordinator(RequestClassifier classifier, InflightLimits limits, ByteBudget budget,
-                               PipelineStats stats, Ticker ticker, WakeupTimer wakeupTimer) {
+    public PipelineCoordinator(
+            RequestClassifier classifier,
+            InflightLimits limits,
+            ByteBudget budget,
+            PipelineStats stats,
+            Ticker ticker,
+            WakeupTimer wakeupTimer) {
         this.ticker = ticker;
         this.classifier = classifier;
         this.settings = new DynamicSettings(limits);
@@ -126,12 +131,12 @@ public final class PipelineCoordinator implements NetworkEventListener {
         this.reservations = new Reservations(budget, ticker, stats.reservationsRevoked, stats.pluginFaults);
         this.sequencer = new ResponseSequencer(connections, stats, budget, ticker);
         this.throttles = new Throttles(stats, ticker);
-        this.ownership = new Ownership(connections, stats, ticker, budget, reservations, throttles, sequencer,
-            settings::enabled);
+        this.ownership = new Ownership(
+                connections, stats, ticker, budget, reservations, throttles, sequencer, settings::enabled);
         this.quiet = new QuietPeriod(ticker, wakeupTimer);
         this.drains = new Drains(stats, ticker, reservations, quiet, ownership::release);
-        this.admissions = new Admissions(classifier, connections, stats, ticker, reservations, quiet,
-            ownership::release, settings::enabled);
+        this.admissions = new Admissions(
+                classifier, connections, stats, ticker, reservations, quiet, ownership::release, settings::enabled);
         this.rounds = new Rounds(stats, settings, signal, reservations, drains, ownership::release);
         this.deferredDispatch = new DeferredDispatch(connections, classifier, stats);
         stats.connectionTable(connections);
@@ -241,8 +246,8 @@ public final class PipelineCoordinator implements NetworkEventListener {
     // ---------------------------------------------------------------- requests
 
     @Override
-    public Admission onRequestReceived(NetworkProcessor processor, Object request, RequestContext context,
-                                       AbstractRequest body, int sizeInBytes) {
+    public Admission onRequestReceived(
+            NetworkProcessor processor, Object request, RequestContext context, AbstractRequest body, int sizeInBytes) {
         return admissions.received(processor, request, context, body, sizeInBytes);
     }
 

@@ -20,9 +20,11 @@ public final class PipelineStats {
     final AtomicInteger inflightRequests = new AtomicInteger();
     /** Connections with an open quota throttle window. */
     final AtomicInteger throttledConnections = new AtomicInteger();
+
     final LongAdder upgrades = new LongAdder();
     /** Upgrades not done because the byte budget had no room for the request that would upgrade. */
     final LongAdder upgradesDeferred = new LongAdder();
+
     final LongAdder downgrades = new LongAdder();
     final LongAdder drains = new LongAdder();
     final LongAdder drainTimeNanos = new LongAdder();
@@ -32,6 +34,7 @@ public final class PipelineStats {
     final LongAdder throttleWindows = new LongAdder();
     /** Time pipelined connections spent with at least one throttle window open. */
     final LongAdder throttleTimeNanos = new LongAdder();
+
     final AtomicLong maxInflightPerConnection = new AtomicLong();
     /** Idle reservations given back because other connections waited for the budget. */
     final LongAdder reservationsRevoked = new LongAdder();

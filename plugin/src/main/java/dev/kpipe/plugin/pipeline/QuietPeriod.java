@@ -87,12 +87,15 @@ final class QuietPeriod {
      * @param delayNanos how long from now, ns
      */
     static void daemonWakeup(NetworkProcessor processor, long delayNanos) {
-        DaemonTimer.EXECUTOR.schedule(() -> {
-            try {
-                processor.wakeup();
-            } catch (Throwable e) {
-                LOG.debug("kpipe: cannot wake processor {}", processor.id(), e);
-            }
-        }, delayNanos, TimeUnit.NANOSECONDS);
+        DaemonTimer.EXECUTOR.schedule(
+                () -> {
+                    try {
+                        processor.wakeup();
+                    } catch (Throwable e) {
+                        LOG.debug("kpipe: cannot wake processor {}", processor.id(), e);
+                    }
+                },
+                delayNanos,
+                TimeUnit.NANOSECONDS);
     }
 }

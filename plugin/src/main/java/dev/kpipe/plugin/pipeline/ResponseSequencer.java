@@ -37,8 +37,8 @@ final class ResponseSequencer {
      * @param budget the budget whose permits the slots hold
      * @param ticker the clock of {@link ConnectionPipeline#lastWrittenNanos}
      */
-    ResponseSequencer(Map<String, ConnectionPipeline> connections, PipelineStats stats, ByteBudget budget,
-                      Ticker ticker) {
+    ResponseSequencer(
+            Map<String, ConnectionPipeline> connections, PipelineStats stats, ByteBudget budget, Ticker ticker) {
         this.connections = connections;
         this.stats = stats;
         this.budget = budget;

@@ -48,8 +48,13 @@ final class Rounds {
      * @param drains drain and hand-back
      * @param release forgets a connection kpipe owned
      */
-    Rounds(PipelineStats stats, DynamicSettings settings, StorageSignal signal, Reservations reservations,
-           Drains drains, Drains.Release release) {
+    Rounds(
+            PipelineStats stats,
+            DynamicSettings settings,
+            StorageSignal signal,
+            Reservations reservations,
+            Drains drains,
+            Drains.Release release) {
         this.stats = stats;
         this.settings = settings;
         this.signal = signal;
@@ -123,8 +128,11 @@ final class Rounds {
      */
     private void recover(ConnectionPipeline c) {
         try {
-            if (c.state() == ConnectionState.PIPELINED && c.muted && c.slots.isEmpty() && c.awaitingDispatch == null
-                && !c.throttle.throttled()) {
+            if (c.state() == ConnectionState.PIPELINED
+                    && c.muted
+                    && c.slots.isEmpty()
+                    && c.awaitingDispatch == null
+                    && !c.throttle.throttled()) {
                 release.release(c, ConnectionEvent.HAND_BACK);
                 stats.downgrades.increment();
                 // Kafka's channel is MUTED (kpipe muted it); unmuting leaves it NOT_MUTED, as after a response.

@@ -11,15 +11,17 @@ public enum WaitReason {
      * Its last request is in the dispatch phase: queued in the broker's request channel, or a request handler has not
      * returned from {@code KafkaApis.handle} yet.
      */
-    AWAITING_DISPATCH("awaiting-dispatch",
-        "a request was read and the connection waited for its dispatch (every pipelined request)"),
+    AWAITING_DISPATCH(
+            "awaiting-dispatch",
+            "a request was read and the connection waited for its dispatch (every pipelined request)"),
     /**
      * Its last request is a transactional produce whose {@code KafkaApis.handle} returned while the broker verifies it
      * with the transaction coordinator (KIP-890): the next request is read once the append, run later in a
      * {@code CallbackRequest}, happened ({@code deferred-dispatch-total}).
      */
-    AWAITING_APPEND("awaiting-append",
-        "a transactional produce's handle returned and the connection waited for its append after verification"),
+    AWAITING_APPEND(
+            "awaiting-append",
+            "a transactional produce's handle returned and the connection waited for its append after verification"),
     /** It waits in line for the broker-wide in-flight byte budget ({@code kpipe.max.inflight.bytes}). */
     BUDGET("budget", "the connection waited in line for the in-flight byte budget"),
     /**
@@ -31,20 +33,21 @@ public enum WaitReason {
      * The storage side is saturated: the produce purgatory above {@code kpipe.max.delayed.produce.requests}, the request
      * queue 80% full ({@code queued.max.requests}), or {@code kpipe.storage.pressure.class}.
      */
-    STORAGE_PRESSURE("storage-pressure",
-        "the connection was kept muted because the storage side was saturated"),
+    STORAGE_PRESSURE("storage-pressure", "the connection was kept muted because the storage side was saturated"),
     /** A client quota throttle window is open (KIP-219). */
     THROTTLED("throttled", "a client quota throttle window opened on a connection with none open"),
     /** Draining: an exclusive request (a FETCH, an admin request, ...) is held until every earlier response is written. */
     DRAIN_EXCLUSIVE("drain-exclusive", "an exclusive request was held until the earlier responses were written"),
     /** Draining: a SASL re-authentication (KIP-368) is held until every earlier response is written and 100 ms passed. */
-    DRAIN_REAUTHENTICATION("drain-reauthentication",
-        "a SASL re-authentication was held until the earlier responses were written and 100 ms had passed"),
+    DRAIN_REAUTHENTICATION(
+            "drain-reauthentication",
+            "a SASL re-authentication was held until the earlier responses were written and 100 ms had passed"),
     /** Draining because {@code kpipe.enable} was set to false: handed back to classic once every response is written. */
     DRAIN_DISABLED("drain-disabled", "the connection drained because kpipe.enable was set to false"),
     /** The broker refused a request kpipe read ahead; closed once every earlier response is written. */
-    CLOSE_AFTER_DRAIN("close-after-drain",
-        "the connection waited for its earlier responses before being closed (a refused request)"),
+    CLOSE_AFTER_DRAIN(
+            "close-after-drain",
+            "the connection waited for its earlier responses before being closed (a refused request)"),
     /**
      * Muted for none of the reasons above at the moment of the read: kpipe re-evaluates it at its next event (a
      * response written, a grant of the budget, the next processor round), e.g. after a per-connection limit was raised
@@ -90,6 +93,6 @@ public enum WaitReason {
     /** @return the description of {@link #metricName()}'s metric */
     public String metricDescription() {
         return "Waits of pipelined connections for " + label + ", counted once when one starts: "
-            + (waitDescription != null ? waitDescription : "see the connection dump") + ".";
+                + (waitDescription != null ? waitDescription : "see the connection dump") + ".";
     }
 }

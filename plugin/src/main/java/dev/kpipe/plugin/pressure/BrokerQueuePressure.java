@@ -47,7 +47,7 @@ public final class BrokerQueuePressure implements StoragePressure {
     public boolean saturated() {
         int maxDelayed = maxDelayedProduce.getAsInt();
         return load.requestQueueSize() >= queueThreshold
-            || (maxDelayed > 0 && load.delayedProduceRequests() > maxDelayed)
-            || (plugin != null && plugin.saturated());
+                || (maxDelayed > 0 && load.delayedProduceRequests() > maxDelayed)
+                || (plugin != null && plugin.saturated());
     }
 }

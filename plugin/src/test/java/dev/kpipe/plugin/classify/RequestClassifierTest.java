@@ -39,13 +39,19 @@ class RequestClassifierTest {
     }
 
     private static Parsed produceByName(short acks, String... topics) {
-        return produce(acks, null, KafkaRequests.PRODUCE_BY_NAME,
-            java.util.Arrays.stream(topics).map(Topic::named).toArray(Topic[]::new));
+        return produce(
+                acks,
+                null,
+                KafkaRequests.PRODUCE_BY_NAME,
+                java.util.Arrays.stream(topics).map(Topic::named).toArray(Topic[]::new));
     }
 
     private static Parsed produceById(short acks, Uuid... ids) {
-        return produce(acks, null, KafkaRequests.PRODUCE_BY_ID,
-            java.util.Arrays.stream(ids).map(Topic::byId).toArray(Topic[]::new));
+        return produce(
+                acks,
+                null,
+                KafkaRequests.PRODUCE_BY_ID,
+                java.util.Arrays.stream(ids).map(Topic::byId).toArray(Topic[]::new));
     }
 
     @ParameterizedTest(name = "acks={0}")
@@ -58,36 +64,61 @@ class RequestClassifierTest {
     @ParameterizedTest(name = "acks={0}")
     @ValueSource(shorts = {-1, 0, 1})
     void transactionalProduceIsExclusiveUntilTheBrokerReportsDeferredDispatch(short acks) {
-        assertEquals(RequestClass.EXCLUSIVE,
-            classify(produce(acks, "txn-1", KafkaRequests.PRODUCE_BY_NAME, Topic.named(INCLUDED))));
-        assertEquals(RequestClass.EXCLUSIVE,
-            classify(produce(acks, "txn-1", KafkaRequests.PRODUCE_BY_ID, Topic.byId(KafkaRequests.INCLUDED_ID))));
+        assertEquals(
+                RequestClass.EXCLUSIVE,
+                classify(produce(acks, "txn-1", KafkaRequests.PRODUCE_BY_NAME, Topic.named(INCLUDED))));
+        assertEquals(
+                RequestClass.EXCLUSIVE,
+                classify(produce(acks, "txn-1", KafkaRequests.PRODUCE_BY_ID, Topic.byId(KafkaRequests.INCLUDED_ID))));
     }
 
     @Test
     void transactionalProduceIsPipelinedWithDeferredDispatchAndTheSettingOnAndOnlyToIncludedTopics() {
         classifier.deferredDispatch(true);
         assertTrue(classifier.transactionsPipelined(), "kpipe.transactions.pipelined defaults to true");
-        assertEquals(RequestClass.PIPELINED,
-            classify(produce((short) -1, "txn-1", KafkaRequests.PRODUCE_BY_NAME, Topic.named(INCLUDED))));
-        assertEquals(RequestClass.PIPELINED, classify(produce((short) -1, "txn-1", KafkaRequests.PRODUCE_BY_NAME,
-            Topic.named(INCLUDED), Topic.named(INCLUDED_2))));
-        assertEquals(RequestClass.EXCLUSIVE, classify(produce((short) -1, "txn-1", KafkaRequests.PRODUCE_BY_NAME,
-            Topic.named(INCLUDED), Topic.named(EXCLUDED))));
+        assertEquals(
+                RequestClass.PIPELINED,
+                classify(produce((short) -1, "txn-1", KafkaRequests.PRODUCE_BY_NAME, Topic.named(INCLUDED))));
+        assertEquals(
+                RequestClass.PIPELINED,
+                classify(produce(
+                        (short) -1,
+                        "txn-1",
+                        KafkaRequests.PRODUCE_BY_NAME,
+                        Topic.named(INCLUDED),
+                        Topic.named(INCLUDED_2))));
+        assertEquals(
+                RequestClass.EXCLUSIVE,
+                classify(produce(
+                        (short) -1,
+                        "txn-1",
+                        KafkaRequests.PRODUCE_BY_NAME,
+                        Topic.named(INCLUDED),
+                        Topic.named(EXCLUDED))));
         classifier.transactionsPipelined(false);
-        assertEquals(RequestClass.EXCLUSIVE,
-            classify(produce((short) -1, "txn-1", KafkaRequests.PRODUCE_BY_NAME, Topic.named(INCLUDED))));
+        assertEquals(
+                RequestClass.EXCLUSIVE,
+                classify(produce((short) -1, "txn-1", KafkaRequests.PRODUCE_BY_NAME, Topic.named(INCLUDED))));
         assertEquals(RequestClass.PIPELINED, classify(produceByName((short) -1, INCLUDED)), "others unaffected");
         classifier.transactionsPipelined(true);
         classifier.deferredDispatch(false);
-        assertEquals(RequestClass.EXCLUSIVE,
-            classify(produce((short) -1, "txn-1", KafkaRequests.PRODUCE_BY_NAME, Topic.named(INCLUDED))));
+        assertEquals(
+                RequestClass.EXCLUSIVE,
+                classify(produce((short) -1, "txn-1", KafkaRequests.PRODUCE_BY_NAME, Topic.named(INCLUDED))));
     }
 
     /** The transaction's other requests always drain a pipelined connection first. */
     @ParameterizedTest
-    @org.junit.jupiter.params.provider.EnumSource(value = ApiKeys.class, names = {"FIND_COORDINATOR",
-        "INIT_PRODUCER_ID", "ADD_PARTITIONS_TO_TXN", "ADD_OFFSETS_TO_TXN", "TXN_OFFSET_COMMIT", "END_TXN"})
+    @org.junit.jupiter.params.provider.EnumSource(
+            value = ApiKeys.class,
+            names = {
+                "FIND_COORDINATOR",
+                "INIT_PRODUCER_ID",
+                "ADD_PARTITIONS_TO_TXN",
+                "ADD_OFFSETS_TO_TXN",
+                "TXN_OFFSET_COMMIT",
+                "END_TXN"
+            })
     void theOtherTransactionApisStayExclusive(ApiKeys api) {
         classifier.deferredDispatch(true);
         assertEquals(RequestClass.EXCLUSIVE, classifier.classify(api, null));
@@ -104,30 +135,52 @@ class RequestClassifierTest {
     void produceToAnInternalTopicIsExclusiveEvenWhenTheIncludeRegexMatchesIt() {
         assertEquals(RequestClass.EXCLUSIVE, classify(produceByName((short) -1, GROUP_METADATA_TOPIC_NAME)));
         assertEquals(RequestClass.EXCLUSIVE, classify(produceByName((short) -1, TRANSACTION_STATE_TOPIC_NAME)));
-        assertEquals(RequestClass.EXCLUSIVE, classify(produceByName((short) 1, INCLUDED, SHARE_GROUP_STATE_TOPIC_NAME)));
+        assertEquals(
+                RequestClass.EXCLUSIVE, classify(produceByName((short) 1, INCLUDED, SHARE_GROUP_STATE_TOPIC_NAME)));
     }
 
     @Test
     void produceOutsideTheIncludeRegexIsExclusive() {
         RequestClassifier narrow = new RequestClassifier(new TopicPolicy(Pattern.compile("orders|payments"), null));
-        assertEquals(RequestClass.PIPELINED, narrow.classify(ApiKeys.PRODUCE, produceByName((short) 1, INCLUDED).body()));
-        assertEquals(RequestClass.EXCLUSIVE, narrow.classify(ApiKeys.PRODUCE, produceByName((short) 1, "orders-eu").body()));
-        assertEquals(RequestClass.EXCLUSIVE, narrow.classify(ApiKeys.PRODUCE, produceByName((short) 1, INCLUDED, "other").body()));
+        assertEquals(
+                RequestClass.PIPELINED,
+                narrow.classify(
+                        ApiKeys.PRODUCE, produceByName((short) 1, INCLUDED).body()));
+        assertEquals(
+                RequestClass.EXCLUSIVE,
+                narrow.classify(
+                        ApiKeys.PRODUCE, produceByName((short) 1, "orders-eu").body()));
+        assertEquals(
+                RequestClass.EXCLUSIVE,
+                narrow.classify(
+                        ApiKeys.PRODUCE,
+                        produceByName((short) 1, INCLUDED, "other").body()));
     }
 
     @Test
     void produceNamingTopicsByIdIsPipelinedOnlyWhenEveryIdResolvesToAPipelinedTopic() {
         Parsed resolvable = produceById((short) -1, KafkaRequests.INCLUDED_ID, KafkaRequests.INCLUDED_2_ID);
-        assertEquals("", ((org.apache.kafka.common.requests.ProduceRequest) resolvable.body()).data().topicData()
-            .iterator().next().name(), "v13 carries no topic names");
+        assertEquals(
+                "",
+                ((org.apache.kafka.common.requests.ProduceRequest) resolvable.body())
+                        .data()
+                        .topicData()
+                        .iterator()
+                        .next()
+                        .name(),
+                "v13 carries no topic names");
         assertEquals(RequestClass.EXCLUSIVE, classify(resolvable), "no resolver yet");
 
         classifier.topicNames(KafkaRequests.TOPIC_NAMES);
         assertEquals(RequestClass.PIPELINED, classify(resolvable));
         assertEquals(RequestClass.PIPELINED, classify(produceById((short) 0, KafkaRequests.INCLUDED_ID)));
-        assertEquals(RequestClass.EXCLUSIVE, classify(produceById((short) 1, KafkaRequests.INCLUDED_ID, KafkaRequests.EXCLUDED_ID)));
+        assertEquals(
+                RequestClass.EXCLUSIVE,
+                classify(produceById((short) 1, KafkaRequests.INCLUDED_ID, KafkaRequests.EXCLUDED_ID)));
         assertEquals(RequestClass.EXCLUSIVE, classify(produceById((short) 1, KafkaRequests.UNKNOWN_ID)), "unknown id");
-        assertEquals(RequestClass.EXCLUSIVE, classify(produceById((short) 1, KafkaRequests.INCLUDED_ID, KafkaRequests.UNKNOWN_ID)));
+        assertEquals(
+                RequestClass.EXCLUSIVE,
+                classify(produceById((short) 1, KafkaRequests.INCLUDED_ID, KafkaRequests.UNKNOWN_ID)));
     }
 
     @Test
@@ -159,13 +212,14 @@ class RequestClassifierTest {
     /** Only PRODUCE bodies are inspected; every other API is decided by its key alone. */
     @Test
     void everyOtherApiIsExclusiveExceptTheCheapReadOnlyOnes() {
-        Set<ApiKeys> noUpgrade = EnumSet.of(ApiKeys.METADATA, ApiKeys.API_VERSIONS, ApiKeys.GET_TELEMETRY_SUBSCRIPTIONS,
-            ApiKeys.PUSH_TELEMETRY);
+        Set<ApiKeys> noUpgrade = EnumSet.of(
+                ApiKeys.METADATA, ApiKeys.API_VERSIONS, ApiKeys.GET_TELEMETRY_SUBSCRIPTIONS, ApiKeys.PUSH_TELEMETRY);
         for (ApiKeys key : ApiKeys.values()) {
             if (key == ApiKeys.PRODUCE) {
                 continue;
             }
-            RequestClass expected = noUpgrade.contains(key) ? RequestClass.PIPELINED_NO_UPGRADE : RequestClass.EXCLUSIVE;
+            RequestClass expected =
+                    noUpgrade.contains(key) ? RequestClass.PIPELINED_NO_UPGRADE : RequestClass.EXCLUSIVE;
             assertEquals(expected, classifier.classify(key, null), key.name());
         }
     }

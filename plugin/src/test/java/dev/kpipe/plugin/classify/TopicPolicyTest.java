@@ -14,14 +14,23 @@ class TopicPolicyTest {
 
     private static boolean rules(String topic) {
         return !org.apache.kafka.common.internals.Topic.isInternal(topic)
-            && INCLUDE.matcher(topic).matches() && !EXCLUDE.matcher(topic).matches();
+                && INCLUDE.matcher(topic).matches()
+                && !EXCLUDE.matcher(topic).matches();
     }
 
     @Test
     void repeatedAndInterleavedNamesAnswerAsTheRules() {
         TopicPolicy policy = new TopicPolicy(INCLUDE, EXCLUDE);
-        String[] names = {"orders-1", "orders-private-1", "audit", "audit-2", "__consumer_offsets", "orders-2",
-            "__transaction_state", "other"};
+        String[] names = {
+            "orders-1",
+            "orders-private-1",
+            "audit",
+            "audit-2",
+            "__consumer_offsets",
+            "orders-2",
+            "__transaction_state",
+            "other"
+        };
         Random random = new Random(14);
         int pipelined = 0;
         for (int i = 0; i < 10_000; i++) {

@@ -20,9 +20,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kpipe.plugin.pipeline.Scenario.BackPressure;
 import dev.kpipe.plugin.pipeline.Scenario.Req;
 import java.util.List;
+import java.util.Set;
 import org.apache.kafka.common.requests.RequestContext;
 import org.apache.kafka.common.security.auth.KafkaPrincipal;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** {@link PipelineCoordinator#connectionSnapshots()} on the {@link FakeBroker}: what the connection dump reads. */
@@ -70,12 +70,14 @@ class ConnectionSnapshotTest {
 
     @Test
     void aRequestInTheDispatchPhaseAndTheInflightLimitAreReasons() {
-        Run run = new Run(new Scenario(1, 4, 2, Long.MAX_VALUE, false,
-            List.of(Scenario.client(pAll(), pAll(), pAll())), 7));
+        Run run = new Run(
+                new Scenario(1, 4, 2, Long.MAX_VALUE, false, List.of(Scenario.client(pAll(), pAll(), pAll())), 7));
         run.except(HANDLE, COMPLETE);
         ConnectionSnapshot s = only(run);
         assertEquals(1, s.inflightRequests());
-        assertTrue(s.waitReasons().contains(WaitReason.AWAITING_DISPATCH), s.waitReasons().toString());
+        assertTrue(
+                s.waitReasons().contains(WaitReason.AWAITING_DISPATCH),
+                s.waitReasons().toString());
         run.except(COMPLETE);
         s = only(run);
         assertEquals(2, s.inflightRequests(), "at kpipe.max.inflight.requests.per.connection=2");
@@ -113,16 +115,35 @@ class ConnectionSnapshotTest {
 
     @Test
     void connectionsWaitingForTheByteBudget() {
-        Run run = new Run(new Scenario(1, 4, 16, Long.MAX_VALUE, false, List.of(
-            Scenario.client(Req.of(PRODUCE_ACKS_ALL).later().sized(30), Req.of(PRODUCE_ACKS_1).sized(30)),
-            Scenario.client(Req.of(PRODUCE_ACKS_ALL).later().sized(30), Req.of(PRODUCE_ACKS_1).sized(30)),
-            Scenario.client(Req.of(PRODUCE_ACKS_ALL).later().sized(30), Req.of(PRODUCE_ACKS_1).sized(30))), 11)
-            .with(BackPressure.budget(100)));
+        Run run = new Run(new Scenario(
+                        1,
+                        4,
+                        16,
+                        Long.MAX_VALUE,
+                        false,
+                        List.of(
+                                Scenario.client(
+                                        Req.of(PRODUCE_ACKS_ALL).later().sized(30),
+                                        Req.of(PRODUCE_ACKS_1).sized(30)),
+                                Scenario.client(
+                                        Req.of(PRODUCE_ACKS_ALL).later().sized(30),
+                                        Req.of(PRODUCE_ACKS_1).sized(30)),
+                                Scenario.client(
+                                        Req.of(PRODUCE_ACKS_ALL).later().sized(30),
+                                        Req.of(PRODUCE_ACKS_1).sized(30))),
+                        11)
+                .with(BackPressure.budget(100)));
         run.except(RETURN, COMPLETE);
         // Each connection wants 30 more for its next request (90 + 30 > 100): once dispatched, each waits.
         while (run.broker.enabled(false).stream().anyMatch(st -> st.type() == RETURN)) {
-            run.step(RETURN, run.broker.enabled(false).stream().filter(st -> st.type() == RETURN).findFirst()
-                .orElseThrow().arg()).only(NET);
+            run.step(
+                            RETURN,
+                            run.broker.enabled(false).stream()
+                                    .filter(st -> st.type() == RETURN)
+                                    .findFirst()
+                                    .orElseThrow()
+                                    .arg())
+                    .only(NET);
         }
         List<ConnectionSnapshot> all = run.broker.coordinator.connectionSnapshots();
         assertEquals(3, all.size());
@@ -137,9 +158,17 @@ class ConnectionSnapshotTest {
 
     @Test
     void storagePressure() {
-        Run run = new Run(new Scenario(1, 4, 16, Long.MAX_VALUE, false, List.of(
-            Scenario.client(Req.of(PRODUCE_ACKS_1).sized(10), Req.of(PRODUCE_ACKS_1).sized(10))), 11)
-            .with(BackPressure.budget(100).pressure(1)));
+        Run run = new Run(new Scenario(
+                        1,
+                        4,
+                        16,
+                        Long.MAX_VALUE,
+                        false,
+                        List.of(Scenario.client(
+                                Req.of(PRODUCE_ACKS_1).sized(10),
+                                Req.of(PRODUCE_ACKS_1).sized(10))),
+                        11)
+                .with(BackPressure.budget(100).pressure(1)));
         run.step(PRESSURE, 1).except(PRESSURE, TIMEOUT);
         assertEquals(Set.of(WaitReason.STORAGE_PRESSURE), only(run).waitReasons());
         run.step(PRESSURE, 0).step(TIMEOUT, 0).settle();
@@ -162,7 +191,7 @@ class ConnectionSnapshotTest {
     @Test
     void disablingKpipeIsADrain() {
         Run run = new Run(Scenario.single(Scenario.client(pAll(), pAll(), Req.of(PRODUCE_ACKS_1)))
-            .withEnableFlips(1));
+                .withEnableFlips(1));
         run.step(WRITE, 0).step(WRITE, 0).except(WRITE, COMPLETE, CONFIG);
         run.step(CONFIG, 0).except(WRITE, COMPLETE);
         ConnectionSnapshot s = only(run);
@@ -199,8 +228,15 @@ class ConnectionSnapshotTest {
                 throw new IllegalStateException("a principal builder's bug");
             }
         };
-        cp.context = new RequestContext(ctx.header, ctx.connectionId, ctx.clientAddress, broken, ctx.listenerName,
-            ctx.securityProtocol, ctx.clientInformation, ctx.fromPrivilegedListener);
+        cp.context = new RequestContext(
+                ctx.header,
+                ctx.connectionId,
+                ctx.clientAddress,
+                broken,
+                ctx.listenerName,
+                ctx.securityProtocol,
+                ctx.clientInformation,
+                ctx.fromPrivilegedListener);
         ConnectionSnapshot s = only(run);
         assertEquals("error=java.lang.IllegalStateException", s.principal());
         assertEquals(cp.id, s.connectionId(), "the rest of the connection is still listed");

@@ -19,10 +19,10 @@ class ConnectionStateTest {
             t.put(s, new EnumMap<>(ConnectionEvent.class));
         }
         t.get(ConnectionState.PIPELINED).put(ConnectionEvent.EXCLUSIVE_HELD, ConnectionState.DRAINING_EXCLUSIVE);
-        t.get(ConnectionState.PIPELINED).put(ConnectionEvent.REAUTHENTICATION_HELD,
-            ConnectionState.DRAINING_REAUTHENTICATION);
-        t.get(ConnectionState.DRAINING_DISABLED).put(ConnectionEvent.REAUTHENTICATION_HELD,
-            ConnectionState.DRAINING_REAUTHENTICATION);
+        t.get(ConnectionState.PIPELINED)
+                .put(ConnectionEvent.REAUTHENTICATION_HELD, ConnectionState.DRAINING_REAUTHENTICATION);
+        t.get(ConnectionState.DRAINING_DISABLED)
+                .put(ConnectionEvent.REAUTHENTICATION_HELD, ConnectionState.DRAINING_REAUTHENTICATION);
         t.get(ConnectionState.PIPELINED).put(ConnectionEvent.DISABLED, ConnectionState.DRAINING_DISABLED);
         for (ConnectionState s : ConnectionState.values()) {
             if (s.owned()) {

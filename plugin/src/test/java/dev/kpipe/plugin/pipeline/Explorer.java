@@ -17,8 +17,7 @@ final class Explorer {
     /**
      * @param covered every situation {@link FakeBroker#note} recorded on any explored path
      */
-    record Result(long states, long edges, long quiescent, java.util.Set<String> covered) {
-    }
+    record Result(long states, long edges, long quiescent, java.util.Set<String> covered) {}
 
     private final Scenario scenario;
     private final boolean allowDisconnect;
@@ -42,7 +41,8 @@ final class Explorer {
      * @return what was explored
      */
     static Result explore(Scenario scenario, long maxStates) {
-        Explorer e = new Explorer(scenario, scenario.clients.stream().anyMatch(Scenario.Client::mayDisconnect), maxStates);
+        Explorer e =
+                new Explorer(scenario, scenario.clients.stream().anyMatch(Scenario.Client::mayDisconnect), maxStates);
         e.dfs(new FakeBroker(scenario));
         return new Result(e.visited.size(), e.edges, e.quiescent, e.covered);
     }

@@ -99,7 +99,13 @@ final class FakeBroker {
 
     /** The phases of {@code Processor.run}. */
     enum Phase {
-        ROUND_ENTER, DEQUEUE, ROUND_EXIT, POLL, RECEIVES, SENDS, DISCONNECTS
+        ROUND_ENTER,
+        DEQUEUE,
+        ROUND_EXIT,
+        POLL,
+        RECEIVES,
+        SENDS,
+        DISCONNECTS
     }
 
     /** A broker request handle ({@code RequestChannel.Request}). */
@@ -146,11 +152,18 @@ final class FakeBroker {
         }
 
         String state() {
-            return (read ? "r" : "") + (admission == null ? "" : admission.name().substring(0, 2)) + (forwarded ? "f" : "")
-                + (reauthDeferred ? "D" : "") + (reauthBegun ? "B" : "")
-                + (queued ? "q" : "") + (handled ? "h" : "") + (verifying ? "v" : "") + (appended ? "a" : "")
-                + (returned ? "d" : "") + (responded ? "R" : "")
-                + (settled ? "s" : "");
+            return (read ? "r" : "")
+                    + (admission == null ? "" : admission.name().substring(0, 2))
+                    + (forwarded ? "f" : "")
+                    + (reauthDeferred ? "D" : "")
+                    + (reauthBegun ? "B" : "")
+                    + (queued ? "q" : "")
+                    + (handled ? "h" : "")
+                    + (verifying ? "v" : "")
+                    + (appended ? "a" : "")
+                    + (returned ? "d" : "")
+                    + (responded ? "R" : "")
+                    + (settled ? "s" : "");
         }
 
         @Override
@@ -188,8 +201,8 @@ final class FakeBroker {
         }
 
         String id() {
-            return kind.name().charAt(0) + kind.name().substring(kind.name().length() - 2) + "/c" + request.conn.index + "."
-                + request.index;
+            return kind.name().charAt(0) + kind.name().substring(kind.name().length() - 2) + "/c" + request.conn.index
+                    + "." + request.index;
         }
 
         @Override
@@ -215,6 +228,7 @@ final class FakeBroker {
         final ArrayDeque<Request> inbound = new ArrayDeque<>();
         /** The selector's in-progress send (KafkaChannel.send), or null. */
         Response send;
+
         boolean sendDone;
         int written;
         final List<Request> received = new ArrayList<>();
@@ -275,6 +289,7 @@ final class FakeBroker {
         boolean dirty = true;
         /** This iteration did something. */
         boolean effect;
+
         Object attachment;
         int wakeups;
 
@@ -305,7 +320,8 @@ final class FakeBroker {
         public void mute(String connectionId) {
             Conn c = conn(connectionId);
             if (c.authenticating) {
-                fail("kpipe muted connection " + c.index + " while it re-authenticates (the authenticator cannot read)");
+                fail("kpipe muted connection " + c.index
+                        + " while it re-authenticates (the authenticator cannot read)");
             }
             if (c.open) {
                 c.channel.mute();
@@ -327,7 +343,8 @@ final class FakeBroker {
             ConnectionPipeline owner = owned.get(connectionId);
             if (signalFaulted && owner != null && !owner.slots.isEmpty()) {
                 fail("kpipe unmuted connection " + c.index + " right after its back-pressure check threw, with "
-                    + owner.slots.size() + " requests in flight (it must fall back to classic: read only when answered)");
+                        + owner.slots.size()
+                        + " requests in flight (it must fall back to classic: read only when answered)");
             }
             if (c.open) {
                 if (c.channel.isMuted() && owned.containsKey(connectionId)) {
@@ -402,7 +419,7 @@ final class FakeBroker {
                     }
                     if (!r.spec.kind().noResponse() && !c.received.contains(r)) {
                         fail("kpipe closed connection " + c.index + " before the response to " + r
-                            + " was written (stock Kafka answers every request before the refused one)");
+                                + " was written (stock Kafka answers every request before the refused one)");
                     }
                 }
                 note("deferred close");
@@ -483,6 +500,7 @@ final class FakeBroker {
     /** {@code ByteBudget.waiters}, its {@code BudgetWaiters.queue} and its entries' fields: the FIFO, read for the
      * checks and the fingerprint. */
     private static final Field BUDGET_WAITERS;
+
     private static final Field WAITERS_QUEUE;
     private static final Field ENTRY_WAITER;
     private static final Field ENTRY_BYTES;
@@ -529,6 +547,7 @@ final class FakeBroker {
     boolean loseCallbackSignals;
     /** Post-verification callbacks queued as {@code CallbackRequest}s, not yet run by a handler. */
     final List<Request> callbacks = new ArrayList<>();
+
     final List<Request> throttleEnds = new ArrayList<>();
     final List<Response> responses = new ArrayList<>();
     final List<Step> trace = new ArrayList<>();
@@ -544,6 +563,7 @@ final class FakeBroker {
     final ByteBudget budget;
     /** The storage plugin's saturation flag, flipped by PRESSURE steps. */
     boolean saturated;
+
     int pressureWindowsLeft;
     /** The signal the coordinator consults (the flag, or BrokerQueuePressure over the fake's queues and the flag). */
     final StoragePressure signal;
@@ -568,10 +588,12 @@ final class FakeBroker {
     int injectedFaults;
     /** Faults injected into classification so far (the topic id resolver threw). */
     int injectedClassificationFaults;
+
     private int topicNamesCalls;
     private int signalCalls;
     /** Calls of the storage signal by kpipe in the current processor round. */
     private int signalReadsInRound;
+
     private int unmuteCalls;
     /** The last call of the storage signal by kpipe threw. */
     private boolean signalFaulted;
@@ -619,9 +641,13 @@ final class FakeBroker {
         // 20 ms idle-reservation threshold and the 100 ms re-authentication quiet period keep their real values.
         // Wake-ups are recorded; tests drive rounds with TIMEOUT steps.
         // No budget configured: the coordinator gets an unbounded one (the fake's checks of the budget then skip).
-        this.coordinator = new PipelineCoordinator(new RequestClassifier(KafkaRequests.policy()), limits,
-            budget != null ? budget : ByteBudget.unbounded(this::nanos), stats, this::nanos,
-            (processor, delayNanos) -> wakeups.add(delayNanos));
+        this.coordinator = new PipelineCoordinator(
+                new RequestClassifier(KafkaRequests.policy()),
+                limits,
+                budget != null ? budget : ByteBudget.unbounded(this::nanos),
+                stats,
+                this::nanos,
+                (processor, delayNanos) -> wakeups.add(delayNanos));
         if (scenario.transactions) {
             coordinator.onDeferredDispatchSupport(true, "");
         }
@@ -652,7 +678,9 @@ final class FakeBroker {
 
                 @Override
                 public int delayedProduceRequests() {
-                    return (int) completions.stream().filter(r -> r.spec.kind().name().startsWith("PRODUCE")).count();
+                    return (int) completions.stream()
+                            .filter(r -> r.spec.kind().name().startsWith("PRODUCE"))
+                            .count();
                 }
             };
             coordinator.pressureFactory(l -> new BrokerQueuePressure(l, bp.maxDelayedProduce(), flag));
@@ -689,7 +717,8 @@ final class FakeBroker {
             Conn conn = new Conn(c, p, scenario.clients.get(c));
             List<Scenario.Req> specs = conn.client.requests();
             for (int i = 0; i < specs.size(); i++) {
-                conn.requests.add(new Request(conn, i, specs.get(i), scenario.parsed.get(c).get(i)));
+                conn.requests.add(new Request(
+                        conn, i, specs.get(i), scenario.parsed.get(c).get(i)));
             }
             conns.add(conn);
             p.conns.add(conn);
@@ -734,8 +763,10 @@ final class FakeBroker {
             }
         }
         for (Conn c : conns) {
-            if (c.clientActive() && c.written < c.requests.size() && c.clientInflight() < c.client.depth()
-                && c.reauthPending == null) {
+            if (c.clientActive()
+                    && c.written < c.requests.size()
+                    && c.clientInflight() < c.client.depth()
+                    && c.reauthPending == null) {
                 steps.add(new Step(StepType.WRITE, c.index));
             }
         }
@@ -794,8 +825,10 @@ final class FakeBroker {
         for (Proc p : procs) {
             ProcessorPipelines pp = p.pipelines();
             // the poll times out (Kafka's processor polls for at most 300 ms): a round re-evaluates what waits on time
-            if (p.phase == Phase.ROUND_ENTER && !p.dirty && pp != null
-                && ((!pp.pressureBlocked.isEmpty() && !signal.saturated()) || !pp.awaitingQuiet.isEmpty())) {
+            if (p.phase == Phase.ROUND_ENTER
+                    && !p.dirty
+                    && pp != null
+                    && ((!pp.pressureBlocked.isEmpty() && !signal.saturated()) || !pp.awaitingQuiet.isEmpty())) {
                 steps.add(new Step(StepType.TIMEOUT, p.index));
             }
         }
@@ -1040,10 +1073,12 @@ final class FakeBroker {
             if (w == granted) {
                 break;
             }
-            if (w.reservation.waiting() && !containsIdentity(pendingAdmissions, w)
-                && w.reservation.grants() == w.reservation.grantsConsumed()) {
+            if (w.reservation.waiting()
+                    && !containsIdentity(pendingAdmissions, w)
+                    && w.reservation.grants() == w.reservation.grantsConsumed()) {
                 fail("FIFO broken: connection " + granted.id + " was granted budget before " + w.id
-                    + ", which started waiting earlier (wait order " + waitOrder.stream().map(x -> x.id).toList() + ")");
+                        + ", which started waiting earlier (wait order "
+                        + waitOrder.stream().map(x -> x.id).toList() + ")");
             }
         }
         waitOrder.removeIf(w -> w == granted);
@@ -1058,14 +1093,14 @@ final class FakeBroker {
         handlers[h] = r;
         if (r.index <= r.conn.lastHandled) {
             fail("dispatch order broken on connection " + r.conn.index + ": " + r + " handled after request "
-                + r.conn.lastHandled);
+                    + r.conn.lastHandled);
         }
         r.conn.lastHandled = r.index;
         r.handled = true;
         for (Request earlier : r.conn.requests) {
             if (earlier.index < r.index && earlier.verifying) {
                 fail("connection " + r.conn.index + ": " + r + " dispatched before the append of " + earlier
-                    + " (a verified transactional produce: KIP-890)");
+                        + " (a verified transactional produce: KIP-890)");
             }
         }
         if (r.spec.kind() == Scenario.Kind.PRODUCE_TXN_VERIFIED) {
@@ -1075,7 +1110,7 @@ final class FakeBroker {
             verifications.add(r);
             if (verifications.stream().filter(v -> v.conn == r.conn).count() > 1) {
                 fail("two verifications of connection " + r.conn.index + " outstanding (the coordinator would evict "
-                    + "one with NETWORK_EXCEPTION)");
+                        + "one with NETWORK_EXCEPTION)");
             }
             return;
         }
@@ -1140,8 +1175,8 @@ final class FakeBroker {
         Request expected = c.nextExpectedResponse();
         if (expected == null || expected != r.request) {
             fail("client " + c.index + " received the response with correlation id " + r.request.correlationId()
-                + " (" + r.request + ") but expected " + (expected == null ? "none" : expected.correlationId() + " ("
-                + expected + ")"));
+                    + " (" + r.request + ") but expected "
+                    + (expected == null ? "none" : expected.correlationId() + " (" + expected + ")"));
         }
         c.received.add(r.request);
     }
@@ -1153,7 +1188,7 @@ final class FakeBroker {
             boolean stockClassic = (earlier.admission == Admission.CLASSIC || earlier.forwarded) && earlier.settled;
             if (!stockClassic) {
                 fail("two requests of connection " + r.conn.index + " in the dispatch phase: " + earlier + " ("
-                    + earlier.state() + ") and " + r);
+                        + earlier.state() + ") and " + r);
             }
         }
         r.conn.dispatchPhase.add(r);
@@ -1238,7 +1273,7 @@ final class FakeBroker {
                     ProcessorPipelines pp = p.pipelines();
                     if (pp != null && (!pp.dispatched.isEmpty() || !pp.pending.isEmpty() || !pp.ready.isEmpty())) {
                         fail("processor " + p.index + " goes to sleep with kpipe work pending and no wakeup"
-                            + " (it would wait for the 300 ms poll timeout)");
+                                + " (it would wait for the 300 ms poll timeout)");
                     }
                 }
             }
@@ -1272,8 +1307,8 @@ final class FakeBroker {
                     r.request.settled = true;
                 } else {
                     if (c.send != null || p.inflightResponses.containsKey(c)) {
-                        fail("KafkaChannel.setSend would throw: a send is already in progress on connection "
-                            + c.index + " (" + c.send + ") when " + r + " is sent");
+                        fail("KafkaChannel.setSend would throw: a send is already in progress on connection " + c.index
+                                + " (" + c.send + ") when " + r + " is sent");
                     }
                     r.status = ResponseStatus.SENDING;
                     c.send = r;
@@ -1343,13 +1378,18 @@ final class FakeBroker {
             }
             if (!coordinator.limits().admitsAnother(cp.slots.size(), cp.inflightBytes)) {
                 fail("connection " + c.index + " read beyond the in-flight limit (" + cp.slots.size() + " requests, "
-                    + cp.inflightBytes + " bytes): " + r);
+                        + cp.inflightBytes + " bytes): " + r);
             }
             if (budget != null && cp.reservation.reserved() <= 0) {
                 fail("connection " + c.index + " read without a budget reservation: " + r);
             }
-            if (budget != null && cp.reservation.reserved() < scenario.size(c.index, r.index) && !scenario.exclusive(r.spec.kind())) {
-                note(scenario.size(c.index, r.index) > budget.capacity() ? "oversize read" : "read above its reservation");
+            if (budget != null
+                    && cp.reservation.reserved() < scenario.size(c.index, r.index)
+                    && !scenario.exclusive(r.spec.kind())) {
+                note(
+                        scenario.size(c.index, r.index) > budget.capacity()
+                                ? "oversize read"
+                                : "read above its reservation");
             }
         }
         r.read = true;
@@ -1373,7 +1413,7 @@ final class FakeBroker {
             } else {
                 if (cp != null && !cp.slots.isEmpty()) {
                     fail("kpipe let the broker close connection " + c.index + " with " + cp.slots.size()
-                        + " earlier requests unanswered");
+                            + " earlier requests unanswered");
                 }
                 close(p, c);
             }
@@ -1381,11 +1421,13 @@ final class FakeBroker {
         }
         int size = scenario.size(c.index, r.index);
         // An upgrade charges the request already read: only if the budget admits it now, overtaking no waiter.
-        boolean budgetAdmitsUpgrade = budget == null || (budget.waiting() == 0 && !budgetSaturated()
-            && (budget.used() == 0 || budget.used() + budget.clamp(size) <= budget.capacity()));
+        boolean budgetAdmitsUpgrade = budget == null
+                || (budget.waiting() == 0
+                        && !budgetSaturated()
+                        && (budget.used() == 0 || budget.used() + budget.clamp(size) <= budget.capacity()));
         classificationFaulted = false;
-        Admission a = listen("onRequestReceived",
-            () -> coordinator.onRequestReceived(p, r, r.context(), r.body(), size));
+        Admission a =
+                listen("onRequestReceived", () -> coordinator.onRequestReceived(p, r, r.context(), r.body(), size));
         r.admission = a;
         Scenario.Kind kind = r.spec.kind();
         boolean exclusive = scenario.exclusive(kind) || classificationFaulted;
@@ -1395,7 +1437,8 @@ final class FakeBroker {
             if (cp != null) {
                 note("read after disable, before the drain");
             }
-            expected = cp == null || (cp.slots.isEmpty() && !cp.throttle.throttled()) ? Admission.CLASSIC : Admission.HELD;
+            expected =
+                    cp == null || (cp.slots.isEmpty() && !cp.throttle.throttled()) ? Admission.CLASSIC : Admission.HELD;
         } else if (cp == null) {
             boolean upgrades = scenario.upgrades(kind) && !classificationFaulted;
             expected = upgrades && budgetAdmitsUpgrade ? Admission.PIPELINED : Admission.CLASSIC;
@@ -1428,21 +1471,24 @@ final class FakeBroker {
      * KafkaChannel.maybeBeginServerReauthentication} (its advice asks kpipe first); no mute, no queueing.
      */
     private void receiveReauthentication(Proc p, Conn c, ConnectionPipeline cp, Request r) {
-        boolean recentlyWritten = cp != null
-            && nanos() - cp.lastWrittenNanos < PipelineCoordinator.REAUTHENTICATION_QUIET_NANOS;
+        boolean recentlyWritten =
+                cp != null && nanos() - cp.lastWrittenNanos < PipelineCoordinator.REAUTHENTICATION_QUIET_NANOS;
         boolean deferred = listen("onReauthentication", () -> coordinator.onReauthentication(p, c.id, r));
-        boolean outstanding = cp != null && (!cp.slots.isEmpty() || cp.awaitingDispatch != null || cp.throttle.throttled()
-            || recentlyWritten);
+        boolean outstanding = cp != null
+                && (!cp.slots.isEmpty() || cp.awaitingDispatch != null || cp.throttle.throttled() || recentlyWritten);
         if (deferred != outstanding) {
             fail("re-authentication of " + r + (deferred ? " deferred" : " not deferred") + " with "
-                + (cp == null ? "a classic connection" : cp.toString()));
+                    + (cp == null ? "a classic connection" : cp.toString()));
         }
         p.effect = true;
         if (deferred) {
             r.reauthDeferred = true;
             note("re-authentication deferred");
         } else {
-            note(cp != null ? "re-authentication downgrades without drain" : "re-authentication on a classic connection");
+            note(
+                    cp != null
+                            ? "re-authentication downgrades without drain"
+                            : "re-authentication on a classic connection");
             beginReauthentication(c, r);
         }
     }
@@ -1454,14 +1500,15 @@ final class FakeBroker {
      */
     void beginReauthentication(Conn c, Request r) {
         if (owned.containsKey(c.id)) {
-            fail("re-authentication of " + r + " begins while kpipe owns connection " + c.index + ": " + owned.get(c.id));
+            fail("re-authentication of " + r + " begins while kpipe owns connection " + c.index + ": "
+                    + owned.get(c.id));
         }
         if (c.channel.state != FakeKafkaChannel.State.NOT_MUTED) {
             fail("re-authentication of " + r + " begins on a channel in Kafka state " + c.channel.state);
         }
         if (c.send != null) {
             fail("re-authentication of " + r + " begins while response " + c.send + " is being written: its SASL"
-                + " response would be written into the middle of it");
+                    + " response would be written into the middle of it");
         }
         Request expected = c.nextExpectedResponse();
         if (expected != r) {
@@ -1535,8 +1582,10 @@ final class FakeBroker {
         }
         note("close of a pipelined connection");
         if (cp.held != null) {
-            note(cp.state() == ConnectionState.DRAINING_REAUTHENTICATION ? "close with a held re-authentication"
-                : "close with a held request");
+            note(
+                    cp.state() == ConnectionState.DRAINING_REAUTHENTICATION
+                            ? "close with a held re-authentication"
+                            : "close with a held request");
         }
         boolean head = true;
         for (Slot s : cp.slots) {
@@ -1550,7 +1599,7 @@ final class FakeBroker {
         }
         if (cp.reservation.waiting()) {
             boolean granted = containsIdentity(pendingAdmissions, cp)
-                || cp.reservation.grants() > cp.reservation.grantsConsumed();
+                    || cp.reservation.grants() > cp.reservation.grantsConsumed();
             note(granted ? "close while granted, grant not consumed" : "close while waiting for budget");
             if (containsIdentity(pendingAdmissions, cp)) {
                 note("close before the admitted() callback ran");
@@ -1657,15 +1706,17 @@ final class FakeBroker {
                 fail("connection " + c.index + ": " + violation + ": " + cp);
             }
             if (c.open && cp.state() != ConnectionState.CLOSED) {
-                if (c.channel.state != FakeKafkaChannel.State.NOT_MUTED && c.channel.state != FakeKafkaChannel.State.MUTED) {
+                if (c.channel.state != FakeKafkaChannel.State.NOT_MUTED
+                        && c.channel.state != FakeKafkaChannel.State.MUTED) {
                     fail("connection " + c.index + " owned by kpipe is in Kafka state " + c.channel.state);
                 }
                 if (cp.muted != c.channel.isMuted()) {
                     fail("kpipe thinks connection " + c.index + " is " + (cp.muted ? "muted" : "unmuted")
-                        + " but its channel is " + c.channel.state);
+                            + " but its channel is " + c.channel.state);
                 }
             }
-            if (cp.slots.size() > Math.max(scenario.maxInflight, coordinator.limits().maxRequests())) {
+            if (cp.slots.size()
+                    > Math.max(scenario.maxInflight, coordinator.limits().maxRequests())) {
                 fail("connection " + c.index + " has " + cp.slots.size() + " requests in flight");
             }
             if (!coordinator.limits().admitsAnother(cp.slots.size(), cp.inflightBytes)) {
@@ -1716,12 +1767,12 @@ final class FakeBroker {
         }
         if (stats.classificationFallbacks() != injectedClassificationFaults) {
             fail("classification fallbacks: " + stats.classificationFallbacks() + ", injected: "
-                + injectedClassificationFaults);
+                    + injectedClassificationFaults);
         }
         // every pipelined request waits for its dispatch once; every wait for the budget is one entry of its queue
         if (stats.waits(WaitReason.AWAITING_DISPATCH) != stats.pipelinedRequests()) {
             fail("waits for dispatch: " + stats.waits(WaitReason.AWAITING_DISPATCH) + ", pipelined requests: "
-                + stats.pipelinedRequests());
+                    + stats.pipelinedRequests());
         }
         long budgetWaits = budget == null ? 0 : budget.waitsStarted();
         if (stats.waits(WaitReason.BUDGET) != budgetWaits) {
@@ -1756,16 +1807,18 @@ final class FakeBroker {
             boolean consumedAhead = pending && !cp.reservation.waiting() && outstanding == -1;
             if (consumedAhead) {
                 note("wait given up before its admitted() callback ran");
-            } else if (outstanding < 0 || outstanding > 1 || (outstanding == 1 && !cp.reservation.waiting())
-                || (pending && (outstanding != 0 || !cp.reservation.waiting()))) {
+            } else if (outstanding < 0
+                    || outstanding > 1
+                    || (outstanding == 1 && !cp.reservation.waiting())
+                    || (pending && (outstanding != 0 || !cp.reservation.waiting()))) {
                 fail("connection " + cp.id + " has grants=" + cp.reservation.grants() + " consumed="
-                    + cp.reservation.grantsConsumed()
-                    + " pendingCallback=" + pending + " waitingForBudget=" + cp.reservation.waiting());
+                        + cp.reservation.grantsConsumed()
+                        + " pendingCallback=" + pending + " waitingForBudget=" + cp.reservation.waiting());
             }
             long reserved = cp.reservation.reserved();
             if (reserved < 0 || cp.inflightBytes < 0 || (reserved > 0 && cp.reservation.waiting())) {
                 fail("connection " + cp.id + " reserved=" + reserved + " inflightBytes=" + cp.inflightBytes
-                    + " waitingForBudget=" + cp.reservation.waiting());
+                        + " waitingForBudget=" + cp.reservation.waiting());
             }
             Conn c = conn(cp.id);
             if (c.open && cp.state() != ConnectionState.CLOSED && !cp.muted && cp.reservation.reserved() == 0) {
@@ -1796,20 +1849,20 @@ final class FakeBroker {
                 }
                 if (h == null || r.holderIndex() != i || r.reserved() <= 0 || h.processor != pp) {
                     fail("processor lists " + (h == null ? "a connection it does not own" : h.id)
-                        + " as reservation holder " + i + " with holderIndex=" + r.holderIndex() + " reserved="
-                        + r.reserved());
+                            + " as reservation holder " + i + " with holderIndex=" + r.holderIndex() + " reserved="
+                            + r.reserved());
                 }
             }
         }
         for (ConnectionPipeline cp : owned.values()) {
             if (cp.reservation.reserved() > 0 && cp.reservation.holderIndex() < 0) {
                 fail("connection " + cp.id + " holds " + cp.reservation.reserved()
-                    + " reserved bytes but is not listed as a holder");
+                        + " reserved bytes but is not listed as a holder");
             }
         }
         if (used != expected) {
             fail("budget used=" + used + " but kpipe's connections hold " + expected
-                + " (in-flight bytes + reservations + granted reservations)");
+                    + " (in-flight bytes + reservations + granted reservations)");
         }
         if (budget.waiting() != waiting) {
             fail("budget has " + budget.waiting() + " waiters but " + waiting + " connections wait for a grant");
@@ -1878,11 +1931,14 @@ final class FakeBroker {
             if (c.clientActive()) {
                 if (c.written != c.requests.size() || !c.inbound.isEmpty()) {
                     fail("client " + c.index + " wedged: wrote " + c.written + "/" + c.requests.size() + ", unread "
-                        + c.inbound.size());
+                            + c.inbound.size());
                 }
-                long expected = c.requests.stream().filter(r -> !r.spec.kind().noResponse()).count();
+                long expected = c.requests.stream()
+                        .filter(r -> !r.spec.kind().noResponse())
+                        .count();
                 if (c.received.size() != expected) {
-                    fail("client " + c.index + " wedged: received " + c.received.size() + " of " + expected + " responses");
+                    fail("client " + c.index + " wedged: received " + c.received.size() + " of " + expected
+                            + " responses");
                 }
                 if (c.channel.isMuted()) {
                     fail("connection " + c.index + " left " + c.channel.state);
@@ -1891,8 +1947,12 @@ final class FakeBroker {
                 if (cp != null && !coordinator.enabled()) {
                     fail("kpipe is disabled but still owns connection " + c.index + ": " + cp);
                 }
-                if (cp != null && (!cp.slots.isEmpty() || cp.held != null || cp.awaitingDispatch != null
-                    || cp.throttle.throttled() || cp.state() != ConnectionState.PIPELINED)) {
+                if (cp != null
+                        && (!cp.slots.isEmpty()
+                                || cp.held != null
+                                || cp.awaitingDispatch != null
+                                || cp.throttle.throttled()
+                                || cp.state() != ConnectionState.PIPELINED)) {
                     fail("kpipe still holds state for connection " + c.index + ": " + cp);
                 }
             }
@@ -1901,10 +1961,11 @@ final class FakeBroker {
                     fail("connection " + c.index + " still open after the broker refused " + c.rejected);
                 }
                 List<Request> before = c.requests.subList(0, c.rejected.index).stream()
-                    .filter(r -> !r.spec.kind().noResponse()).toList();
+                        .filter(r -> !r.spec.kind().noResponse())
+                        .toList();
                 if (!c.received.equals(before)) {
                     fail("client " + c.index + " got " + c.received + " before the connection closed, but stock Kafka"
-                        + " answers every request before the refused one: " + before);
+                            + " answers every request before the refused one: " + before);
                 }
             }
             for (Request r : c.requests) {
@@ -1946,11 +2007,14 @@ final class FakeBroker {
         gauge("throttledConnections", stats.throttledConnections(), 0);
         for (Proc p : procs) {
             ProcessorPipelines pp = p.pipelines();
-            if (pp != null && (!pp.ready.isEmpty() || !pp.pending.isEmpty() || !pp.dispatched.isEmpty()
-                || !pp.pressureBlocked.isEmpty())) {
+            if (pp != null
+                    && (!pp.ready.isEmpty()
+                            || !pp.pending.isEmpty()
+                            || !pp.dispatched.isEmpty()
+                            || !pp.pressureBlocked.isEmpty())) {
                 fail("processor " + p.index + " still has kpipe work: ready=" + pp.ready.size() + " pending="
-                    + pp.pending.size() + " dispatched=" + pp.dispatched.size() + " pressureBlocked="
-                    + pp.pressureBlocked.size());
+                        + pp.pending.size() + " dispatched=" + pp.dispatched.size() + " pressureBlocked="
+                        + pp.pressureBlocked.size());
             }
         }
         if (budget != null) {
@@ -1962,7 +2026,7 @@ final class FakeBroker {
             for (ConnectionPipeline cp : delivered.keySet()) {
                 if (cp.reservation.grants() != cp.reservation.grantsConsumed()) {
                     fail("connection " + cp.id + " was granted " + cp.reservation.grants() + " times but consumed "
-                        + cp.reservation.grantsConsumed() + " grants");
+                            + cp.reservation.grantsConsumed() + " grants");
                 }
             }
         }
@@ -2044,7 +2108,8 @@ final class FakeBroker {
             sb.append('i');
             p.inflightResponses.values().forEach(r -> sb.append(r.id()).append(','));
             sb.append('R');
-            p.completedReceives.forEach(r -> sb.append(r.conn.index).append('.').append(r.index).append(','));
+            p.completedReceives.forEach(
+                    r -> sb.append(r.conn.index).append('.').append(r.index).append(','));
             sb.append('S');
             p.completedSends.forEach(r -> sb.append(r.id()).append(','));
             sb.append('D');
@@ -2063,44 +2128,76 @@ final class FakeBroker {
             sb.append(';');
         }
         for (Conn c : conns) {
-            sb.append('C').append(c.open ? 'o' : '-').append(c.clientClosed ? 'x' : '-').append(c.closedByBroker ? 'b' : '-')
-                .append(c.channel.state.ordinal()).append('w').append(c.written).append('u').append(c.inbound.size())
-                .append('s').append(c.send == null ? "" : c.send.id()).append(c.sendDone ? '!' : '-')
-                .append('v').append(c.received.size()).append('h').append(c.lastHandled)
-                .append(c.authenticating ? 'A' : '-').append(c.reauthPending == null ? "" : "p" + c.reauthPending.index)
-                .append('[');
+            sb.append('C')
+                    .append(c.open ? 'o' : '-')
+                    .append(c.clientClosed ? 'x' : '-')
+                    .append(c.closedByBroker ? 'b' : '-')
+                    .append(c.channel.state.ordinal())
+                    .append('w')
+                    .append(c.written)
+                    .append('u')
+                    .append(c.inbound.size())
+                    .append('s')
+                    .append(c.send == null ? "" : c.send.id())
+                    .append(c.sendDone ? '!' : '-')
+                    .append('v')
+                    .append(c.received.size())
+                    .append('h')
+                    .append(c.lastHandled)
+                    .append(c.authenticating ? 'A' : '-')
+                    .append(c.reauthPending == null ? "" : "p" + c.reauthPending.index)
+                    .append('[');
             for (Request r : c.requests) {
                 sb.append(r.state()).append(',');
             }
             sb.append(']');
         }
         sb.append("Q");
-        requestQueue.forEach(r -> sb.append(r.conn.index).append('.').append(r.index).append(','));
+        requestQueue.forEach(
+                r -> sb.append(r.conn.index).append('.').append(r.index).append(','));
         sb.append("H");
         for (Request r : handlers) {
             sb.append(r == null ? "_" : r.conn.index + "." + r.index).append(',');
         }
         sb.append("W");
-        completions.forEach(r -> sb.append(r.conn.index).append('.').append(r.index).append(','));
+        completions.forEach(
+                r -> sb.append(r.conn.index).append('.').append(r.index).append(','));
         sb.append("V");
-        verifications.forEach(r -> sb.append(r.conn.index).append('.').append(r.index).append(','));
+        verifications.forEach(
+                r -> sb.append(r.conn.index).append('.').append(r.index).append(','));
         sb.append("C");
-        callbacks.forEach(r -> sb.append(r.conn.index).append('.').append(r.index).append(','));
+        callbacks.forEach(
+                r -> sb.append(r.conn.index).append('.').append(r.index).append(','));
         sb.append("T");
-        throttleEnds.forEach(r -> sb.append(r.conn.index).append('.').append(r.index).append(','));
+        throttleEnds.forEach(
+                r -> sb.append(r.conn.index).append('.').append(r.index).append(','));
         sb.append("Z");
         for (Response r : responses) {
-            sb.append(r.id()).append(r.status.ordinal()).append(r.handedToBroker).append(r.completions).append(',');
+            sb.append(r.id())
+                    .append(r.status.ordinal())
+                    .append(r.handedToBroker)
+                    .append(r.completions)
+                    .append(',');
         }
         sb.append("K");
         new TreeMap<>(owned).forEach((id, cp) -> describe(sb, cp, gens));
-        sb.append('G').append(stats.pipelinedConnections()).append(',').append(stats.inflightRequests()).append(',')
-            .append(stats.heldRequests()).append(',').append(stats.heldResponses()).append(',')
-            .append(stats.throttledConnections());
+        sb.append('G')
+                .append(stats.pipelinedConnections())
+                .append(',')
+                .append(stats.inflightRequests())
+                .append(',')
+                .append(stats.heldRequests())
+                .append(',')
+                .append(stats.heldResponses())
+                .append(',')
+                .append(stats.throttledConnections());
         sb.append(saturated ? "!" : "-").append(pressureWindowsLeft);
         sb.append(coordinator.enabled() ? 'E' : 'e').append(enableFlipsLeft).append(everDisabled ? 'x' : '-');
         if (budget != null) {
-            sb.append('U').append(budget.used()).append(budgetSaturated() ? 's' : '-').append('F');
+            sb.append('U')
+                    .append(budget.used())
+                    .append(budgetSaturated() ? 's' : '-')
+                    .append('F');
             budgetQueue().forEach(e -> describe(sb, (ConnectionPipeline) e.getKey(), gens));
             sb.append('A');
             pendingAdmissions.forEach(cp -> describe(sb, cp, gens));
@@ -2115,22 +2212,45 @@ final class FakeBroker {
             return;
         }
         gens.put(cp, gens.size());
-        sb.append('{').append(cp.id.substring(cp.id.lastIndexOf('-') + 1)).append(owned.get(cp.id) == cp ? 'o' : 's')
-            .append(cp.state().ordinal()).append(cp.sendOutstanding ? 'S' : '-').append(cp.muted ? 'M' : '-')
-            .append(cp.scheduled ? 'P' : '-').append(cp.pressureBlocked ? 'B' : '-')
-            .append('r').append(cp.reservation.reserved()).append(cp.reservation.waiting() ? "w" + cp.reservation.wanted() : "")
-            .append('g').append(cp.reservation.grants() - cp.reservation.grantsConsumed()).append('L').append(cp.largestRequest)
-            .append('t').append(cp.throttle.open())
-            .append('b').append(cp.inflightBytes).append('a').append(req(cp.awaitingDispatch))
-            .append(cp.awaitingAppend != null && cp.awaitingAppend == cp.awaitingDispatch ? "A" : "").append('h')
-            .append(req(cp.held))
-            // what the clock decides: quiet (re-authentication), idle reservation (revocable)
-            .append(nanos() - cp.lastWrittenNanos >= PipelineCoordinator.REAUTHENTICATION_QUIET_NANOS ? 'q' : '-')
-            .append(cp.reservation.reserved() > 0 && nanos() - cp.reservation.reservedAtNanos() >= PipelineCoordinator.IDLE_RESERVATION_NANOS
-                && cp.processor.rounds - cp.reservation.reservedAtRound() >= 2 ? 'i' : '-')
-            .append('[');
+        sb.append('{')
+                .append(cp.id.substring(cp.id.lastIndexOf('-') + 1))
+                .append(owned.get(cp.id) == cp ? 'o' : 's')
+                .append(cp.state().ordinal())
+                .append(cp.sendOutstanding ? 'S' : '-')
+                .append(cp.muted ? 'M' : '-')
+                .append(cp.scheduled ? 'P' : '-')
+                .append(cp.pressureBlocked ? 'B' : '-')
+                .append('r')
+                .append(cp.reservation.reserved())
+                .append(cp.reservation.waiting() ? "w" + cp.reservation.wanted() : "")
+                .append('g')
+                .append(cp.reservation.grants() - cp.reservation.grantsConsumed())
+                .append('L')
+                .append(cp.largestRequest)
+                .append('t')
+                .append(cp.throttle.open())
+                .append('b')
+                .append(cp.inflightBytes)
+                .append('a')
+                .append(req(cp.awaitingDispatch))
+                .append(cp.awaitingAppend != null && cp.awaitingAppend == cp.awaitingDispatch ? "A" : "")
+                .append('h')
+                .append(req(cp.held))
+                // what the clock decides: quiet (re-authentication), idle reservation (revocable)
+                .append(nanos() - cp.lastWrittenNanos >= PipelineCoordinator.REAUTHENTICATION_QUIET_NANOS ? 'q' : '-')
+                .append(
+                        cp.reservation.reserved() > 0
+                                        && nanos() - cp.reservation.reservedAtNanos()
+                                                >= PipelineCoordinator.IDLE_RESERVATION_NANOS
+                                        && cp.processor.rounds - cp.reservation.reservedAtRound() >= 2
+                                ? 'i'
+                                : '-')
+                .append('[');
         for (Slot s : cp.slots) {
-            sb.append(req(s.request)).append(':').append(s.response == null ? "" : ((Response) s.response).id()).append(',');
+            sb.append(req(s.request))
+                    .append(':')
+                    .append(s.response == null ? "" : ((Response) s.response).id())
+                    .append(',');
         }
         sb.append("]}");
     }
@@ -2148,22 +2268,49 @@ final class FakeBroker {
         StringBuilder sb = new StringBuilder();
         sb.append(scenario).append('\n');
         for (Proc p : procs) {
-            sb.append("  processor ").append(p.index).append(": phase=").append(p.phase).append(" dirty=").append(p.dirty)
-                .append(" responseQueue=").append(p.responseQueue).append(" inflight=").append(p.inflightResponses.values());
+            sb.append("  processor ")
+                    .append(p.index)
+                    .append(": phase=")
+                    .append(p.phase)
+                    .append(" dirty=")
+                    .append(p.dirty)
+                    .append(" responseQueue=")
+                    .append(p.responseQueue)
+                    .append(" inflight=")
+                    .append(p.inflightResponses.values());
             ProcessorPipelines pp = p.pipelines();
             if (pp != null) {
-                sb.append(" kpipe.ready=").append(pp.ready.size()).append(" pending=").append(pp.pending.size())
-                    .append(" dispatched=").append(pp.dispatched.size());
+                sb.append(" kpipe.ready=")
+                        .append(pp.ready.size())
+                        .append(" pending=")
+                        .append(pp.pending.size())
+                        .append(" dispatched=")
+                        .append(pp.dispatched.size());
             }
             sb.append('\n');
         }
         for (Conn c : conns) {
-            sb.append("  connection ").append(c.index).append(": ").append(c.open ? "open" : "closed")
-                .append(c.clientClosed ? " (client closed)" : "").append(c.closedByBroker ? " (broker closed)" : "")
-                .append(" kafka=").append(c.channel.state).append(" written=").append(c.written).append('/')
-                .append(c.requests.size()).append(" unread=").append(c.inbound.size()).append(" send=").append(c.send)
-                .append(c.sendDone ? " (done)" : "").append(" received=").append(c.received.size())
-                .append(c.authenticating ? " re-authenticating" : "").append('\n');
+            sb.append("  connection ")
+                    .append(c.index)
+                    .append(": ")
+                    .append(c.open ? "open" : "closed")
+                    .append(c.clientClosed ? " (client closed)" : "")
+                    .append(c.closedByBroker ? " (broker closed)" : "")
+                    .append(" kafka=")
+                    .append(c.channel.state)
+                    .append(" written=")
+                    .append(c.written)
+                    .append('/')
+                    .append(c.requests.size())
+                    .append(" unread=")
+                    .append(c.inbound.size())
+                    .append(" send=")
+                    .append(c.send)
+                    .append(c.sendDone ? " (done)" : "")
+                    .append(" received=")
+                    .append(c.received.size())
+                    .append(c.authenticating ? " re-authenticating" : "")
+                    .append('\n');
             for (Request r : c.requests) {
                 sb.append("    ").append(r).append(' ').append(r.state()).append('\n');
             }
@@ -2172,24 +2319,59 @@ final class FakeBroker {
                 sb.append("    kpipe: ").append(cp).append('\n');
             }
         }
-        sb.append("  requestQueue=").append(requestQueue).append(" handlers=").append(java.util.Arrays.toString(handlers))
-            .append(" completions=").append(completions).append(" throttleEnds=").append(throttleEnds).append('\n');
-        sb.append("  stats: pipelined=").append(stats.pipelinedConnections()).append(" inflight=")
-            .append(stats.inflightRequests()).append(" heldRequests=").append(stats.heldRequests())
-            .append(" heldResponses=").append(stats.heldResponses()).append(" throttled=")
-            .append(stats.throttledConnections()).append(" faults=").append(stats.pluginFaults())
-            .append(" kpipe.enable=").append(coordinator.enabled()).append(" flipsLeft=").append(enableFlipsLeft)
-            .append('\n');
+        sb.append("  requestQueue=")
+                .append(requestQueue)
+                .append(" handlers=")
+                .append(java.util.Arrays.toString(handlers))
+                .append(" completions=")
+                .append(completions)
+                .append(" throttleEnds=")
+                .append(throttleEnds)
+                .append('\n');
+        sb.append("  stats: pipelined=")
+                .append(stats.pipelinedConnections())
+                .append(" inflight=")
+                .append(stats.inflightRequests())
+                .append(" heldRequests=")
+                .append(stats.heldRequests())
+                .append(" heldResponses=")
+                .append(stats.heldResponses())
+                .append(" throttled=")
+                .append(stats.throttledConnections())
+                .append(" faults=")
+                .append(stats.pluginFaults())
+                .append(" kpipe.enable=")
+                .append(coordinator.enabled())
+                .append(" flipsLeft=")
+                .append(enableFlipsLeft)
+                .append('\n');
         if (budget != null) {
-            sb.append("  budget: used=").append(budget.used()).append('/').append(budget.capacity()).append(" peak=")
-                .append(budget.peak()).append(" saturated=").append(budgetSaturated()).append(" queue=")
-                .append(budgetQueue().stream().map(e -> ((ConnectionPipeline) e.getKey()).id + ":" + e.getValue()).toList())
-                .append(" pendingAdmissions=").append(pendingAdmissions.stream().map(cp -> cp.id).toList())
-                .append(" grants=").append(grantLog).append('\n');
+            sb.append("  budget: used=")
+                    .append(budget.used())
+                    .append('/')
+                    .append(budget.capacity())
+                    .append(" peak=")
+                    .append(budget.peak())
+                    .append(" saturated=")
+                    .append(budgetSaturated())
+                    .append(" queue=")
+                    .append(budgetQueue().stream()
+                            .map(e -> ((ConnectionPipeline) e.getKey()).id + ":" + e.getValue())
+                            .toList())
+                    .append(" pendingAdmissions=")
+                    .append(pendingAdmissions.stream().map(cp -> cp.id).toList())
+                    .append(" grants=")
+                    .append(grantLog)
+                    .append('\n');
         }
         if (scenario.backPressure.anyPressure()) {
-            sb.append("  storage pressure: flag=").append(saturated).append(" signal=").append(signal.saturated())
-                .append(" windowsLeft=").append(pressureWindowsLeft).append('\n');
+            sb.append("  storage pressure: flag=")
+                    .append(saturated)
+                    .append(" signal=")
+                    .append(signal.saturated())
+                    .append(" windowsLeft=")
+                    .append(pressureWindowsLeft)
+                    .append('\n');
         }
         return sb.toString();
     }
@@ -2197,7 +2379,7 @@ final class FakeBroker {
     private String describe(String problem) {
         int from = Math.max(0, trace.size() - 80);
         return problem + "\nsteps (" + trace.size() + ", last " + (trace.size() - from) + "): "
-            + trace.subList(from, trace.size()) + "\n" + dump();
+                + trace.subList(from, trace.size()) + "\n" + dump();
     }
 
     void fail(String problem) {

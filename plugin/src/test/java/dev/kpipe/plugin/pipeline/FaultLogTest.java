@@ -16,8 +16,7 @@ import org.slf4j.Logger;
 class FaultLogTest {
 
     /** One call on the logger: level method and its arguments. */
-    private record Call(String level, String format, Object[] args) {
-    }
+    private record Call(String level, String format, Object[] args) {}
 
     /** A logger with every level enabled that records warn/debug calls. */
     private static Logger recording(List<Call> calls) {
@@ -27,8 +26,9 @@ class FaultLogTest {
                 return true;
             }
             if (name.equals("warn") || name.equals("debug") || name.equals("info") || name.equals("error")) {
-                Object[] rest = args.length == 2 && args[1] instanceof Object[] a ? a
-                    : java.util.Arrays.copyOfRange(args, 1, args.length);
+                Object[] rest = args.length == 2 && args[1] instanceof Object[] a
+                        ? a
+                        : java.util.Arrays.copyOfRange(args, 1, args.length);
                 calls.add(new Call(name, (String) args[0], rest));
                 return null;
             }
@@ -50,7 +50,9 @@ class FaultLogTest {
         }
         assertEquals(1000, calls.size());
         assertEquals("warn", calls.get(0).level());
-        assertTrue(calls.get(0).format().contains("further occurrences are logged at DEBUG"), calls.get(0).format());
+        assertTrue(
+                calls.get(0).format().contains("further occurrences are logged at DEBUG"),
+                calls.get(0).format());
         assertEquals("conn-0", calls.get(0).args()[0]);
         assertSame(cause, calls.get(0).args()[1], "the cause stays the last argument (logged as a throwable)");
         for (Call c : calls.subList(1, calls.size())) {
@@ -68,7 +70,9 @@ class FaultLogTest {
         a.fault("a {}", 1);
         a.fault("a {}", 2);
         b.fault("b {}", 1);
-        assertEquals(List.of("warn", "debug", "warn"), calls.stream().map(Call::level).toList());
+        assertEquals(
+                List.of("warn", "debug", "warn"),
+                calls.stream().map(Call::level).toList());
     }
 
     @Test

@@ -7,7 +7,6 @@ import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.HANDLE;
 import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.NET;
 import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.PRESSURE;
 import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.RETURN;
-import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.SEND_DONE;
 import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.TIMEOUT;
 import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.WRITE;
 import static dev.kpipe.plugin.pipeline.Scenario.Kind.METADATA;
@@ -76,8 +75,7 @@ class PipelineBudgetScenariosTest {
     void requestLargerThanTheWholeBudgetIsAdmittedAloneAndCompletes() {
         // tolerant(): at the end both idle connections want a reservation for a next request that never comes and
         // only one fits (in a broker, idle reservations are revoked after 20 ms and they take turns).
-        Run run = new Run(budgeted(BackPressure.budget(100).tolerant(),
-            client(p1(150), p1(150)), client(pAll(40))));
+        Run run = new Run(budgeted(BackPressure.budget(100).tolerant(), client(p1(150), p1(150)), client(pAll(40))));
         run.step(WRITE, 0).step(WRITE, 1).only(NET);
         // Client 0's first 150 found the budget empty: it upgraded the connection, admitted alone (saturated).
         // Client 1's 40, read meanwhile, found no room: it stayed classic (Kafka's one-at-a-time bound applies);
@@ -100,8 +98,8 @@ class PipelineBudgetScenariosTest {
 
     @Test
     void aConnectionWhoseUpgradeFoundNoRoomIsTakenOverWhenItsResponseIsWrittenAndWaitsInLine() {
-        Run run = new Run(budgeted(BackPressure.budget(100),
-            client(pAll(60), p1(60)), client(pAll(60), p1(60), p1(60))));
+        Run run =
+                new Run(budgeted(BackPressure.budget(100), client(pAll(60), p1(60)), client(pAll(60), p1(60), p1(60))));
         run.step(WRITE, 0).step(WRITE, 1).only(NET);
         assertEquals(60, run.broker.budget.used(), "client 0's first request upgraded its connection");
         assertNull(run.kpipe(1), "client 1's found no room: classic");
@@ -127,8 +125,11 @@ class PipelineBudgetScenariosTest {
 
     @Test
     void connectionsWaitingForBudgetAreAdmittedAndUnmutedInTheOrderTheyStartedWaiting() {
-        Run run = new Run(budgeted(BackPressure.budget(100),
-            client(pAll(30), p1(30)), client(pAll(30), p1(30)), client(pAll(30), p1(30))));
+        Run run = new Run(budgeted(
+                BackPressure.budget(100),
+                client(pAll(30), p1(30)),
+                client(pAll(30), p1(30)),
+                client(pAll(30), p1(30))));
         run.except(RETURN, COMPLETE);
         assertEquals(90, run.broker.budget.used(), "three first requests: each upgrade found room");
         // Each wants 30 more for its next request (90 + 30 > 100): they start waiting in the order their handlers
@@ -143,7 +144,9 @@ class PipelineBudgetScenariosTest {
         // Any response frees room for exactly one waiter: the head.
         run.step(COMPLETE, completionOf(run, 1)).except(COMPLETE);
         assertEquals(List.of(2), run.broker.grantLog);
-        run.step(COMPLETE, completionOf(run, 0)).step(COMPLETE, completionOf(run, 2)).except();
+        run.step(COMPLETE, completionOf(run, 0))
+                .step(COMPLETE, completionOf(run, 2))
+                .except();
 
         assertEquals(List.of(2, 0, 1), run.broker.grantLog.subList(0, 3), "granted in FIFO order");
         assertEquals(List.of(2, 0, 1), run.broker.unmuteLog.subList(0, 3), "unmuted in FIFO order");
@@ -155,8 +158,8 @@ class PipelineBudgetScenariosTest {
 
     @Test
     void closeWhileWaitingForBudgetReleasesItsBytesOnceAndAdmitsTheNextWaiter() {
-        Run run = new Run(budgeted(BackPressure.budget(100),
-            disconnecting(pAll(40), p1(40)), client(pAll(40), p1(10))));
+        Run run =
+                new Run(budgeted(BackPressure.budget(100), disconnecting(pAll(40), p1(40)), client(pAll(40), p1(10))));
         run.except(COMPLETE);
         assertTrue(run.kpipe(0).reservation.waiting());
         assertTrue(run.kpipe(1).reservation.waiting());
@@ -180,10 +183,13 @@ class PipelineBudgetScenariosTest {
 
     @Test
     void closeAfterTheBudgetAdmittedTheConnectionButBeforeItsCallbackRanReleasesTheGrantOnce() {
-        Run run = new Run(budgeted(BackPressure.budget(100).delayed(),
-            disconnecting(pAll(40), p1(10)), client(pAll(50))));
+        Run run = new Run(
+                budgeted(BackPressure.budget(100).delayed(), disconnecting(pAll(40), p1(10)), client(pAll(50))));
         run.except(RETURN, COMPLETE, ADMIT);
-        run.step(RETURN, handlerOf(run, 0)).only(NET).step(RETURN, handlerOf(run, 1)).only(NET);
+        run.step(RETURN, handlerOf(run, 0))
+                .only(NET)
+                .step(RETURN, handlerOf(run, 1))
+                .only(NET);
         assertEquals(90, run.broker.budget.used());
         assertEquals(2, run.broker.budget.waiting());
 
@@ -204,8 +210,10 @@ class PipelineBudgetScenariosTest {
         assertEquals(50, run.broker.budget.used(), "only client 1's reservation, admitted on the release");
 
         run.step(ADMIT, 0).only(NET);
-        assertEquals(granted.reservation.grantsConsumed(), granted.reservation.grants(),
-            "the late callback balances the grant");
+        assertEquals(
+                granted.reservation.grantsConsumed(),
+                granted.reservation.grants(),
+                "the late callback balances the grant");
         assertEquals(ConnectionState.CLOSED, granted.state());
         run.settle();
         run.finish();
@@ -213,8 +221,10 @@ class PipelineBudgetScenariosTest {
 
     @Test
     void whileStoragePressureIsSaturatedNoPipelinedConnectionIsUnmutedButClassicOnesProceed() {
-        Run run = new Run(budgeted(BackPressure.budget(100).pressure(1),
-            client(p1(10), p1(10)), client(Req.of(METADATA), Req.of(METADATA))));
+        Run run = new Run(budgeted(
+                BackPressure.budget(100).pressure(1),
+                client(p1(10), p1(10)),
+                client(Req.of(METADATA), Req.of(METADATA))));
         run.step(PRESSURE, 1).except(PRESSURE, TIMEOUT);
         // The first produce was read while Kafka owned the connection; after its dispatch kpipe keeps it muted.
         assertTrue(run.kpipe(0).pressureBlocked);
@@ -255,11 +265,12 @@ class PipelineBudgetScenariosTest {
 
         // tolerant(): at the end the idle connections each want 8 for a next request that never comes; only one fits
         // (in a broker, idle reservations are revoked after 20 ms and they take turns).
-        Run growing = new Run(budgeted(BackPressure.budget(10).tolerant(),
-            client(p1(2), p1(8)), client(p1(2), p1(8)), client(p1(2), p1(8))));
+        Run growing = new Run(budgeted(
+                BackPressure.budget(10).tolerant(), client(p1(2), p1(8)), client(p1(2), p1(8)), client(p1(2), p1(8))));
         growing.settle();
-        assertTrue(growing.broker.budget.peak() > 10 + 8,
-            "three connections reserved 2 each and read 8 at once: " + growing.broker.budget.peak());
+        assertTrue(
+                growing.broker.budget.peak() > 10 + 8,
+                "three connections reserved 2 each and read 8 at once: " + growing.broker.budget.peak());
         assertTrue(growing.broker.budget.peak() <= 10 + 3 * 8, "capacity + each connection's largest request holds");
         for (int c = 0; c < 3; c++) {
             growing.assertReceivedInOrder(c);

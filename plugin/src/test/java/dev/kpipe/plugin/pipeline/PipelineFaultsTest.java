@@ -92,7 +92,8 @@ class PipelineFaultsTest {
 
         run.step(COMPLETE, 0).settle(); // checks: both earlier responses in order, then closed
         assertFalse(conn.open, "closed once both earlier responses were written");
-        assertEquals(List.of(run.request(0, 0).correlationId(), run.request(0, 1).correlationId()), run.received(0));
+        assertEquals(
+                List.of(run.request(0, 0).correlationId(), run.request(0, 1).correlationId()), run.received(0));
         assertEquals(3, conn.requests.stream().filter(r -> r.read).count(), "the request after it is never read");
         run.finish();
     }
@@ -122,15 +123,22 @@ class PipelineFaultsTest {
     @Test
     void refusedRequestsInEveryInterleaving(TestReporter reporter) {
         List<Scenario> scenarios = List.of(
-            fine(c(pAll(), p1(), bad(), p1())),
-            coarse(c(p1(), Req.of(PRODUCE_ACKS_0), bad())),
-            coarse(c(pAll(), Req.of(PRODUCE_ACKS_1).throttle(), bad())),
-            coarse(c(pAll(), Req.of(FETCH), bad())),
-            coarse(disconnecting(pAll(), p1(), bad())),
-            coarse(c(pAll(), bad()), c(p1())),
-            coarse(c(bad(), p1()), c(pAll(), bad())));
-        explore(reporter, Set.of("refused request on a pipelined connection", "refused request on a classic connection",
-            "close deferred", "deferred close", "close with parked responses"), scenarios.toArray(Scenario[]::new));
+                fine(c(pAll(), p1(), bad(), p1())),
+                coarse(c(p1(), Req.of(PRODUCE_ACKS_0), bad())),
+                coarse(c(pAll(), Req.of(PRODUCE_ACKS_1).throttle(), bad())),
+                coarse(c(pAll(), Req.of(FETCH), bad())),
+                coarse(disconnecting(pAll(), p1(), bad())),
+                coarse(c(pAll(), bad()), c(p1())),
+                coarse(c(bad(), p1()), c(pAll(), bad())));
+        explore(
+                reporter,
+                Set.of(
+                        "refused request on a pipelined connection",
+                        "refused request on a classic connection",
+                        "close deferred",
+                        "deferred close",
+                        "close with parked responses"),
+                scenarios.toArray(Scenario[]::new));
     }
 
     // ------------------------------------------------------------------ faults
@@ -139,32 +147,39 @@ class PipelineFaultsTest {
     void classificationFaultsInEveryInterleaving(TestReporter reporter) {
         Req p1Id = p1().byId();
         Req pAllId = pAll().byId();
-        explore(reporter, Set.of("classification fault", "drain"),
-            fine(c(pAllId, p1Id)).with(new Faults(2, 0, 0, -1)),
-            coarse(c(p1Id, pAllId, p1Id)).with(new Faults(2, 0, 0, -1)),
-            coarse(c(pAllId, Req.of(METADATA), p1Id, p1Id)).with(new Faults(3, 0, 0, -1)),
-            coarse(c(pAllId, p1Id), c(p1Id)).with(new Faults(2, 0, 0, -1)));
+        explore(
+                reporter,
+                Set.of("classification fault", "drain"),
+                fine(c(pAllId, p1Id)).with(new Faults(2, 0, 0, -1)),
+                coarse(c(p1Id, pAllId, p1Id)).with(new Faults(2, 0, 0, -1)),
+                coarse(c(pAllId, Req.of(METADATA), p1Id, p1Id)).with(new Faults(3, 0, 0, -1)),
+                coarse(c(pAllId, p1Id), c(p1Id)).with(new Faults(2, 0, 0, -1)));
     }
 
     @Test
     void storagePressureSignalFaultsFallBackToClassicInEveryInterleaving(TestReporter reporter) {
         // the fake fails the run if kpipe unmutes a connection with requests in flight right after the check threw
-        explore(reporter, Set.of("signal fault"),
-            fine(c(pAll(), p1())).with(new Faults(0, 2, 0, -1)),
-            coarse(c(pAll(), p1(), pAll())).with(new Faults(0, 2, 0, -1)),
-            coarse(c(pAll(), p1(), Req.of(PRODUCE_ACKS_0), p1())).with(new Faults(0, 3, 0, -1)),
-            coarse(c(pAll(), p1()), c(p1())).with(new Faults(0, 2, 0, -1)),
-            coarse(disconnecting(pAll(), pAll(), p1())).with(Scenario.BackPressure.NONE.pressure(1))
-                .with(new Faults(0, 2, 0, -1)));
+        explore(
+                reporter,
+                Set.of("signal fault"),
+                fine(c(pAll(), p1())).with(new Faults(0, 2, 0, -1)),
+                coarse(c(pAll(), p1(), pAll())).with(new Faults(0, 2, 0, -1)),
+                coarse(c(pAll(), p1(), Req.of(PRODUCE_ACKS_0), p1())).with(new Faults(0, 3, 0, -1)),
+                coarse(c(pAll(), p1()), c(p1())).with(new Faults(0, 2, 0, -1)),
+                coarse(disconnecting(pAll(), pAll(), p1()))
+                        .with(Scenario.BackPressure.NONE.pressure(1))
+                        .with(new Faults(0, 2, 0, -1)));
     }
 
     @Test
     void unmuteFaultsInEveryInterleaving(TestReporter reporter) {
-        explore(reporter, Set.of("unmute fault"),
-            fine(c(pAll(), p1())).with(new Faults(0, 0, 2, -1)),
-            coarse(c(p1(), pAll(), p1())).with(new Faults(0, 0, 2, -1)),
-            coarse(c(pAll(), p1(), Req.of(FETCH), p1())).with(new Faults(0, 0, 3, -1)),
-            coarse(c(p1(), pAll()), c(p1())).with(new Faults(0, 0, 2, -1)));
+        explore(
+                reporter,
+                Set.of("unmute fault"),
+                fine(c(pAll(), p1())).with(new Faults(0, 0, 2, -1)),
+                coarse(c(p1(), pAll(), p1())).with(new Faults(0, 0, 2, -1)),
+                coarse(c(pAll(), p1(), Req.of(FETCH), p1())).with(new Faults(0, 0, 3, -1)),
+                coarse(c(p1(), pAll()), c(p1())).with(new Faults(0, 0, 2, -1)));
     }
 
     /**
@@ -176,9 +191,11 @@ class PipelineFaultsTest {
      */
     @Test
     void aResponseKpipeCannotReadGoesToTheBrokerAndHeldOnesStayHeld(TestReporter reporter) {
-        explore(reporter, Set.of("requestOf fault while kpipe holds responses"),
-            coarse(c(pAll(), p1()), c(Req.of(METADATA))).with(new Faults(0, 0, 0, 1)),
-            coarse(c(pAll(), p1()), c(Req.of(FETCH).later())).with(new Faults(0, 0, 0, 1)));
+        explore(
+                reporter,
+                Set.of("requestOf fault while kpipe holds responses"),
+                coarse(c(pAll(), p1()), c(Req.of(METADATA))).with(new Faults(0, 0, 0, 1)),
+                coarse(c(pAll(), p1()), c(Req.of(FETCH).later())).with(new Faults(0, 0, 0, 1)));
     }
 
     private static void explore(TestReporter reporter, Set<String> mustCover, Scenario... scenarios) {
@@ -187,8 +204,9 @@ class PipelineFaultsTest {
         for (Scenario s : scenarios) {
             long t0 = System.nanoTime();
             Explorer.Result r = Explorer.explore(s, MAX_STATES);
-            System.out.printf("PipelineFaultsTest: %,d states in %d ms: %s%n", r.states(),
-                (System.nanoTime() - t0) / 1_000_000, s);
+            System.out.printf(
+                    "PipelineFaultsTest: %,d states in %d ms: %s%n",
+                    r.states(), (System.nanoTime() - t0) / 1_000_000, s);
             states += r.states();
             covered.addAll(r.covered());
         }
@@ -209,10 +227,14 @@ class PipelineFaultsTest {
     @Property(seed = "1409", tries = 600, edgeCases = EdgeCasesMode.NONE)
     @StatisticsReport(StatisticsReport.StatisticsReportMode.OFF)
     void anyInterleavingWithFaultsAndRefusedRequestsKeepsTheInvariants(
-        @ForAll("faultyScenarios") Scenario scenario, @ForAll("choices") List<Integer> choices) {
+            @ForAll("faultyScenarios") Scenario scenario, @ForAll("choices") List<Integer> choices) {
         FakeBroker broker = PipelinePropertiesTest.run(scenario, choices);
-        for (String situation : List.of("classification fault", "signal fault", "unmute fault",
-            "refused request on a pipelined connection", "close deferred")) {
+        for (String situation : List.of(
+                "classification fault",
+                "signal fault",
+                "unmute fault",
+                "refused request on a pipelined connection",
+                "close deferred")) {
             Statistics.label(situation).collect(broker.coverage.containsKey(situation));
         }
         Statistics.label("classification fault").coverage(c -> c.check(true).percentage(p -> p >= 10));
@@ -223,33 +245,48 @@ class PipelineFaultsTest {
 
     @Provide
     Arbitrary<List<Integer>> choices() {
-        return Arbitraries.integers().between(0, 999).list().ofMaxSize(1500)
-            .withSizeDistribution(RandomDistribution.uniform());
+        return Arbitraries.integers()
+                .between(0, 999)
+                .list()
+                .ofMaxSize(1500)
+                .withSizeDistribution(RandomDistribution.uniform());
     }
 
     @Provide
     Arbitrary<Scenario> faultyScenarios() {
         Arbitrary<Kind> kinds = Arbitraries.frequency(
-            net.jqwik.api.Tuple.of(5, PRODUCE_ACKS_ALL),
-            net.jqwik.api.Tuple.of(5, PRODUCE_ACKS_1),
-            net.jqwik.api.Tuple.of(2, PRODUCE_ACKS_0),
-            net.jqwik.api.Tuple.of(2, METADATA),
-            net.jqwik.api.Tuple.of(1, FETCH),
-            net.jqwik.api.Tuple.of(1, BAD));
+                net.jqwik.api.Tuple.of(5, PRODUCE_ACKS_ALL),
+                net.jqwik.api.Tuple.of(5, PRODUCE_ACKS_1),
+                net.jqwik.api.Tuple.of(2, PRODUCE_ACKS_0),
+                net.jqwik.api.Tuple.of(2, METADATA),
+                net.jqwik.api.Tuple.of(1, FETCH),
+                net.jqwik.api.Tuple.of(1, BAD));
         Arbitrary<Integer> percent = Arbitraries.integers().between(0, 99);
-        Arbitrary<Req> requests = Combinators.combine(kinds, percent, percent, percent).as((kind, later, throttle, byId) ->
-            new Req(kind, (kind == PRODUCE_ACKS_ALL || kind == FETCH) && later < 60, kind != BAD && throttle < 8, false,
-                kind.name().startsWith("PRODUCE") && byId < 50));
-        Arbitrary<Client> client = Combinators.combine(requests.list().ofMinSize(1).ofMaxSize(7),
-            Arbitraries.of(Integer.MAX_VALUE, Integer.MAX_VALUE, 2), Arbitraries.of(true, false, false)).as(Client::new);
-        Arbitrary<Scenario> base = Combinators.combine(Arbitraries.integers().between(1, 2),
-            Arbitraries.integers().between(1, 3), Arbitraries.of(2, 3, 16), Arbitraries.of(true, false),
-            client.list().ofMinSize(1).ofMaxSize(3), Arbitraries.longs())
-            .as((procs, handlers, maxInflight, fineGrained, clients, seed) ->
-                new Scenario(procs, handlers, maxInflight, Long.MAX_VALUE, fineGrained, clients, seed));
+        Arbitrary<Req> requests = Combinators.combine(kinds, percent, percent, percent)
+                .as((kind, later, throttle, byId) -> new Req(
+                        kind,
+                        (kind == PRODUCE_ACKS_ALL || kind == FETCH) && later < 60,
+                        kind != BAD && throttle < 8,
+                        false,
+                        kind.name().startsWith("PRODUCE") && byId < 50));
+        Arbitrary<Client> client = Combinators.combine(
+                        requests.list().ofMinSize(1).ofMaxSize(7),
+                        Arbitraries.of(Integer.MAX_VALUE, Integer.MAX_VALUE, 2),
+                        Arbitraries.of(true, false, false))
+                .as(Client::new);
+        Arbitrary<Scenario> base = Combinators.combine(
+                        Arbitraries.integers().between(1, 2),
+                        Arbitraries.integers().between(1, 3),
+                        Arbitraries.of(2, 3, 16),
+                        Arbitraries.of(true, false),
+                        client.list().ofMinSize(1).ofMaxSize(3),
+                        Arbitraries.longs())
+                .as((procs, handlers, maxInflight, fineGrained, clients, seed) ->
+                        new Scenario(procs, handlers, maxInflight, Long.MAX_VALUE, fineGrained, clients, seed));
         Arbitrary<Integer> every = Arbitraries.of(0, 2, 3, 5);
-        return Combinators.combine(base, every, every, every, Arbitraries.integers().between(0, 2))
-            .as((s, names, signal, unmute, windows) -> s.with(Scenario.BackPressure.NONE.pressure(windows))
-                .with(new Faults(names, signal, unmute, -1)));
+        return Combinators.combine(
+                        base, every, every, every, Arbitraries.integers().between(0, 2))
+                .as((s, names, signal, unmute, windows) -> s.with(Scenario.BackPressure.NONE.pressure(windows))
+                        .with(new Faults(names, signal, unmute, -1)));
     }
 }

@@ -10,10 +10,10 @@ import java.util.List;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
+import net.jqwik.api.EdgeCasesMode;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
-import net.jqwik.api.EdgeCasesMode;
 import net.jqwik.api.RandomDistribution;
 import net.jqwik.api.statistics.Statistics;
 import net.jqwik.api.statistics.StatisticsReport;
@@ -34,7 +34,7 @@ class PipelinePropertiesTest {
     @Property(seed = "1405", tries = 2500, edgeCases = EdgeCasesMode.NONE)
     @StatisticsReport(StatisticsReport.StatisticsReportMode.OFF)
     void anyInterleavingOfAnyScenarioKeepsTheInvariantsAndAnswersEveryone(
-        @ForAll("scenarios") Scenario scenario, @ForAll("choices") List<Integer> choices) {
+            @ForAll("scenarios") Scenario scenario, @ForAll("choices") List<Integer> choices) {
         FakeBroker broker = run(scenario, choices);
         cover(broker, "drain", 10);
         cover(broker, "downgrade without drain", 5);
@@ -47,7 +47,7 @@ class PipelinePropertiesTest {
     @Property(seed = "1406", tries = 1500, edgeCases = EdgeCasesMode.NONE)
     @StatisticsReport(StatisticsReport.StatisticsReportMode.OFF)
     void drainsThrottlesAndDisconnectionsUnderATightInflightLimit(
-        @ForAll("hostileScenarios") Scenario scenario, @ForAll("choices") List<Integer> choices) {
+            @ForAll("hostileScenarios") Scenario scenario, @ForAll("choices") List<Integer> choices) {
         FakeBroker broker = run(scenario, choices);
         cover(broker, "drain", 20);
         cover(broker, "throttle starts while draining", 1);
@@ -56,7 +56,7 @@ class PipelinePropertiesTest {
         // rare here (about 3 in 1,500 tries, so a coverage bound would fail on some seeds); every interleaving of it
         // is explored in PipelineExhaustiveTest (a disconnecting client with a held re-authentication)
         Statistics.label("close with a held re-authentication")
-            .collect(broker.coverage.containsKey("close with a held re-authentication"));
+                .collect(broker.coverage.containsKey("close with a held re-authentication"));
         cover(broker, "close with parked responses", 1);
         cover(broker, "close while throttled", 1);
         cover(broker, "close-connection response", 1);
@@ -74,7 +74,7 @@ class PipelinePropertiesTest {
     @Property(seed = "1407", tries = 700, edgeCases = EdgeCasesMode.NONE)
     @StatisticsReport(StatisticsReport.StatisticsReportMode.OFF)
     void budgetAndStoragePressureUnderAnyInterleaving(
-        @ForAll("budgetScenarios") Scenario scenario, @ForAll("choices") List<Integer> choices) {
+            @ForAll("budgetScenarios") Scenario scenario, @ForAll("choices") List<Integer> choices) {
         FakeBroker broker = run(scenario, choices);
         cover(broker, "budget wait", 30);
         cover(broker, "budget grant", 30);
@@ -90,7 +90,8 @@ class PipelinePropertiesTest {
         cover(broker, "close with a reservation", 30);
         cover(broker, "drain", 2); // about 6 % (42 of 700): 4 % sat 2 standard deviations below, failing 1 run in ~70
         Statistics.label("issue bound exceeded").collect(broker.coverage.containsKey("issue bound exceeded"));
-        Statistics.label("idle-reservation starvation").collect(broker.coverage.containsKey("idle-reservation starvation"));
+        Statistics.label("idle-reservation starvation")
+                .collect(broker.coverage.containsKey("idle-reservation starvation"));
     }
 
     /**
@@ -102,7 +103,7 @@ class PipelinePropertiesTest {
     @Property(seed = "1408", tries = 700, edgeCases = EdgeCasesMode.NONE)
     @StatisticsReport(StatisticsReport.StatisticsReportMode.OFF)
     void kpipeEnableFlippedAtAnyPointUnderAnyInterleaving(
-        @ForAll("flippingScenarios") Scenario scenario, @ForAll("choices") List<Integer> choices) {
+            @ForAll("flippingScenarios") Scenario scenario, @ForAll("choices") List<Integer> choices) {
         FakeBroker broker = run(scenario, choices);
         cover(broker, "disabled", 90);
         cover(broker, "disabled with pipelined connections", 40);
@@ -118,8 +119,11 @@ class PipelinePropertiesTest {
 
     @Provide
     Arbitrary<List<Integer>> choices() {
-        return Arbitraries.integers().between(0, 999).list().ofMaxSize(2000)
-            .withSizeDistribution(RandomDistribution.uniform());
+        return Arbitraries.integers()
+                .between(0, 999)
+                .list()
+                .ofMaxSize(2000)
+                .withSizeDistribution(RandomDistribution.uniform());
     }
 
     /**
@@ -150,8 +154,7 @@ class PipelinePropertiesTest {
             if (s.type() == StepType.DISCONNECT) {
                 disconnects.add(s);
                 ConnectionPipeline cp = broker.owned(s.arg());
-                if (cp != null && (cp.held != null || cp.slots.size() > 1
-                    || cp.reservation.waiting())) {
+                if (cp != null && (cp.held != null || cp.slots.size() > 1 || cp.reservation.waiting())) {
                     interesting.add(s);
                 }
             } else {
@@ -203,68 +206,81 @@ class PipelinePropertiesTest {
 
     @Provide
     Arbitrary<Scenario> flippingScenarios() {
-        return Combinators.combine(Arbitraries.oneOf(scenarios(), hostileScenarios(), budgetScenarios()),
-            Arbitraries.integers().between(1, 4)).as(Scenario::withEnableFlips);
+        return Combinators.combine(
+                        Arbitraries.oneOf(scenarios(), hostileScenarios(), budgetScenarios()),
+                        Arbitraries.integers().between(1, 4))
+                .as(Scenario::withEnableFlips);
     }
 
     @Provide
     Arbitrary<Scenario> budgetScenarios() {
         Arbitrary<Integer> capacity = Arbitraries.integers().between(3, 24);
         // sizes 1..12, and one in ten well beyond any capacity
-        Arbitrary<Req> requests = Combinators.combine(requests(2), Arbitraries.integers().between(1, 12),
-            Arbitraries.integers().between(0, 9)).as((r, size, big) -> r.sized(big == 0 ? 20 + 2 * size : size));
-        Arbitrary<Scenario.BackPressure> backPressure = Combinators.combine(capacity,
-            Arbitraries.integers().between(0, 3), Arbitraries.of(true, false),
-            Arbitraries.frequencyOf(
-                net.jqwik.api.Tuple.of(3, Arbitraries.just(0)),
-                net.jqwik.api.Tuple.of(1, Arbitraries.integers().between(1, 4))),
-            Arbitraries.integers().between(0, 2))
-            .as((cap, windows, delayed, queue, purgatory) ->
-                new Scenario.BackPressure(cap, windows, delayed, queue, purgatory, true));
+        Arbitrary<Req> requests = Combinators.combine(
+                        requests(2),
+                        Arbitraries.integers().between(1, 12),
+                        Arbitraries.integers().between(0, 9))
+                .as((r, size, big) -> r.sized(big == 0 ? 20 + 2 * size : size));
+        Arbitrary<Scenario.BackPressure> backPressure = Combinators.combine(
+                        capacity,
+                        Arbitraries.integers().between(0, 3),
+                        Arbitraries.of(true, false),
+                        Arbitraries.frequencyOf(
+                                net.jqwik.api.Tuple.of(3, Arbitraries.just(0)),
+                                net.jqwik.api.Tuple.of(1, Arbitraries.integers().between(1, 4))),
+                        Arbitraries.integers().between(0, 2))
+                .as((cap, windows, delayed, queue, purgatory) ->
+                        new Scenario.BackPressure(cap, windows, delayed, queue, purgatory, true));
         return Combinators.combine(scenarios(requests, Arbitraries.of(1, 2, 3, 16), 6), backPressure)
-            .as(Scenario::with);
+                .as(Scenario::with);
     }
 
-    private static Arbitrary<Scenario> scenarios(Arbitrary<Req> requests, Arbitrary<Integer> maxInflight, int maxRequests) {
+    private static Arbitrary<Scenario> scenarios(
+            Arbitrary<Req> requests, Arbitrary<Integer> maxInflight, int maxRequests) {
         Arbitrary<Client> client = Combinators.combine(
-            requests.list().ofMinSize(1).ofMaxSize(maxRequests),
-            Arbitraries.frequencyOf(
-                net.jqwik.api.Tuple.of(3, Arbitraries.just(Integer.MAX_VALUE)),
-                net.jqwik.api.Tuple.of(1, Arbitraries.integers().between(1, 3))),
-            Arbitraries.of(true, false, false)).as(Client::new);
+                        requests.list().ofMinSize(1).ofMaxSize(maxRequests),
+                        Arbitraries.frequencyOf(
+                                net.jqwik.api.Tuple.of(3, Arbitraries.just(Integer.MAX_VALUE)),
+                                net.jqwik.api.Tuple.of(1, Arbitraries.integers().between(1, 3))),
+                        Arbitraries.of(true, false, false))
+                .as(Client::new);
         return Combinators.combine(
-            Arbitraries.integers().between(1, 2),
-            Arbitraries.integers().between(1, 4),
-            maxInflight,
-            Arbitraries.frequencyOf(
-                net.jqwik.api.Tuple.of(4, Arbitraries.just(Long.MAX_VALUE)),
-                net.jqwik.api.Tuple.of(1, Arbitraries.longs().between(1, 500))),
-            Arbitraries.of(true, false),
-            client.list().ofMinSize(1).ofMaxSize(4),
-            Arbitraries.longs()).as(Scenario::new);
+                        Arbitraries.integers().between(1, 2),
+                        Arbitraries.integers().between(1, 4),
+                        maxInflight,
+                        Arbitraries.frequencyOf(
+                                net.jqwik.api.Tuple.of(4, Arbitraries.just(Long.MAX_VALUE)),
+                                net.jqwik.api.Tuple.of(1, Arbitraries.longs().between(1, 500))),
+                        Arbitraries.of(true, false),
+                        client.list().ofMinSize(1).ofMaxSize(4),
+                        Arbitraries.longs())
+                .as(Scenario::new);
     }
 
     /** @param hostility 1 for a realistic mix; higher for more exclusive requests and throttle windows */
     private static Arbitrary<Req> requests(int hostility) {
         Arbitrary<Kind> kinds = Arbitraries.frequency(
-            net.jqwik.api.Tuple.of(4, Kind.PRODUCE_ACKS_ALL),
-            net.jqwik.api.Tuple.of(4, Kind.PRODUCE_ACKS_1),
-            net.jqwik.api.Tuple.of(3, Kind.PRODUCE_ACKS_0),
-            net.jqwik.api.Tuple.of(hostility, Kind.PRODUCE_EXCLUDED),
-            net.jqwik.api.Tuple.of(hostility, Kind.PRODUCE_TRANSACTIONAL),
-            net.jqwik.api.Tuple.of(2, Kind.METADATA),
-            net.jqwik.api.Tuple.of(1, Kind.API_VERSIONS),
-            net.jqwik.api.Tuple.of(2 * hostility, Kind.FETCH),
-            net.jqwik.api.Tuple.of(1, Kind.SASL_REAUTH));
+                net.jqwik.api.Tuple.of(4, Kind.PRODUCE_ACKS_ALL),
+                net.jqwik.api.Tuple.of(4, Kind.PRODUCE_ACKS_1),
+                net.jqwik.api.Tuple.of(3, Kind.PRODUCE_ACKS_0),
+                net.jqwik.api.Tuple.of(hostility, Kind.PRODUCE_EXCLUDED),
+                net.jqwik.api.Tuple.of(hostility, Kind.PRODUCE_TRANSACTIONAL),
+                net.jqwik.api.Tuple.of(2, Kind.METADATA),
+                net.jqwik.api.Tuple.of(1, Kind.API_VERSIONS),
+                net.jqwik.api.Tuple.of(2 * hostility, Kind.FETCH),
+                net.jqwik.api.Tuple.of(1, Kind.SASL_REAUTH));
         Arbitrary<Integer> percent = Arbitraries.integers().between(0, 99);
-        return Combinators.combine(kinds, percent, percent, percent, percent).as((kind, later, throttle, close, byId) -> {
-            boolean canWait = kind == Kind.PRODUCE_ACKS_ALL || kind == Kind.FETCH || kind == Kind.PRODUCE_TRANSACTIONAL;
-            boolean produce = kind.name().startsWith("PRODUCE");
-            return new Req(kind,
-                canWait && later < 60,
-                kind != Kind.SASL_REAUTH && throttle < 12 * hostility,
-                kind == Kind.PRODUCE_ACKS_0 && close < 8,
-                produce && byId < 30);
-        });
+        return Combinators.combine(kinds, percent, percent, percent, percent)
+                .as((kind, later, throttle, close, byId) -> {
+                    boolean canWait =
+                            kind == Kind.PRODUCE_ACKS_ALL || kind == Kind.FETCH || kind == Kind.PRODUCE_TRANSACTIONAL;
+                    boolean produce = kind.name().startsWith("PRODUCE");
+                    return new Req(
+                            kind,
+                            canWait && later < 60,
+                            kind != Kind.SASL_REAUTH && throttle < 12 * hostility,
+                            kind == Kind.PRODUCE_ACKS_0 && close < 8,
+                            produce && byId < 30);
+                });
     }
 }

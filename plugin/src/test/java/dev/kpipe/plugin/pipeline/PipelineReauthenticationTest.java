@@ -1,8 +1,8 @@
 package dev.kpipe.plugin.pipeline;
 
 import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.COMPLETE;
-import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.NET;
 import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.DISCONNECT;
+import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.NET;
 import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.REAUTH_DONE;
 import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.SEND_DONE;
 import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.TIMEOUT;
@@ -64,8 +64,13 @@ class PipelineReauthenticationTest {
         assertTrue(handshake.reauthBegun, "both responses written: re-authentication began");
         assertNull(run.kpipe(0), "Kafka owns the connection again");
         assertTrue(run.conn(0).authenticating);
-        assertEquals(List.of(run.request(0, 0).correlationId(), run.request(0, 1).correlationId(),
-            handshake.correlationId()), run.received(0), "the handshake response follows every earlier response");
+        assertEquals(
+                List.of(
+                        run.request(0, 0).correlationId(),
+                        run.request(0, 1).correlationId(),
+                        handshake.correlationId()),
+                run.received(0),
+                "the handshake response follows every earlier response");
         assertFalse(run.request(0, 3).read, "the client sends nothing while it re-authenticates");
 
         run.settle();
@@ -125,8 +130,14 @@ class PipelineReauthenticationTest {
 
     @Test
     void aClientThatClosesWhileItsReauthenticationIsHeldLeavesNothingBehind() {
-        Run run = new Run(new Scenario(1, 2, 16, Long.MAX_VALUE, false, List.of(
-            new Scenario.Client(List.of(pAll(), pAll(), Req.of(SASL_REAUTH)), Integer.MAX_VALUE, true)), 9));
+        Run run = new Run(new Scenario(
+                1,
+                2,
+                16,
+                Long.MAX_VALUE,
+                false,
+                List.of(new Scenario.Client(List.of(pAll(), pAll(), Req.of(SASL_REAUTH)), Integer.MAX_VALUE, true)),
+                9));
         run.except(COMPLETE, DISCONNECT);
         assertTrue(run.request(0, 2).reauthDeferred);
         run.step(DISCONNECT, 0).except(COMPLETE);
@@ -197,8 +208,8 @@ class PipelineReauthenticationTest {
      * The handshake stays held while rounds run within the first half of the quiet period, kpipe asked for one wake-up
      * at its end, and the re-authentication begins at the first round after it.
      */
-    private static void assertWaitsForTheQuietPeriod(Run run, FakeBroker.Request handshake, ConnectionPipeline cp,
-                                                     long quiet, List<Long> wakeups) {
+    private static void assertWaitsForTheQuietPeriod(
+            Run run, FakeBroker.Request handshake, ConnectionPipeline cp, long quiet, List<Long> wakeups) {
         assertFalse(handshake.reauthBegun, "not yet: the connection wrote a response less than the quiet period ago");
         assertEquals(1, wakeups.size(), "one wake-up asked for");
         assertTrue(wakeups.get(0) > 0 && wakeups.get(0) <= quiet, "at the end of the quiet period: " + wakeups);
@@ -234,8 +245,9 @@ class PipelineReauthenticationTest {
         // before the one that called for the close: here the held FETCH
         c.closeDeferred = true;
         c.rejected = run.request(0, 1);
-        assertTrue(run.broker.coordinator.onReauthentication(c.proc, c.id, new Object()),
-            "kpipe keeps Kafka from beginning it now");
+        assertTrue(
+                run.broker.coordinator.onReauthentication(c.proc, c.id, new Object()),
+                "kpipe keeps Kafka from beginning it now");
         assertEquals(1, run.stats().pluginFaults());
         assertEquals(ConnectionState.CLOSING_AFTER_DRAIN, cp.state());
         assertFalse(c.closedByBroker, "not before the produce response is written");
@@ -248,8 +260,18 @@ class PipelineReauthenticationTest {
 
     @Test
     void reauthenticationsKeepComingEveryFewRequestsAndEveryResponseArrivesOnceInOrder() {
-        Run run = new Run(one(pAll(), Req.of(PRODUCE_ACKS_1), Req.of(SASL_REAUTH), pAll(), Req.of(PRODUCE_ACKS_0),
-            pAll(), Req.of(SASL_REAUTH), Req.of(PRODUCE_ACKS_1), Req.of(SASL_REAUTH), pAll(), pAll()));
+        Run run = new Run(one(
+                pAll(),
+                Req.of(PRODUCE_ACKS_1),
+                Req.of(SASL_REAUTH),
+                pAll(),
+                Req.of(PRODUCE_ACKS_0),
+                pAll(),
+                Req.of(SASL_REAUTH),
+                Req.of(PRODUCE_ACKS_1),
+                Req.of(SASL_REAUTH),
+                pAll(),
+                pAll()));
         run.settle();
         run.assertReceivedInOrder(0);
         assertEquals(3, run.stats().downgrades(), "each re-authentication handed the connection back");

@@ -124,8 +124,9 @@ class PipelineReconfigurationTest {
      */
     @Test
     void aRequestReadAfterTheDisableButBeforeTheDrainStartsIsHeldThenForwardedInOrder() {
-        Scenario s = new Scenario(1, 2, 16, Long.MAX_VALUE, true,
-            List.of(Scenario.client(pAll(), Req.of(PRODUCE_ACKS_1))), 3).withEnableFlips(1);
+        Scenario s = new Scenario(
+                        1, 2, 16, Long.MAX_VALUE, true, List.of(Scenario.client(pAll(), Req.of(PRODUCE_ACKS_1))), 3)
+                .withEnableFlips(1);
         Run run = new Run(s);
         run.step(WRITE, 0).except(WRITE, COMPLETE, CONFIG);
         assertFalse(run.conn(0).channel.isMuted(), "the acks=all produce is dispatched; the connection reads on");
@@ -173,8 +174,14 @@ class PipelineReconfigurationTest {
 
     @Test
     void aLowerInflightLimitAppliesFromTheNextReadAndAHigherOneFromTheNextResponse() {
-        Run run = new Run(new Scenario(1, 4, 16, Long.MAX_VALUE, false,
-            List.of(Scenario.client(pAll(), pAll(), pAll(), pAll(), pAll(), pAll(), pAll())), 7));
+        Run run = new Run(new Scenario(
+                1,
+                4,
+                16,
+                Long.MAX_VALUE,
+                false,
+                List.of(Scenario.client(pAll(), pAll(), pAll(), pAll(), pAll(), pAll(), pAll())),
+                7));
         run.step(WRITE, 0).step(WRITE, 0).except(WRITE, COMPLETE);
         assertEquals(2, run.kpipe(0).slots.size());
 
@@ -186,7 +193,8 @@ class PipelineReconfigurationTest {
 
         run.broker.coordinator.limits(new InflightLimits(16, Long.MAX_VALUE));
         run.except(COMPLETE);
-        assertEquals(3, run.kpipe(0).slots.size(), "a connection at its limit is re-evaluated when a response is written");
+        assertEquals(
+                3, run.kpipe(0).slots.size(), "a connection at its limit is re-evaluated when a response is written");
         run.step(COMPLETE, 0).except(COMPLETE);
         assertEquals(6, run.kpipe(0).slots.size(), "the higher limit: the four waiting requests are read");
         run.settle();
@@ -217,22 +225,33 @@ class PipelineReconfigurationTest {
 
     static Stream<Arguments> scenarios() {
         List<Arguments> list = new ArrayList<>();
-        list.add(Arguments.of("disable at any point (run-loop micro-steps): acks=all then acks=1",
-            fine(1, c(pAll(), Req.of(PRODUCE_ACKS_1)))));
-        list.add(Arguments.of("disable, enable, disable at any points: acks=all, acks=0, acks=1",
-            coarse(3, c(pAll(), Req.of(PRODUCE_ACKS_0), Req.of(PRODUCE_ACKS_1)))));
-        list.add(Arguments.of("disable at any point with an exclusive fetch draining",
-            coarse(2, c(pAll(), Req.of(FETCH), Req.of(PRODUCE_ACKS_1)))));
-        list.add(Arguments.of("disable and enable at any points: a throttle window",
-            coarse(2, c(pAll().throttle(), Req.of(PRODUCE_ACKS_1)))));
-        list.add(Arguments.of("disable at any point, the client may disconnect at any point",
-            coarse(1, new Client(List.of(pAll(), Req.of(PRODUCE_ACKS_1), Req.of(PRODUCE_ACKS_0)), Integer.MAX_VALUE,
-                true))));
-        list.add(Arguments.of("disable at any point: two connections on two processors",
-            new Scenario(2, 2, 16, Long.MAX_VALUE, false,
-                List.of(c(pAll()), c(Req.of(PRODUCE_ACKS_1))), 5).withEnableFlips(1)));
-        list.add(Arguments.of("disable at any point while a connection waits for the byte budget",
-            coarse(1, c(p1(5), p1(5)), c(p1(5))).with(Scenario.BackPressure.budget(6))));
+        list.add(Arguments.of(
+                "disable at any point (run-loop micro-steps): acks=all then acks=1",
+                fine(1, c(pAll(), Req.of(PRODUCE_ACKS_1)))));
+        list.add(Arguments.of(
+                "disable, enable, disable at any points: acks=all, acks=0, acks=1",
+                coarse(3, c(pAll(), Req.of(PRODUCE_ACKS_0), Req.of(PRODUCE_ACKS_1)))));
+        list.add(Arguments.of(
+                "disable at any point with an exclusive fetch draining",
+                coarse(2, c(pAll(), Req.of(FETCH), Req.of(PRODUCE_ACKS_1)))));
+        list.add(Arguments.of(
+                "disable and enable at any points: a throttle window",
+                coarse(2, c(pAll().throttle(), Req.of(PRODUCE_ACKS_1)))));
+        list.add(Arguments.of(
+                "disable at any point, the client may disconnect at any point",
+                coarse(
+                        1,
+                        new Client(
+                                List.of(pAll(), Req.of(PRODUCE_ACKS_1), Req.of(PRODUCE_ACKS_0)),
+                                Integer.MAX_VALUE,
+                                true))));
+        list.add(Arguments.of(
+                "disable at any point: two connections on two processors",
+                new Scenario(2, 2, 16, Long.MAX_VALUE, false, List.of(c(pAll()), c(Req.of(PRODUCE_ACKS_1))), 5)
+                        .withEnableFlips(1)));
+        list.add(Arguments.of(
+                "disable at any point while a connection waits for the byte budget",
+                coarse(1, c(p1(5), p1(5)), c(p1(5))).with(Scenario.BackPressure.budget(6))));
         return list.stream();
     }
 

@@ -67,8 +67,14 @@ class PipelineScenariosTest {
 
     @Test
     void onlyOneRequestPerConnectionIsInTheDispatchPhaseWhateverTheNumberOfHandlers() {
-        Run run = new Run(new Scenario(1, 4, 16, Long.MAX_VALUE, false,
-            List.of(Scenario.client(Req.of(PRODUCE_ACKS_1), Req.of(PRODUCE_ACKS_1), Req.of(PRODUCE_ACKS_1))), 3));
+        Run run = new Run(new Scenario(
+                1,
+                4,
+                16,
+                Long.MAX_VALUE,
+                false,
+                List.of(Scenario.client(Req.of(PRODUCE_ACKS_1), Req.of(PRODUCE_ACKS_1), Req.of(PRODUCE_ACKS_1))),
+                3));
         run.except(RETURN);
         assertEquals(1, run.conn(0).dispatchPhase.size(), "the second is not read before the first is dispatched");
         assertNotNull(run.kpipe(0).awaitingDispatch);
@@ -132,8 +138,12 @@ class PipelineScenariosTest {
 
     @Test
     void metadataAndApiVersionsArePipelinedOnAPipelinedConnectionButDoNotUpgradeAClassicOne() {
-        Run run = new Run(one(Req.of(API_VERSIONS), Req.of(METADATA), Req.of(PRODUCE_ACKS_1), Req.of(METADATA),
-            Req.of(PRODUCE_ACKS_1)));
+        Run run = new Run(one(
+                Req.of(API_VERSIONS),
+                Req.of(METADATA),
+                Req.of(PRODUCE_ACKS_1),
+                Req.of(METADATA),
+                Req.of(PRODUCE_ACKS_1)));
         run.settle();
         assertEquals(Admission.CLASSIC, run.request(0, 0).admission);
         assertEquals(Admission.CLASSIC, run.request(0, 1).admission);
@@ -147,7 +157,11 @@ class PipelineScenariosTest {
 
     @Test
     void aConsumerConnectionIsNeverUpgraded() {
-        Run run = new Run(one(Req.of(METADATA), Req.of(FETCH).later(), Req.of(FETCH), Req.of(FETCH).later()));
+        Run run = new Run(one(
+                Req.of(METADATA),
+                Req.of(FETCH).later(),
+                Req.of(FETCH),
+                Req.of(FETCH).later()));
         run.settle();
         assertEquals(0, run.stats().upgrades());
         assertEquals(0, run.stats().pipelinedRequests());
@@ -157,8 +171,8 @@ class PipelineScenariosTest {
 
     @Test
     void produceToAnExcludedTopicOrTransactionalProduceIsExclusive() {
-        Run run = new Run(one(Req.of(PRODUCE_EXCLUDED), pAll(), Req.of(PRODUCE_TRANSACTIONAL).later(),
-            Req.of(PRODUCE_ACKS_1)));
+        Run run = new Run(one(
+                Req.of(PRODUCE_EXCLUDED), pAll(), Req.of(PRODUCE_TRANSACTIONAL).later(), Req.of(PRODUCE_ACKS_1)));
         run.except(COMPLETE);
         assertEquals(Admission.CLASSIC, run.request(0, 0).admission, "does not upgrade");
         assertEquals(Admission.PIPELINED, run.request(0, 1).admission);
@@ -189,7 +203,10 @@ class PipelineScenariosTest {
 
     @Test
     void produceNamingTopicsByIdIsPipelinedWhenTheIdsResolve() {
-        Run run = new Run(one(Req.of(PRODUCE_ACKS_1).byId(), Req.of(PRODUCE_ACKS_0).byId(), Req.of(PRODUCE_EXCLUDED).byId()));
+        Run run = new Run(one(
+                Req.of(PRODUCE_ACKS_1).byId(),
+                Req.of(PRODUCE_ACKS_0).byId(),
+                Req.of(PRODUCE_EXCLUDED).byId()));
         run.step(WRITE, 0).step(WRITE, 0).except(WRITE).step(WRITE, 0).settle();
         assertEquals(Admission.PIPELINED, run.request(0, 0).admission);
         assertEquals(Admission.PIPELINED, run.request(0, 1).admission);
@@ -287,20 +304,26 @@ class PipelineScenariosTest {
 
     @Test
     void disconnectWithParkedResponsesAndAHeldRequestForwardsTheRequestAndDiscardsTheResponses() {
-        Scenario s = Scenario.single(new Client(List.of(pAll(), Req.of(PRODUCE_ACKS_1), Req.of(FETCH), Req.of(PRODUCE_ACKS_1)),
-            Integer.MAX_VALUE, true));
+        Scenario s = Scenario.single(new Client(
+                List.of(pAll(), Req.of(PRODUCE_ACKS_1), Req.of(FETCH), Req.of(PRODUCE_ACKS_1)),
+                Integer.MAX_VALUE,
+                true));
         Run run = new Run(s);
         run.except(COMPLETE);
         assertEquals(1, run.stats().heldResponses());
         assertEquals(1, run.stats().heldRequests());
         FakeBroker.Response parked = run.broker.responses.stream()
-            .filter(r -> r.request == run.request(0, 1)).findFirst().orElseThrow();
+                .filter(r -> r.request == run.request(0, 1))
+                .findFirst()
+                .orElseThrow();
 
         run.step(DISCONNECT, 0).except(COMPLETE);
         assertFalse(run.conn(0).open);
         assertNull(run.kpipe(0));
         assertEquals(ResponseStatus.DISCARDED, parked.status);
-        assertTrue(run.request(0, 2).forwarded && run.request(0, 2).handled, "the held fetch is queued as Kafka would have");
+        assertTrue(
+                run.request(0, 2).forwarded && run.request(0, 2).handled,
+                "the held fetch is queued as Kafka would have");
         assertEquals(0, run.stats().heldResponses());
         assertEquals(0, run.stats().heldRequests());
         assertEquals(0, run.stats().inflightRequests());
@@ -308,14 +331,17 @@ class PipelineScenariosTest {
 
         run.settle();
         FakeBroker.Response late = run.broker.responses.stream()
-            .filter(r -> r.request == run.request(0, 0)).findFirst().orElseThrow();
+                .filter(r -> r.request == run.request(0, 0))
+                .findFirst()
+                .orElseThrow();
         assertEquals(ResponseStatus.DROPPED, late.status, "completed after the close: dropped by the broker");
         run.finish();
     }
 
     @Test
     void disconnectWithASendInFlightLetsTheBrokerCompleteIt() {
-        Scenario s = Scenario.single(new Client(List.of(Req.of(PRODUCE_ACKS_1), Req.of(PRODUCE_ACKS_1)), Integer.MAX_VALUE, true));
+        Scenario s = Scenario.single(
+                new Client(List.of(Req.of(PRODUCE_ACKS_1), Req.of(PRODUCE_ACKS_1)), Integer.MAX_VALUE, true));
         Run run = new Run(s);
         run.except(SEND_DONE);
         FakeBroker.Response sending = run.conn(0).send;
@@ -328,8 +354,8 @@ class PipelineScenariosTest {
 
     @Test
     void disconnectWhileThrottledReleasesTheThrottledGauge() {
-        Scenario s = Scenario.single(new Client(List.of(Req.of(PRODUCE_ACKS_1).throttle(), Req.of(PRODUCE_ACKS_1)),
-            Integer.MAX_VALUE, true));
+        Scenario s = Scenario.single(new Client(
+                List.of(Req.of(PRODUCE_ACKS_1).throttle(), Req.of(PRODUCE_ACKS_1)), Integer.MAX_VALUE, true));
         Run run = new Run(s);
         run.except(END_THROTTLE);
         assertEquals(1, run.stats().throttledConnections());
@@ -341,7 +367,8 @@ class PipelineScenariosTest {
 
     @Test
     void acksZeroProduceErrorClosesTheConnectionAndKpipeForgetsIt() {
-        Run run = new Run(one(pAll(), Req.of(PRODUCE_ACKS_1), Req.of(PRODUCE_ACKS_0).closing(), Req.of(PRODUCE_ACKS_1)));
+        Run run = new Run(
+                one(pAll(), Req.of(PRODUCE_ACKS_1), Req.of(PRODUCE_ACKS_0).closing(), Req.of(PRODUCE_ACKS_1)));
         run.settle();
         assertTrue(run.conn(0).closedByBroker);
         assertEquals(2, run.received(0).size(), "the responses before the acks=0 request are written first");
@@ -352,10 +379,17 @@ class PipelineScenariosTest {
 
     @Test
     void connectionsOnTwoProcessorsAreIndependent() {
-        Scenario s = new Scenario(2, 3, 3, Long.MAX_VALUE, true, List.of(
-            Scenario.client(pAll(), Req.of(PRODUCE_ACKS_1), Req.of(FETCH), pAll()),
-            Scenario.client(Req.of(PRODUCE_ACKS_0), pAll().throttle(), Req.of(METADATA)),
-            Scenario.client(Req.of(FETCH).later(), Req.of(PRODUCE_ACKS_1))), 11);
+        Scenario s = new Scenario(
+                2,
+                3,
+                3,
+                Long.MAX_VALUE,
+                true,
+                List.of(
+                        Scenario.client(pAll(), Req.of(PRODUCE_ACKS_1), Req.of(FETCH), pAll()),
+                        Scenario.client(Req.of(PRODUCE_ACKS_0), pAll().throttle(), Req.of(METADATA)),
+                        Scenario.client(Req.of(FETCH).later(), Req.of(PRODUCE_ACKS_1))),
+                11);
         Run run = new Run(s);
         run.settle();
         for (int c = 0; c < 3; c++) {
@@ -393,7 +427,8 @@ class PipelineScenariosTest {
 
     @Test
     void clientThatWaitsForEachResponseBehavesAsWithStockKafka() {
-        Run run = new Run(Scenario.single(new Client(List.of(pAll(), Req.of(PRODUCE_ACKS_1), Req.of(METADATA), pAll()), 1, false)));
+        Run run = new Run(Scenario.single(
+                new Client(List.of(pAll(), Req.of(PRODUCE_ACKS_1), Req.of(METADATA), pAll()), 1, false)));
         run.only(WRITE, NET, HANDLE, RETURN);
         assertEquals(1, run.conn(0).written);
         run.settle();

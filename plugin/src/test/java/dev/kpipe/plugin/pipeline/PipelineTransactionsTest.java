@@ -54,7 +54,8 @@ class PipelineTransactionsTest {
 
     @Test
     void aVerifiedProduceKeepsItsConnectionMutedUntilItsAppendThenThePipelineGoesOnInOrder() {
-        Run run = new Run(Scenario.single(c(ptv(), ptx(), Req.of(PRODUCE_ACKS_1))).withTransactions());
+        Run run =
+                new Run(Scenario.single(c(ptv(), ptx(), Req.of(PRODUCE_ACKS_1))).withTransactions());
         run.except(VERIFIED, CALLBACK, COMPLETE);
         ConnectionPipeline cp = run.kpipe(0);
         assertNotNull(cp, "a transactional produce upgrades the connection");
@@ -88,7 +89,7 @@ class PipelineTransactionsTest {
     @Test
     void aMissedCallbackCompletionEndsWhenTheResponseIsWrittenNotNever() {
         Run run = new Run(Scenario.single(c(ptv(), Req.of(PRODUCE_ACKS_1), Req.of(PRODUCE_TXN_VERIFIED)))
-            .withTransactions());
+                .withTransactions());
         run.broker.loseCallbackSignals = true;
         run.settle();
         run.assertReceivedInOrder(0);
@@ -104,24 +105,28 @@ class PipelineTransactionsTest {
 
     static Stream<Arguments> scenarios() {
         List<Arguments> list = new ArrayList<>();
-        list.add(Arguments.of("two verified produces in a row, then acks=1",
-            txn(c(ptv(), ptv(), Req.of(PRODUCE_ACKS_1)))));
-        list.add(Arguments.of("verified, answered during its callback, then metadata and a verified acks=all",
-            txn(c(Req.of(PRODUCE_TXN_VERIFIED), Req.of(METADATA), ptv()))));
-        list.add(Arguments.of("an unverified transactional produce, a verified one, an idempotent one",
-            txn(c(ptx(), ptv(), Req.of(PRODUCE_ACKS_ALL).later()))));
-        list.add(Arguments.of("a verified produce, then an exclusive request drains behind it",
-            txn(c(ptv(), Req.of(FETCH), ptv()))));
-        list.add(Arguments.of("a verified produce on a throttled connection",
-            txn(c(ptv().throttle(), ptv()))));
-        list.add(Arguments.of("disconnect at any point around a deferred append",
-            txn(new Client(List.of(ptv(), Req.of(PRODUCE_ACKS_1), ptv()), Integer.MAX_VALUE, true))));
-        list.add(Arguments.of("two connections verifying at once, one processor",
-            txn(c(ptv(), Req.of(PRODUCE_ACKS_1)), c(ptv()))));
-        list.add(Arguments.of("kpipe.enable turned off and on around a deferred append",
-            txn(c(ptv(), ptv())).withEnableFlips(2)));
-        list.add(Arguments.of("no deferred dispatch (binding without the hooks): exclusive, classic order",
-            new Scenario(1, 2, 16, Long.MAX_VALUE, false, List.of(c(Req.of(PRODUCE_ACKS_1), ptv(), ptv())), 11)));
+        list.add(Arguments.of(
+                "two verified produces in a row, then acks=1", txn(c(ptv(), ptv(), Req.of(PRODUCE_ACKS_1)))));
+        list.add(Arguments.of(
+                "verified, answered during its callback, then metadata and a verified acks=all",
+                txn(c(Req.of(PRODUCE_TXN_VERIFIED), Req.of(METADATA), ptv()))));
+        list.add(Arguments.of(
+                "an unverified transactional produce, a verified one, an idempotent one",
+                txn(c(ptx(), ptv(), Req.of(PRODUCE_ACKS_ALL).later()))));
+        list.add(Arguments.of(
+                "a verified produce, then an exclusive request drains behind it", txn(c(ptv(), Req.of(FETCH), ptv()))));
+        list.add(Arguments.of("a verified produce on a throttled connection", txn(c(ptv().throttle(), ptv()))));
+        list.add(Arguments.of(
+                "disconnect at any point around a deferred append",
+                txn(new Client(List.of(ptv(), Req.of(PRODUCE_ACKS_1), ptv()), Integer.MAX_VALUE, true))));
+        list.add(Arguments.of(
+                "two connections verifying at once, one processor", txn(c(ptv(), Req.of(PRODUCE_ACKS_1)), c(ptv()))));
+        list.add(Arguments.of(
+                "kpipe.enable turned off and on around a deferred append",
+                txn(c(ptv(), ptv())).withEnableFlips(2)));
+        list.add(Arguments.of(
+                "no deferred dispatch (binding without the hooks): exclusive, classic order",
+                new Scenario(1, 2, 16, Long.MAX_VALUE, false, List.of(c(Req.of(PRODUCE_ACKS_1), ptv(), ptv())), 11)));
         return list.stream();
     }
 
@@ -137,7 +142,12 @@ class PipelineTransactionsTest {
     @Test
     void bothOrdersOfHandleReturnAndTheCallbackAreExplored() {
         Explorer.Result result = Explorer.explore(txn(c(ptv(), ptv())), MAX_STATES);
-        assertTrue(result.covered().containsAll(Set.of("dispatch deferred", "append after handle returned",
-            "appended before handle returned")), () -> "covered: " + result.covered());
+        assertTrue(
+                result.covered()
+                        .containsAll(Set.of(
+                                "dispatch deferred",
+                                "append after handle returned",
+                                "appended before handle returned")),
+                () -> "covered: " + result.covered());
     }
 }

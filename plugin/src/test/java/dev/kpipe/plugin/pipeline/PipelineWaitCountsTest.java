@@ -66,9 +66,10 @@ class PipelineWaitCountsTest {
 
     @Test
     void aWaitForTheInflightLimitIsCountedWhenTheLimitStartsToHoldNotAtEachEvaluation() {
-        // Limit 2: the second request read reaches it; the completion of the first frees it, the third reaches it again.
-        Run run = new Run(new Scenario(1, 4, 2, Long.MAX_VALUE, false, List.of(Scenario.client(pAll(), pAll(),
-            pAll(), pAll())), 7));
+        // Limit 2: the second request read reaches it; the completion of the first frees it, the third reaches it
+        // again.
+        Run run = new Run(new Scenario(
+                1, 4, 2, Long.MAX_VALUE, false, List.of(Scenario.client(pAll(), pAll(), pAll(), pAll())), 7));
         run.except(COMPLETE);
         assertEquals(2, run.kpipe(0).slots.size());
         assertEquals(1, run.stats().waits(WaitReason.INFLIGHT_LIMIT), "at the limit since the second request");
@@ -88,9 +89,18 @@ class PipelineWaitCountsTest {
 
     @Test
     void connectionsThatWaitInLineForTheBudgetAreCountedOnceEach() {
-        Run run = new Run(new Scenario(1, 4, 16, Long.MAX_VALUE, false, List.of(
-            Scenario.client(pAll().sized(30), p1().sized(30)), Scenario.client(pAll().sized(30), p1().sized(30)),
-            Scenario.client(pAll().sized(30), p1().sized(30))), 11).with(BackPressure.budget(100)));
+        Run run = new Run(new Scenario(
+                        1,
+                        4,
+                        16,
+                        Long.MAX_VALUE,
+                        false,
+                        List.of(
+                                Scenario.client(pAll().sized(30), p1().sized(30)),
+                                Scenario.client(pAll().sized(30), p1().sized(30)),
+                                Scenario.client(pAll().sized(30), p1().sized(30))),
+                        11)
+                .with(BackPressure.budget(100)));
         run.except(RETURN, COMPLETE);
         assertEquals(90, run.broker.budget.used(), "three first requests: each upgrade found room");
         for (int h = 0; h < 3; h++) {
@@ -109,9 +119,15 @@ class PipelineWaitCountsTest {
 
     @Test
     void storagePressureIsCountedOnceWhileItLastsWhateverWakesTheConnection() {
-        Run run = new Run(new Scenario(1, 4, 16, Long.MAX_VALUE, false, List.of(
-            Scenario.client(pAll().sized(10), p1().sized(10), p1().sized(10))), 11)
-            .with(BackPressure.budget(100).pressure(1)));
+        Run run = new Run(new Scenario(
+                        1,
+                        4,
+                        16,
+                        Long.MAX_VALUE,
+                        false,
+                        List.of(Scenario.client(pAll().sized(10), p1().sized(10), p1().sized(10))),
+                        11)
+                .with(BackPressure.budget(100).pressure(1)));
         run.step(WRITE, 0).step(WRITE, 0).only(NET);
         run.step(PRESSURE, 1).except(PRESSURE, TIMEOUT);
         assertTrue(run.kpipe(0).pressureBlocked);
@@ -142,15 +158,18 @@ class PipelineWaitCountsTest {
         Run exclusive = new Run(one(pAll(), Req.of(FETCH), p1()));
         exclusive.settle();
         exclusive.assertReceivedInOrder(0);
-        assertEquals(Map.of(WaitReason.AWAITING_DISPATCH, 2L, WaitReason.DRAIN_EXCLUSIVE, 1L), waits(exclusive),
-            "the fetch drained the connection; the produce after the downgrade upgraded it again");
+        assertEquals(
+                Map.of(WaitReason.AWAITING_DISPATCH, 2L, WaitReason.DRAIN_EXCLUSIVE, 1L),
+                waits(exclusive),
+                "the fetch drained the connection; the produce after the downgrade upgraded it again");
         exclusive.finish();
 
         Run reauthentication = new Run(one(pAll(), Req.of(SASL_REAUTH), p1()));
         reauthentication.settle();
         reauthentication.assertReceivedInOrder(0);
-        assertEquals(Map.of(WaitReason.AWAITING_DISPATCH, 2L, WaitReason.DRAIN_REAUTHENTICATION, 1L),
-            waits(reauthentication));
+        assertEquals(
+                Map.of(WaitReason.AWAITING_DISPATCH, 2L, WaitReason.DRAIN_REAUTHENTICATION, 1L),
+                waits(reauthentication));
         reauthentication.finish();
 
         Run rejected = new Run(one(pAll(), Req.of(BAD)));

@@ -83,8 +83,10 @@ final class Run {
 
     /** @return the correlation ids a client expects back, in the order it sent the requests */
     List<Integer> expected(int c) {
-        return conn(c).requests.stream().filter(r -> !r.spec.kind().noResponse())
-            .map(FakeBroker.Request::correlationId).toList();
+        return conn(c).requests.stream()
+                .filter(r -> !r.spec.kind().noResponse())
+                .map(FakeBroker.Request::correlationId)
+                .toList();
     }
 
     void assertReceivedInOrder(int c) {

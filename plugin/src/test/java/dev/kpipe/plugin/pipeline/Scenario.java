@@ -133,8 +133,12 @@ final class Scenario {
 
         @Override
         public String toString() {
-            return kind.code() + (delayed ? "~" : "") + (throttled ? "!" : "") + (closeConnection ? "X" : "")
-                + (byTopicId ? "#" : "") + (size > 0 ? "@" + size : "");
+            return kind.code()
+                    + (delayed ? "~" : "")
+                    + (throttled ? "!" : "")
+                    + (closeConnection ? "X" : "")
+                    + (byTopicId ? "#" : "")
+                    + (size > 0 ? "@" + size : "");
         }
     }
 
@@ -153,8 +157,13 @@ final class Scenario {
      *     idle connections' reservations (a known design limit, counted as "idle-reservation starvation";
      *     see {@code PipelineBudgetScenariosTest#idleConnectionsReservationsStarveAWaiterForever})
      */
-    record BackPressure(long budget, int pressureWindows, boolean delayedAdmissions, int queueCapacity,
-                        int maxDelayedProduce, boolean tolerateIdleStarvation) {
+    record BackPressure(
+            long budget,
+            int pressureWindows,
+            boolean delayedAdmissions,
+            int queueCapacity,
+            int maxDelayedProduce,
+            boolean tolerateIdleStarvation) {
         static final BackPressure NONE = new BackPressure(0, 0, false, 0, 0, false);
 
         static BackPressure budget(long capacity) {
@@ -162,16 +171,18 @@ final class Scenario {
         }
 
         BackPressure pressure(int windows) {
-            return new BackPressure(budget, windows, delayedAdmissions, queueCapacity, maxDelayedProduce,
-                tolerateIdleStarvation);
+            return new BackPressure(
+                    budget, windows, delayedAdmissions, queueCapacity, maxDelayedProduce, tolerateIdleStarvation);
         }
 
         BackPressure delayed() {
-            return new BackPressure(budget, pressureWindows, true, queueCapacity, maxDelayedProduce, tolerateIdleStarvation);
+            return new BackPressure(
+                    budget, pressureWindows, true, queueCapacity, maxDelayedProduce, tolerateIdleStarvation);
         }
 
         BackPressure queue(int capacity, int maxDelayed) {
-            return new BackPressure(budget, pressureWindows, delayedAdmissions, capacity, maxDelayed, tolerateIdleStarvation);
+            return new BackPressure(
+                    budget, pressureWindows, delayedAdmissions, capacity, maxDelayed, tolerateIdleStarvation);
         }
 
         BackPressure tolerant() {
@@ -184,10 +195,11 @@ final class Scenario {
 
         @Override
         public String toString() {
-            return (budget > 0 ? "budget=" + budget : "no budget") + (pressureWindows > 0 ? " pressureWindows=" + pressureWindows : "")
-                + (delayedAdmissions ? " delayedAdmissions" : "")
-                + (queueCapacity > 0 ? " queuePressure(" + queueCapacity + "," + maxDelayedProduce + ")" : "")
-                + (tolerateIdleStarvation ? " tolerateIdleStarvation" : "");
+            return (budget > 0 ? "budget=" + budget : "no budget")
+                    + (pressureWindows > 0 ? " pressureWindows=" + pressureWindows : "")
+                    + (delayedAdmissions ? " delayedAdmissions" : "")
+                    + (queueCapacity > 0 ? " queuePressure(" + queueCapacity + "," + maxDelayedProduce + ")" : "")
+                    + (tolerateIdleStarvation ? " tolerateIdleStarvation" : "");
         }
     }
 
@@ -211,9 +223,9 @@ final class Scenario {
         @Override
         public String toString() {
             return "faults(" + (topicNamesEvery > 0 ? "topicNames every " + topicNamesEvery + " " : "")
-                + (signalEvery > 0 ? "signal every " + signalEvery + " " : "")
-                + (unmuteEvery > 0 ? "unmute every " + unmuteEvery + " " : "")
-                + (requestOfClient >= 0 ? "requestOf for client " + requestOfClient : "") + ")";
+                    + (signalEvery > 0 ? "signal every " + signalEvery + " " : "")
+                    + (unmuteEvery > 0 ? "unmute every " + unmuteEvery + " " : "")
+                    + (requestOfClient >= 0 ? "requestOf for client " + requestOfClient : "") + ")";
         }
     }
 
@@ -227,7 +239,9 @@ final class Scenario {
     record Client(List<Req> requests, int depth, boolean mayDisconnect) {
         @Override
         public String toString() {
-            return requests + (depth < Integer.MAX_VALUE ? " depth=" + depth : "") + (mayDisconnect ? " (may disconnect)" : "");
+            return requests
+                    + (depth < Integer.MAX_VALUE ? " depth=" + depth : "")
+                    + (mayDisconnect ? " (may disconnect)" : "");
         }
     }
 
@@ -237,6 +251,7 @@ final class Scenario {
     final long maxInflightBytes;
     /** One network-thread step runs one micro-step of the run loop (else a whole phase). */
     final boolean fineGrained;
+
     final List<Client> clients;
     final long seed;
     final BackPressure backPressure;
@@ -255,8 +270,14 @@ final class Scenario {
     /** Parsed requests, per client, and their correlation ids. */
     final List<List<Parsed>> parsed;
 
-    Scenario(int processors, int handlers, int maxInflight, long maxInflightBytes, boolean fineGrained,
-             List<Client> clients, long seed) {
+    Scenario(
+            int processors,
+            int handlers,
+            int maxInflight,
+            long maxInflightBytes,
+            boolean fineGrained,
+            List<Client> clients,
+            long seed) {
         this.processors = processors;
         this.handlers = handlers;
         this.maxInflight = maxInflight;
@@ -354,16 +375,33 @@ final class Scenario {
 
     private static Parsed build(String connectionId, int correlationId, Req r) {
         return switch (r.kind()) {
-            case PRODUCE_ACKS_ALL -> KafkaRequests.produce(connectionId, correlationId, (short) -1, null, r.byTopicId(),
-                KafkaRequests.INCLUDED);
-            case PRODUCE_ACKS_1 -> KafkaRequests.produce(connectionId, correlationId, (short) 1, null, r.byTopicId(),
-                KafkaRequests.INCLUDED, KafkaRequests.INCLUDED_2);
-            case PRODUCE_ACKS_0 -> KafkaRequests.produce(connectionId, correlationId, (short) 0, null, r.byTopicId(),
-                KafkaRequests.INCLUDED);
-            case PRODUCE_EXCLUDED -> KafkaRequests.produce(connectionId, correlationId, (short) 1, null, r.byTopicId(),
-                KafkaRequests.INCLUDED, KafkaRequests.EXCLUDED);
-            case PRODUCE_TRANSACTIONAL, PRODUCE_TXN_VERIFIED -> KafkaRequests.produce(connectionId, correlationId,
-                (short) -1, "txn-1", r.byTopicId(), KafkaRequests.INCLUDED);
+            case PRODUCE_ACKS_ALL ->
+                KafkaRequests.produce(
+                        connectionId, correlationId, (short) -1, null, r.byTopicId(), KafkaRequests.INCLUDED);
+            case PRODUCE_ACKS_1 ->
+                KafkaRequests.produce(
+                        connectionId,
+                        correlationId,
+                        (short) 1,
+                        null,
+                        r.byTopicId(),
+                        KafkaRequests.INCLUDED,
+                        KafkaRequests.INCLUDED_2);
+            case PRODUCE_ACKS_0 ->
+                KafkaRequests.produce(
+                        connectionId, correlationId, (short) 0, null, r.byTopicId(), KafkaRequests.INCLUDED);
+            case PRODUCE_EXCLUDED ->
+                KafkaRequests.produce(
+                        connectionId,
+                        correlationId,
+                        (short) 1,
+                        null,
+                        r.byTopicId(),
+                        KafkaRequests.INCLUDED,
+                        KafkaRequests.EXCLUDED);
+            case PRODUCE_TRANSACTIONAL, PRODUCE_TXN_VERIFIED ->
+                KafkaRequests.produce(
+                        connectionId, correlationId, (short) -1, "txn-1", r.byTopicId(), KafkaRequests.INCLUDED);
             case METADATA -> KafkaRequests.metadata(connectionId, correlationId);
             case API_VERSIONS -> KafkaRequests.apiVersions(connectionId, correlationId);
             case FETCH -> KafkaRequests.fetch(connectionId, correlationId);
@@ -375,11 +413,12 @@ final class Scenario {
     @Override
     public String toString() {
         return "Scenario{processors=" + processors + ", handlers=" + handlers + ", maxInflight=" + maxInflight
-            + (maxInflightBytes < Long.MAX_VALUE ? ", maxInflightBytes=" + maxInflightBytes : "")
-            + (fineGrained ? ", fine-grained" : "") + (backPressure.equals(BackPressure.NONE) ? "" : ", " + backPressure)
-            + (faults.any() ? ", " + faults : "")
-            + (enableFlips > 0 ? ", enableFlips=" + enableFlips : "")
-            + (transactions ? ", transactions" : "")
-            + ", clients=" + clients + "}";
+                + (maxInflightBytes < Long.MAX_VALUE ? ", maxInflightBytes=" + maxInflightBytes : "")
+                + (fineGrained ? ", fine-grained" : "")
+                + (backPressure.equals(BackPressure.NONE) ? "" : ", " + backPressure)
+                + (faults.any() ? ", " + faults : "")
+                + (enableFlips > 0 ? ", enableFlips=" + enableFlips : "")
+                + (transactions ? ", transactions" : "")
+                + ", clients=" + clients + "}";
     }
 }

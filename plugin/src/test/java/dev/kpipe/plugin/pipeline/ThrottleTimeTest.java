@@ -27,8 +27,9 @@ class ThrottleTimeTest {
     @Test
     void overlappingWindowsCountOnceFromTheFirstOpenToTheLastClose() throws Exception {
         Run run = new Run(Scenario.single(Scenario.client(
-            Req.of(PRODUCE_ACKS_ALL).later().throttle(), Req.of(PRODUCE_ACKS_ALL).later().throttle(),
-            Req.of(PRODUCE_ACKS_1))));
+                Req.of(PRODUCE_ACKS_ALL).later().throttle(),
+                Req.of(PRODUCE_ACKS_ALL).later().throttle(),
+                Req.of(PRODUCE_ACKS_1))));
         run.except(COMPLETE, END_THROTTLE);
         assertEquals(3, run.kpipe(0).slots.size(), "all read before any throttled produce completes");
 
@@ -48,8 +49,8 @@ class ThrottleTimeTest {
         long elapsed = run.broker.nanos() - t0;
 
         long counted = run.stats().throttleTimeNanos();
-        assertTrue(counted >= TimeUnit.MILLISECONDS.toNanos(3 * PAUSE_MS),
-            "first open to last close, " + counted + " ns");
+        assertTrue(
+                counted >= TimeUnit.MILLISECONDS.toNanos(3 * PAUSE_MS), "first open to last close, " + counted + " ns");
         assertTrue(counted <= elapsed, "overlap counted once: " + counted + " ns of " + elapsed + " ns");
         assertEquals(0, run.stats().throttledConnections());
         assertEquals(2, run.stats().throttleWindows());
@@ -63,7 +64,7 @@ class ThrottleTimeTest {
     @Test
     void closeWhileThrottledCountsUntilTheClose() throws Exception {
         Run run = new Run(Scenario.single(new Client(
-            List.of(Req.of(PRODUCE_ACKS_1).throttle(), Req.of(PRODUCE_ACKS_1)), Integer.MAX_VALUE, true)));
+                List.of(Req.of(PRODUCE_ACKS_1).throttle(), Req.of(PRODUCE_ACKS_1)), Integer.MAX_VALUE, true)));
         long t0 = run.broker.nanos();
         run.except(END_THROTTLE, DISCONNECT);
         assertEquals(1, run.stats().throttledConnections());
@@ -71,10 +72,12 @@ class ThrottleTimeTest {
         run.step(DISCONNECT, 0).except(END_THROTTLE);
         long elapsed = run.broker.nanos() - t0;
         long counted = run.stats().throttleTimeNanos();
-        assertTrue(counted >= TimeUnit.MILLISECONDS.toNanos(PAUSE_MS) && counted <= elapsed,
-            counted + " ns counted, " + elapsed + " ns elapsed");
+        assertTrue(
+                counted >= TimeUnit.MILLISECONDS.toNanos(PAUSE_MS) && counted <= elapsed,
+                counted + " ns counted, " + elapsed + " ns elapsed");
         run.settle();
-        assertEquals(counted, run.stats().throttleTimeNanos(), "a late EndThrottling of a closed connection adds nothing");
+        assertEquals(
+                counted, run.stats().throttleTimeNanos(), "a late EndThrottling of a closed connection adds nothing");
         run.finish();
     }
 }

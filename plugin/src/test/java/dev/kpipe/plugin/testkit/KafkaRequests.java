@@ -50,20 +50,22 @@ public final class KafkaRequests {
     public static final String EXCLUDED = "excluded-audit";
     /** The exclude regex of {@link #policy()}. */
     public static final String EXCLUDE_REGEX = "excluded-.*";
+
     public static final Uuid INCLUDED_ID = new Uuid(0x1111L, 0x2222L);
     public static final Uuid INCLUDED_2_ID = new Uuid(0x3333L, 0x4444L);
     public static final Uuid EXCLUDED_ID = new Uuid(0x5555L, 0x6666L);
     /** A topic id no broker knows. */
     public static final Uuid UNKNOWN_ID = new Uuid(0x7777L, 0x8888L);
     /** The resolver of the test broker's metadata: knows the three topics above. */
-    public static final TopicNames TOPIC_NAMES = id -> Map.of(
-        INCLUDED_ID, INCLUDED, INCLUDED_2_ID, INCLUDED_2, EXCLUDED_ID, EXCLUDED).get(id);
+    public static final TopicNames TOPIC_NAMES =
+            id -> Map.of(INCLUDED_ID, INCLUDED, INCLUDED_2_ID, INCLUDED_2, EXCLUDED_ID, EXCLUDED)
+                    .get(id);
     /** The last PRODUCE version that names topics (v13 names them by id). */
     public static final short PRODUCE_BY_NAME = 12;
+
     public static final short PRODUCE_BY_ID = 13;
 
-    private KafkaRequests() {
-    }
+    private KafkaRequests() {}
 
     /** @return include everything, exclude {@link #EXCLUDE_REGEX} (internal topics are never pipelined) */
     public static TopicPolicy policy() {
@@ -84,15 +86,23 @@ public final class KafkaRequests {
      * @param version the version to serialize at
      * @return the request parsed back as the broker parses it
      */
-    public static Parsed parse(String connectionId, int correlationId, AbstractRequest.Builder<?> builder, short version) {
+    public static Parsed parse(
+            String connectionId, int correlationId, AbstractRequest.Builder<?> builder, short version) {
         AbstractRequest request = builder.build(version);
         RequestHeader header = new RequestHeader(builder.apiKey(), version, "client-" + connectionId, correlationId);
         ByteBuffer wire = request.serializeWithHeader(header);
         int size = wire.remaining();
         RequestHeader parsedHeader = RequestHeader.parse(wire);
-        RequestContext context = new RequestContext(parsedHeader, connectionId, InetAddress.getLoopbackAddress(),
-            Optional.of(50_000), KafkaPrincipal.ANONYMOUS, ListenerName.normalised("PLAINTEXT"),
-            SecurityProtocol.PLAINTEXT, ClientInformation.EMPTY, false);
+        RequestContext context = new RequestContext(
+                parsedHeader,
+                connectionId,
+                InetAddress.getLoopbackAddress(),
+                Optional.of(50_000),
+                KafkaPrincipal.ANONYMOUS,
+                ListenerName.normalised("PLAINTEXT"),
+                SecurityProtocol.PLAINTEXT,
+                ClientInformation.EMPTY,
+                false);
         RequestAndSize body = context.parseRequest(wire);
         return new Parsed(context, body.request, size);
     }
@@ -117,22 +127,40 @@ public final class KafkaRequests {
     public static ProduceRequest.Builder produce(short acks, String transactionalId, List<Topic> topics) {
         ProduceRequestData.TopicProduceDataCollection data = new ProduceRequestData.TopicProduceDataCollection();
         for (Topic t : topics) {
-            MemoryRecords records = MemoryRecords.withRecords(Compression.NONE,
-                new SimpleRecord(("v-" + t.name()).getBytes(StandardCharsets.UTF_8)));
-            data.add(new ProduceRequestData.TopicProduceData().setName(t.name()).setTopicId(t.id())
-                .setPartitionData(List.of(new ProduceRequestData.PartitionProduceData().setIndex(0).setRecords(records))));
+            MemoryRecords records = MemoryRecords.withRecords(
+                    Compression.NONE, new SimpleRecord(("v-" + t.name()).getBytes(StandardCharsets.UTF_8)));
+            data.add(new ProduceRequestData.TopicProduceData()
+                    .setName(t.name())
+                    .setTopicId(t.id())
+                    .setPartitionData(List.of(new ProduceRequestData.PartitionProduceData()
+                            .setIndex(0)
+                            .setRecords(records))));
         }
-        return new ProduceRequest.Builder(ApiKeys.PRODUCE.oldestVersion(), ApiKeys.PRODUCE.latestVersion(),
-            new ProduceRequestData().setAcks(acks).setTimeoutMs(30_000).setTransactionalId(transactionalId)
-                .setTopicData(data));
+        return new ProduceRequest.Builder(
+                ApiKeys.PRODUCE.oldestVersion(),
+                ApiKeys.PRODUCE.latestVersion(),
+                new ProduceRequestData()
+                        .setAcks(acks)
+                        .setTimeoutMs(30_000)
+                        .setTransactionalId(transactionalId)
+                        .setTopicData(data));
     }
 
-    public static Parsed produce(String connectionId, int correlationId, short acks, String transactionalId,
-                                 boolean byId, String... topicNames) {
+    public static Parsed produce(
+            String connectionId,
+            int correlationId,
+            short acks,
+            String transactionalId,
+            boolean byId,
+            String... topicNames) {
         List<Topic> topics = java.util.Arrays.stream(topicNames)
-            .map(n -> byId ? Topic.byId(idOf(n)) : Topic.named(n)).toList();
-        return parse(connectionId, correlationId, produce(acks, transactionalId, topics),
-            byId ? PRODUCE_BY_ID : PRODUCE_BY_NAME);
+                .map(n -> byId ? Topic.byId(idOf(n)) : Topic.named(n))
+                .toList();
+        return parse(
+                connectionId,
+                correlationId,
+                produce(acks, transactionalId, topics),
+                byId ? PRODUCE_BY_ID : PRODUCE_BY_NAME);
     }
 
     public static Uuid idOf(String topic) {
@@ -145,41 +173,57 @@ public final class KafkaRequests {
     }
 
     public static Parsed metadata(String connectionId, int correlationId) {
-        return parse(connectionId, correlationId, new MetadataRequest.Builder(List.of(INCLUDED), false),
-            ApiKeys.METADATA.latestVersion());
+        return parse(
+                connectionId,
+                correlationId,
+                new MetadataRequest.Builder(List.of(INCLUDED), false),
+                ApiKeys.METADATA.latestVersion());
     }
 
     public static Parsed apiVersions(String connectionId, int correlationId) {
-        return parse(connectionId, correlationId, new ApiVersionsRequest.Builder(), ApiKeys.API_VERSIONS.latestVersion());
+        return parse(
+                connectionId, correlationId, new ApiVersionsRequest.Builder(), ApiKeys.API_VERSIONS.latestVersion());
     }
 
     public static Parsed fetch(String connectionId, int correlationId) {
-        return parse(connectionId, correlationId,
-            FetchRequest.Builder.forConsumer(ApiKeys.FETCH.latestVersion(), 500, 1, Map.of()),
-            ApiKeys.FETCH.latestVersion());
+        return parse(
+                connectionId,
+                correlationId,
+                FetchRequest.Builder.forConsumer(ApiKeys.FETCH.latestVersion(), 500, 1, Map.of()),
+                ApiKeys.FETCH.latestVersion());
     }
 
     public static Parsed getTelemetrySubscriptions(String connectionId, int correlationId) {
-        return parse(connectionId, correlationId,
-            new GetTelemetrySubscriptionsRequest.Builder(new GetTelemetrySubscriptionsRequestData()),
-            ApiKeys.GET_TELEMETRY_SUBSCRIPTIONS.latestVersion());
+        return parse(
+                connectionId,
+                correlationId,
+                new GetTelemetrySubscriptionsRequest.Builder(new GetTelemetrySubscriptionsRequestData()),
+                ApiKeys.GET_TELEMETRY_SUBSCRIPTIONS.latestVersion());
     }
 
     public static Parsed pushTelemetry(String connectionId, int correlationId) {
-        return parse(connectionId, correlationId,
-            new PushTelemetryRequest.Builder(new PushTelemetryRequestData().setClientInstanceId(Uuid.ONE_UUID)),
-            ApiKeys.PUSH_TELEMETRY.latestVersion());
+        return parse(
+                connectionId,
+                correlationId,
+                new PushTelemetryRequest.Builder(new PushTelemetryRequestData().setClientInstanceId(Uuid.ONE_UUID)),
+                ApiKeys.PUSH_TELEMETRY.latestVersion());
     }
 
     /** @return a {@code SASL_HANDSHAKE} v1 for SCRAM-SHA-512, as a client sends it to start re-authentication */
     public static Parsed saslHandshake(String connectionId, int correlationId) {
-        return parse(connectionId, correlationId,
-            new SaslHandshakeRequest.Builder(new SaslHandshakeRequestData().setMechanism("SCRAM-SHA-512")), (short) 1);
+        return parse(
+                connectionId,
+                correlationId,
+                new SaslHandshakeRequest.Builder(new SaslHandshakeRequestData().setMechanism("SCRAM-SHA-512")),
+                (short) 1);
     }
 
     public static Parsed findCoordinator(String connectionId, int correlationId) {
-        return parse(connectionId, correlationId,
-            new FindCoordinatorRequest.Builder(new FindCoordinatorRequestData().setCoordinatorKeys(List.of("group"))),
-            ApiKeys.FIND_COORDINATOR.latestVersion());
+        return parse(
+                connectionId,
+                correlationId,
+                new FindCoordinatorRequest.Builder(
+                        new FindCoordinatorRequestData().setCoordinatorKeys(List.of("group"))),
+                ApiKeys.FIND_COORDINATOR.latestVersion());
     }
 }
