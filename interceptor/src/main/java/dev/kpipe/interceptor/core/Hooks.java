@@ -63,8 +63,12 @@ public final class Hooks {
         return b;
     }
 
-    /** {@code Processor.processNewResponses} enter and exit. Thread: network. */
-    public static void round(Object processor) {
+    /**
+     * {@code Processor.processNewResponses} enter and exit. Thread: network.
+     *
+     * @param beforePoll true at the normal exit, after which {@code Processor.run} polls ({@link WakeupGate})
+     */
+    public static void round(Object processor, boolean beforePoll) {
         NetworkEventListener l = listener;
         if (l == null) {
             return;
@@ -72,6 +76,9 @@ public final class Hooks {
         try {
             ProcessorBinding b = binding(processor);
             if (b.active) {
+                if (beforePoll) {
+                    b.wakeups.beforePoll(); // before the round reads what other threads signalled
+                }
                 l.onProcessorRound(b);
             }
         } catch (Throwable t) {
@@ -177,8 +184,9 @@ public final class Hooks {
     }
 
     /**
-     * {@code Processor.processCompletedReceives} enter: drops the receives of connections the selector closed in this
-     * poll (see {@link ProcessorBinding#dropOrphanedReceives}). Thread: network.
+     * {@code Processor.processCompletedReceives} enter: the poll returned ({@link WakeupGate}); drops the receives of
+     * connections the selector closed in this poll (see {@link ProcessorBinding#dropOrphanedReceives}). Thread:
+     * network.
      */
     public static void receives(Object processor) {
         if (listener == null) {
@@ -187,6 +195,7 @@ public final class Hooks {
         try {
             ProcessorBinding b = binding(processor);
             if (b.active) {
+                b.wakeups.pollReturned();
                 Interceptor.orphanedReceives(b.dropOrphanedReceives());
             }
         } catch (Throwable t) {
