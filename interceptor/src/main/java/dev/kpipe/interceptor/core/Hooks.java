@@ -63,12 +63,8 @@ public final class Hooks {
         return b;
     }
 
-    /**
-     * {@code Processor.processNewResponses} enter and exit. Thread: network.
-     *
-     * @param beforePoll true at the normal exit, after which {@code Processor.run} polls ({@link WakeupGate})
-     */
-    public static void round(Object processor, boolean beforePoll) {
+    /** {@code Processor.processNewResponses} enter and exit. Thread: network. */
+    public static void round(Object processor) {
         NetworkEventListener l = listener;
         if (l == null) {
             return;
@@ -76,9 +72,6 @@ public final class Hooks {
         try {
             ProcessorBinding b = binding(processor);
             if (b.active) {
-                if (beforePoll) {
-                    b.wakeups.beforePoll(); // before the round reads what other threads signalled
-                }
                 l.onProcessorRound(b);
             }
         } catch (Throwable t) {
@@ -184,9 +177,8 @@ public final class Hooks {
     }
 
     /**
-     * {@code Processor.processCompletedReceives} enter: the poll returned ({@link WakeupGate}); drops the receives of
-     * connections the selector closed in this poll (see {@link ProcessorBinding#dropOrphanedReceives}). Thread:
-     * network.
+     * {@code Processor.processCompletedReceives} enter: drops the receives of connections the selector closed in this
+     * poll (see {@link ProcessorBinding#dropOrphanedReceives}). Thread: network.
      */
     public static void receives(Object processor) {
         if (listener == null) {
@@ -195,7 +187,6 @@ public final class Hooks {
         try {
             ProcessorBinding b = binding(processor);
             if (b.active) {
-                b.wakeups.pollReturned();
                 Interceptor.orphanedReceives(b.dropOrphanedReceives());
             }
         } catch (Throwable t) {

@@ -7,16 +7,16 @@ import net.bytebuddy.implementation.bytecode.assign.Assigner;
 final class ProcessorAdvice {
     private ProcessorAdvice() {}
 
-    /** {@code processNewResponses()}: a round starts and ends; after a normal return the processor polls. */
+    /** {@code processNewResponses()}: a round starts and ends. */
     static final class Round {
         @Advice.OnMethodEnter(suppress = Throwable.class)
         static void enter(@Advice.This Object processor) {
-            Hooks.round(processor, false);
+            Hooks.round(processor);
         }
 
         @Advice.OnMethodExit(suppress = Throwable.class)
         static void exit(@Advice.This Object processor) {
-            Hooks.round(processor, true);
+            Hooks.round(processor);
         }
     }
 

@@ -72,9 +72,6 @@ final class ProcessorBinding implements NetworkProcessor {
      */
     boolean reauthenticating;
 
-    /** Whether {@link #wakeup} must wake the selector (network thread awake: no). */
-    final WakeupGate wakeups = new WakeupGate();
-
     private Object attachment;
     private final String listenerName;
     private final Selector selector;
@@ -276,15 +273,9 @@ final class ProcessorBinding implements NetworkProcessor {
         return attachment;
     }
 
-    /**
-     * Wakes the selector unless the network thread is between a poll and its next round, which then follows without
-     * blocking ({@link WakeupGate}).
-     */
     @Override
     public void wakeup() {
-        if (wakeups.needsWakeup()) {
-            processor.wakeup();
-        }
+        processor.wakeup();
     }
 
     @Override
