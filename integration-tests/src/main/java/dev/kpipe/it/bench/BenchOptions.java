@@ -20,7 +20,7 @@ import java.util.Locale;
  * @param kafkaVersion Kafka version of the laid-out distribution to run, or null for the build's
  * @param outDir where the JSON goes, or null for {@code integration-tests/target/bench}
  * @param stockInstallsPlugin stock = kpipe jar installed with {@code kpipe.enable=false} (default: not installed)
- * @param brokerHeap {@code -Xmx} of each broker JVM
+ * @param brokerHeap {@code -Xmx} and {@code -Xms} of each broker JVM
  * @param brokerJvmOpts extra broker JVM options (space separated), or null
  * @param jfr start a JFR recording in every broker JVM ({@code broker.jfr} in each node's folder)
  * @param parallelStart start the stock and kpipe clusters at the same time
@@ -80,7 +80,7 @@ record BenchOptions(
         --kafka-version V           run the distribution laid out in integration-tests/target/kafka-V
                                     (mvn -pl integration-tests package -Dkpipe.it.kafka.version=V); default: the build's
         --stock not-installed|disabled   stock side: no kpipe jar (default) or jar with kpipe.enable=false
-        --broker-heap 1g            broker -Xmx (default 1g)
+        --broker-heap 1g            broker -Xmx and -Xms (default 1g, as kafka-server-start.sh)
         --broker-jvm-opts "..."     extra broker JVM options
         --jfr                       JFR recording in every broker (broker.jfr in each node folder)
         --sequential-start          start the two clusters one after the other

@@ -52,6 +52,11 @@ final class BenchSetup {
             System.setProperty("kpipe.it.kafka.home", home.toString());
         }
         List<String> jvm = new ArrayList<>();
+        // The initial heap is the maximum, as kafka-server-start.sh runs a broker (KAFKA_HEAP_OPTS="-Xmx1G -Xms1G"):
+        // with -Xmx alone, G1 sizes the heap from the first seconds, and a broker whose start differs (the kpipe jar
+        // loads more classes: an extra "Metadata GC Threshold" cycle) can keep a smaller heap, collect more often and
+        // mark concurrently without end, which S2F measured as broker CPU (docs/benchmark.md, S2F).
+        jvm.add("-Xms" + o.brokerHeap());
         if (System.getProperty("kpipe.it.jvm.opts") != null) {
             jvm.add(System.getProperty("kpipe.it.jvm.opts"));
         }
