@@ -20,7 +20,7 @@ import java.util.stream.Collectors;
 
 /**
  * The kpipe benchmark and demo, from the command line: runs scenario S1 (pipelining over a slow-ack path) and/or S2
- * (no regression on a saturated broker, see {@link Scenario}) against the same Kafka distribution without kpipe
+ * (no regression on a saturated broker, see {@link Scenarios}) against the same Kafka distribution without kpipe
  * ("stock") and with kpipe, in alternating rounds, and prints a table (records/s, produce requests/s, p50/p99
  * latency, kpipe/stock ratios, S1's ceiling and the targets). Results also go to {@code
  * integration-tests/target/bench/bench-<time>.json}.
@@ -131,20 +131,20 @@ public final class BenchMain {
         for (String s : options.scenarios()) {
             if (s.equals("S1")) {
                 for (int w : options.windowsMs()) {
-                    scenarios.add(Scenario.s1(w, options));
+                    scenarios.add(Scenarios.s1(w, options));
                 }
             } else if (s.equals("S2")) {
-                scenarios.add(Scenario.s2(options));
+                scenarios.add(Scenarios.s2(options));
             } else if (s.equals("S2F")) {
-                scenarios.add(Scenario.s2Fixed(options));
+                scenarios.add(Scenarios.s2Fixed(options));
             } else if (s.equals("S1L")) {
-                scenarios.add(Scenario.s1Large(options));
+                scenarios.add(Scenarios.s1Large(options));
             } else if (s.equals("S5")) {
                 for (int w : options.windowsMs()) {
-                    scenarios.add(Scenario.s5(w, options));
+                    scenarios.add(Scenarios.s5(w, options));
                 }
             } else {
-                scenarios.add(Scenario.s3(options.windowsMs().get(0), options));
+                scenarios.add(Scenarios.s3(options.windowsMs().get(0), options));
             }
         }
         run.put("started", LocalDateTime.now().toString());

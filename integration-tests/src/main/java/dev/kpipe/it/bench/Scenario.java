@@ -1,57 +1,26 @@
 package dev.kpipe.it.bench;
 
 import dev.kpipe.it.harness.ClusterSpec;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * One benchmark scenario: the cluster to run (nodes, broker overrides), the topic, and the producer load.
- *
- * <ul>
- *   <li><b>S1</b> (the headline): 2 nodes; node 2, the follower, delays its fetches with {@code
- *       replica.fetch.min.bytes} far above what is produced and {@code replica.fetch.wait.max.ms=W}, so an acks=all
- *       produce to the leader (node 1) waits up to W ms. One partition on [1,2], {@code min.insync.replicas=2}. One
- *       idempotent producer, acks=all, 5 in flight, 1 KiB records into partition 0, sent as fast as it accepts them.
- *       Stock Kafka answers one request per connection at a time, so it is capped near 1/W requests/s; the ceiling
- *       with pipelining is {@code max.in.flight / W}.
- *   <li><b>S2</b> (no regression): 1 node, acks=1, several producers of small records saturating the broker.
- *   <li><b>S3</b> (back pressure): S1's cluster and topic (the follower's fetches may carry 64 MiB instead of
- *       Kafka's default 1 MiB, so replication keeps up), several hundred idempotent producers (one connection each
- *       to the leader) sending flat out, and a small {@code kpipe.max.inflight.bytes}: the in-flight demand (producers
- *       x 5 requests x batch) is far above the budget, so the budget decides what the leader admits.
- *   <li><b>S2F</b> (no regression, at a fixed offered load): S2's one broker, acks=1, linger 5 ms, 1 KiB records
- *       offered at a fixed total rate well below saturation ({@link RatePacer}), so both sides carry the same
- *       traffic and broker CPU per record compares like with like; with a second stock cluster in the same
- *       alternation (A/A) to show the noise.
- *   <li><b>S1L</b> (large batches, what diskless Kafkas recommend): S1 with 1 MiB batches, linger 50 ms, W = 250 ms,
- *       32 MiB {@code buffer.memory}; the follower's fetches may carry 64 MiB per partition (Kafka's default
- *       {@code replica.fetch.max.bytes} of 1 MiB holds one 1 MiB batch per fetch, so replication, and every acks=all
- *       produce, would be capped at one batch per W on both sides).
- *   <li><b>S5</b> (exactly-once producers): S1's cluster and producer settings, but the producer is transactional
- *       ({@code transactional.id} = its client id) and commits every {@link #S5_COMMIT_EVERY} records. Each
- *       transaction's commit costs about one W on both sides (the commit markers are written with acks=all, and
- *       the next transaction's first produce waits for them), so the ceiling of kpipe/stock is below S1's: with n
- *       produce requests per transaction, (n + 1) / (n / max.in.flight + 1).
- * </ul>
+ * One benchmark scenario: the cluster to run (nodes, broker overrides), the topic, and the producer load. The
+ * scenarios themselves (S1, S1L, S2, S2F, S3, S5) are defined in {@link Scenarios}, each as named settings of a
+ * {@link ScenarioBuilder}.
  *
  * <p>Immutable.
  */
 final class Scenario {
     /** {@code replica.fetch.min.bytes} of S1's follower: far above anything produced in one window (int config). */
     static final int FOLLOWER_FETCH_MIN_BYTES = 1_000_000_000;
-    /** S5: records per transaction. */
-    static final int S5_COMMIT_EVERY = 500;
-
-    /**
-     * S5 option: how long a broker retries adding a partition to a transaction while the coordinator still completes
-     * the previous one (Kafka's {@code AddPartitionsToTxnConfig}, default 100 ms) before it answers
-     * {@code CONCURRENT_TRANSACTIONS}.
-     */
-    static final String S5_ADD_PARTITIONS_RETRY_MAX_MS = "add.partitions.to.txn.retry.backoff.max.ms";
 
     final String id;
     final String label;
@@ -84,144 +53,39 @@ final class Scenario {
     /** S5: records per transaction of a transactional producer; 0 for a non-transactional one. */
     final int commitEvery;
 
-    private Scenario(
-            String id,
-            String label,
-            int windowMs,
-            int nodes,
-            String topic,
-            int partitions,
-            int fixedPartition,
-            int producers,
-            int recordBytes,
-            String acks,
-            boolean idempotence,
-            int maxInFlight,
-            int batchBytes,
-            int lingerMs,
-            long bufferBytes,
-            Map<Integer, Map<String, String>> nodeConfig,
-            Map<String, String> topicConfig,
-            Map<Integer, List<Integer>> assignment,
-            Map<String, String> kpipeConfig) {
-        this(
-                id,
-                label,
-                windowMs,
-                nodes,
-                topic,
-                partitions,
-                fixedPartition,
-                producers,
-                recordBytes,
-                acks,
-                idempotence,
-                maxInFlight,
-                batchBytes,
-                lingerMs,
-                bufferBytes,
-                nodeConfig,
-                topicConfig,
-                assignment,
-                kpipeConfig,
-                0,
-                false);
-    }
-
-    private Scenario(
-            String id,
-            String label,
-            int windowMs,
-            int nodes,
-            String topic,
-            int partitions,
-            int fixedPartition,
-            int producers,
-            int recordBytes,
-            String acks,
-            boolean idempotence,
-            int maxInFlight,
-            int batchBytes,
-            int lingerMs,
-            long bufferBytes,
-            Map<Integer, Map<String, String>> nodeConfig,
-            Map<String, String> topicConfig,
-            Map<Integer, List<Integer>> assignment,
-            Map<String, String> kpipeConfig,
-            int offeredRecordsPerSec,
-            boolean aaControl) {
-        this.offeredRecordsPerSec = offeredRecordsPerSec;
-        this.aaControl = aaControl;
-        this.id = id;
-        this.label = label;
-        this.windowMs = windowMs;
-        this.nodes = nodes;
-        this.topic = topic;
-        this.partitions = partitions;
-        this.fixedPartition = fixedPartition;
-        this.producers = producers;
-        this.recordBytes = recordBytes;
-        this.acks = acks;
-        this.idempotence = idempotence;
-        this.maxInFlight = maxInFlight;
-        this.batchBytes = batchBytes;
-        this.lingerMs = lingerMs;
-        this.bufferBytes = bufferBytes;
-        this.nodeConfig = nodeConfig;
-        this.topicConfig = topicConfig;
-        this.assignment = assignment;
-        this.kpipeConfig = kpipeConfig;
-        this.commitEvery = 0;
-    }
-
-    /** A copy of {@code base} with another id and label whose producers are transactional (S5). */
-    private Scenario(
-            Scenario base, String id, String label, int commitEvery, Map<Integer, Map<String, String>> nodeConfig) {
-        this.id = id;
-        this.label = label;
-        this.windowMs = base.windowMs;
-        this.nodes = base.nodes;
-        this.topic = base.topic;
-        this.partitions = base.partitions;
-        this.fixedPartition = base.fixedPartition;
-        this.producers = base.producers;
-        this.recordBytes = base.recordBytes;
-        this.acks = base.acks;
-        this.idempotence = base.idempotence;
-        this.maxInFlight = base.maxInFlight;
-        this.batchBytes = base.batchBytes;
-        this.lingerMs = base.lingerMs;
-        this.bufferBytes = base.bufferBytes;
-        this.nodeConfig = nodeConfig;
-        this.topicConfig = base.topicConfig;
-        this.assignment = base.assignment;
-        this.kpipeConfig = base.kpipeConfig;
-        this.offeredRecordsPerSec = base.offeredRecordsPerSec;
-        this.aaControl = base.aaControl;
-        this.commitEvery = commitEvery;
-    }
-
-    /**
-     * @param windowMs W, the follower's {@code replica.fetch.wait.max.ms}
-     * @param o the options (record size, batch size, buffer)
-     * @return scenario S5 at that window: S1 with one transactional producer committing every {@link
-     *     #S5_COMMIT_EVERY} records; with {@link MeasureOptions#s5AddPartitionsRetryMaxMs} set, every broker of both
-     *     sides has that {@code add.partitions.to.txn.retry.backoff.max.ms}
-     */
-    static Scenario s5(int windowMs, BenchOptions o) {
-        Scenario s1 = s1(windowMs, o);
-        int retryMaxMs = o.measure().s5AddPartitionsRetryMaxMs();
-        if (retryMaxMs == 0) {
-            return new Scenario(s1, "S5", "S5 W=" + windowMs + "ms", S5_COMMIT_EVERY, s1.nodeConfig);
+    Scenario(ScenarioBuilder b) {
+        this.id = Objects.requireNonNull(b.id, "id");
+        this.label = Objects.requireNonNull(b.label, "label");
+        this.windowMs = b.windowMs;
+        this.nodes = b.nodes;
+        this.topic = Objects.requireNonNull(b.topic, "topic");
+        if (b.assignment.isEmpty()) {
+            throw new IllegalStateException(id + ": no partition assigned");
         }
-        Map<Integer, Map<String, String>> nodeConfig = new LinkedHashMap<>();
-        for (int node = 1; node <= s1.nodes; node++) {
-            Map<String, String> m = new LinkedHashMap<>(s1.nodeConfig.getOrDefault(node, Map.of()));
-            m.put(S5_ADD_PARTITIONS_RETRY_MAX_MS, Integer.toString(retryMaxMs));
-            nodeConfig.put(node, m);
-        }
-        return new Scenario(
-                s1, "S5", "S5 W=" + windowMs + "ms add-retry " + retryMaxMs + "ms", S5_COMMIT_EVERY, nodeConfig);
+        this.partitions = b.assignment.size();
+        this.fixedPartition = b.fixedPartition;
+        this.producers = b.producers;
+        this.recordBytes = b.recordBytes;
+        this.acks = Objects.requireNonNull(b.acks, "acks");
+        this.idempotence = b.idempotence;
+        this.maxInFlight = b.maxInFlight;
+        this.batchBytes = b.batchBytes;
+        this.lingerMs = b.lingerMs;
+        this.bufferBytes = b.bufferBytes;
+        Map<Integer, Map<String, String>> nodes = new TreeMap<>();
+        b.nodeConfig.forEach((node, m) -> nodes.put(node, Collections.unmodifiableMap(new LinkedHashMap<>(m))));
+        this.nodeConfig = Collections.unmodifiableMap(nodes);
+        this.topicConfig = Collections.unmodifiableMap(new LinkedHashMap<>(b.topicConfig));
+        this.assignment = Collections.unmodifiableMap(new LinkedHashMap<>(b.assignment));
+        this.kpipeConfig = Collections.unmodifiableMap(new LinkedHashMap<>(b.kpipeConfig));
+        this.offeredRecordsPerSec = b.offeredRecordsPerSec;
+        this.aaControl = b.aaControl;
+        this.commitEvery = b.commitEvery;
+    }
+
+    /** @return a builder with no id, label, topic, acks or partition yet (all required) */
+    static ScenarioBuilder builder() {
+        return new ScenarioBuilder();
     }
 
     /** @return whether this is S5 (a transactional producer) */
@@ -242,195 +106,6 @@ final class Scenario {
         }
         double n = commitEvery / recordsPerRequest;
         return (n + 1) / (n / maxInFlight + 1);
-    }
-
-    /**
-     * @param windowMs W, the follower's {@code replica.fetch.wait.max.ms}
-     * @param o the options (record size, batch size, buffer)
-     * @return scenario S1 at that window
-     */
-    static Scenario s1(int windowMs, BenchOptions o) {
-        Map<Integer, Map<String, String>> nodeConfig = new LinkedHashMap<>();
-        Map<String, String> follower = new LinkedHashMap<>();
-        follower.put("replica.fetch.min.bytes", Integer.toString(FOLLOWER_FETCH_MIN_BYTES));
-        follower.put("replica.fetch.wait.max.ms", Integer.toString(windowMs));
-        nodeConfig.put(2, follower);
-        return new Scenario(
-                "S1",
-                "S1 W=" + windowMs + "ms",
-                windowMs,
-                2,
-                "bench-s1",
-                1,
-                0,
-                1,
-                o.s1RecordBytes(),
-                "all",
-                true,
-                5,
-                o.batchBytes(),
-                0,
-                o.s1BufferBytes(),
-                nodeConfig,
-                Map.of("min.insync.replicas", "2"),
-                Map.of(0, List.of(1, 2)),
-                Map.of());
-    }
-
-    /**
-     * @param o the options (producer count, record size, batch size, buffer)
-     * @return scenario S2
-     */
-    static Scenario s2(BenchOptions o) {
-        Map<Integer, List<Integer>> assignment = new LinkedHashMap<>();
-        int partitions = Math.max(1, o.s2Producers());
-        for (int p = 0; p < partitions; p++) {
-            assignment.put(p, List.of(1));
-        }
-        return new Scenario(
-                "S2",
-                "S2",
-                0,
-                1,
-                "bench-s2",
-                partitions,
-                -1,
-                o.s2Producers(),
-                o.s2RecordBytes(),
-                "1",
-                false,
-                5,
-                o.batchBytes(),
-                5,
-                o.s2BufferBytes(),
-                Map.of(),
-                Map.of(),
-                assignment,
-                Map.of(),
-                0,
-                o.measure().aaControl());
-    }
-
-    /**
-     * @param o the options: {@link MeasureOptions#s2fRecordsPerSec}, producers, A/A; batch size from {@code o}
-     * @return scenario S2F: S2 at a fixed offered load of 1 KiB records
-     */
-    static Scenario s2Fixed(BenchOptions o) {
-        MeasureOptions m = o.measure();
-        Map<Integer, List<Integer>> assignment = new LinkedHashMap<>();
-        for (int p = 0; p < m.s2fProducers(); p++) {
-            assignment.put(p, List.of(1));
-        }
-        return new Scenario(
-                "S2F",
-                "S2F " + m.s2fRecordsPerSec() + " rec/s",
-                0,
-                1,
-                "bench-s2f",
-                m.s2fProducers(),
-                -1,
-                m.s2fProducers(),
-                1024,
-                "1",
-                false,
-                5,
-                o.batchBytes(),
-                5,
-                4L * 1024 * 1024,
-                Map.of(),
-                Map.of(),
-                assignment,
-                Map.of(),
-                m.s2fRecordsPerSec(),
-                m.aaControl());
-    }
-
-    /**
-     * @param o the options: {@link MeasureOptions#s1lWindowMs}, {@link MeasureOptions#s1lFollowerFetchMaxBytes}
-     * @return scenario S1L: S1 with 1 MiB batches, linger 50 ms and 32 MiB {@code buffer.memory}
-     */
-    static Scenario s1Large(BenchOptions o) {
-        MeasureOptions m = o.measure();
-        int w = m.s1lWindowMs();
-        Map<Integer, Map<String, String>> nodeConfig = new LinkedHashMap<>();
-        Map<String, String> follower = new LinkedHashMap<>();
-        follower.put("replica.fetch.min.bytes", Integer.toString(FOLLOWER_FETCH_MIN_BYTES));
-        follower.put("replica.fetch.wait.max.ms", Integer.toString(w));
-        // The benchmark cluster's config, the same on both sides: with Kafka's default replica.fetch.max.bytes (1 MiB
-        // per partition per fetch) one delayed fetch carries one 1 MiB batch, so the follower, and every acks=all
-        // produce, is capped at one batch per W whatever the leader pipelines (docs/benchmark.md, S1 large batches).
-        follower.put("replica.fetch.max.bytes", Integer.toString(m.s1lFollowerFetchMaxBytes()));
-        follower.put(
-                "replica.fetch.response.max.bytes",
-                Integer.toString(Math.max(10 * 1024 * 1024, 2 * m.s1lFollowerFetchMaxBytes())));
-        nodeConfig.put(2, follower);
-        String fetch = m.s1lFollowerFetchMaxBytes() == MeasureOptions.KAFKA_DEFAULT_REPLICA_FETCH_MAX_BYTES
-                ? ""
-                : " fetch.max " + m.s1lFollowerFetchMaxBytes() / (1024 * 1024) + "MiB";
-        return new Scenario(
-                "S1L",
-                "S1L W=" + w + "ms" + fetch,
-                w,
-                2,
-                "bench-s1l",
-                1,
-                0,
-                1,
-                o.s1RecordBytes(),
-                "all",
-                true,
-                5,
-                1024 * 1024,
-                50,
-                32L * 1024 * 1024,
-                nodeConfig,
-                Map.of("min.insync.replicas", "2"),
-                Map.of(0, List.of(1, 2)),
-                Map.of(),
-                0,
-                false);
-    }
-
-    /**
-     * @param windowMs W, the follower's {@code replica.fetch.wait.max.ms}
-     * @param o the options (producers, budget, record size, buffer)
-     * @return scenario S3 at that window
-     */
-    static Scenario s3(int windowMs, BenchOptions o) {
-        Map<Integer, Map<String, String>> nodeConfig = new LinkedHashMap<>();
-        Map<String, String> follower = new LinkedHashMap<>();
-        follower.put("replica.fetch.min.bytes", Integer.toString(FOLLOWER_FETCH_MIN_BYTES));
-        follower.put("replica.fetch.wait.max.ms", Integer.toString(windowMs));
-        // Kafka's default replica.fetch.max.bytes (1 MiB per partition per fetch) would cap replication, and so every
-        // acks=all produce, at 1 MiB per window: the follower takes what the producers send, so the budget decides.
-        follower.put("replica.fetch.max.bytes", Integer.toString(64 * 1024 * 1024));
-        follower.put("replica.fetch.response.max.bytes", Integer.toString(128 * 1024 * 1024));
-        nodeConfig.put(2, follower);
-        return new Scenario(
-                "S3",
-                "S3 " + o.s3Producers() + " producers, budget " + o.s3BudgetBytes() / 1024 + " KiB, W=" + windowMs
-                        + "ms",
-                windowMs,
-                2,
-                "bench-s3",
-                1,
-                0,
-                o.s3Producers(),
-                o.s3RecordBytes(),
-                "all",
-                true,
-                5,
-                o.batchBytes(),
-                0,
-                o.s3BufferBytes(),
-                nodeConfig,
-                Map.of("min.insync.replicas", "2"),
-                Map.of(0, List.of(1, 2)),
-                Map.of(
-                        "kpipe.max.inflight.bytes",
-                        Long.toString(o.s3BudgetBytes()),
-                        "kpipe.max.inflight.bytes.per.connection",
-                        Long.toString(64L * 1024 * 1024)));
     }
 
     /** @return S3's {@code kpipe.max.inflight.bytes}, or 0 for another scenario */

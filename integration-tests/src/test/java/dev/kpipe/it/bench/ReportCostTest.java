@@ -37,7 +37,7 @@ class ReportCostTest {
 
     private static Report report(double[] stockCpu, double[] kpipeCpu, double[] controlCpu) {
         BenchOptions o = BenchOptions.parse(new String[] {"--scenario", "S2F"});
-        Report r = new Report(Scenario.s2Fixed(o));
+        Report r = new Report(Scenarios.s2Fixed(o));
         for (int i = 0; i < stockCpu.length; i++) {
             r.add(round(Variant.STOCK, i + 1, 20_000, 400, stockCpu[i]));
             r.add(round(Variant.KPIPE, i + 1, 20_000, 500, kpipeCpu[i]));
@@ -105,24 +105,24 @@ class ReportCostTest {
             "1024"
         });
         assertEquals(List.of("S2F", "S1L"), o.scenarios());
-        Scenario f = Scenario.s2Fixed(o);
+        Scenario f = Scenarios.s2Fixed(o);
         assertEquals(8000, f.offeredRecordsPerSec);
         assertEquals(2, f.producers);
         assertEquals(1024, f.recordBytes);
         assertEquals(5, f.lingerMs);
         assertEquals("1", f.acks);
         assertTrue(f.aaControl);
-        Scenario l = Scenario.s1Large(o);
+        Scenario l = Scenarios.s1Large(o);
         assertEquals(100, l.windowMs);
         assertEquals(1024 * 1024, l.batchBytes);
         assertEquals(50, l.lingerMs);
         assertEquals(4.5, l.minRatio());
         assertTrue(l.describe().get("node_config").toString().contains("replica.fetch.max.bytes=1048576"));
-        Scenario byDefault = Scenario.s1Large(BenchOptions.parse(new String[] {"--scenario", "S1L"}));
+        Scenario byDefault = Scenarios.s1Large(BenchOptions.parse(new String[] {"--scenario", "S1L"}));
         assertEquals(250, byDefault.windowMs);
         assertTrue(
                 byDefault.describe().get("node_config").toString().contains("replica.fetch.max.bytes=67108864"),
                 "the benchmark's cluster config: follower fetches of 64 MiB, as S3's");
-        assertEquals(false, Scenario.s2Fixed(BenchOptions.parse(new String[] {"--no-aa"})).aaControl);
+        assertEquals(false, Scenarios.s2Fixed(BenchOptions.parse(new String[] {"--no-aa"})).aaControl);
     }
 }

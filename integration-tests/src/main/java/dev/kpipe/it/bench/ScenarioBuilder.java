@@ -1,0 +1,186 @@
+package dev.kpipe.it.bench;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Builds a {@link Scenario} from named settings. Defaults: 1 node, no window, 1 producer, partitioner's choice of
+ * partition, no idempotence, 5 requests in flight, linger 0, flat out, no A/A, not transactional. Not thread-safe; {@link #build()} copies the settings, so a builder may go on to
+ * build a variant of what it built.
+ */
+final class ScenarioBuilder {
+    // Package-private: read once by Scenario's constructor.
+    String id;
+    String label;
+    int windowMs;
+    int nodes = 1;
+    String topic;
+    int fixedPartition = -1;
+    int producers = 1;
+    int recordBytes;
+    String acks;
+    boolean idempotence;
+    int maxInFlight = 5;
+    int batchBytes;
+    int lingerMs;
+    long bufferBytes;
+    final Map<Integer, Map<String, String>> nodeConfig = new TreeMap<>();
+    final Map<String, String> topicConfig = new LinkedHashMap<>();
+    final Map<Integer, List<Integer>> assignment = new LinkedHashMap<>();
+    final Map<String, String> kpipeConfig = new LinkedHashMap<>();
+    int offeredRecordsPerSec;
+    boolean aaControl;
+    int commitEvery;
+
+    ScenarioBuilder() {}
+
+    /** @param id the scenario's id ({@code S1}, ...), which also selects its targets ({@link Report}) */
+    ScenarioBuilder id(String id) {
+        this.id = id;
+        return this;
+    }
+
+    /** @param label the name in the table and the JSON, e.g. {@code S1 W=100ms} */
+    ScenarioBuilder label(String label) {
+        this.label = label;
+        return this;
+    }
+
+    /** @param windowMs W: the follower's {@code replica.fetch.wait.max.ms}, ms (0: no window) */
+    ScenarioBuilder windowMs(int windowMs) {
+        this.windowMs = windowMs;
+        return this;
+    }
+
+    /** @param nodes the cluster's node count */
+    ScenarioBuilder nodes(int nodes) {
+        this.nodes = nodes;
+        return this;
+    }
+
+    /** @param topic the topic the producers write */
+    ScenarioBuilder topic(String topic) {
+        this.topic = topic;
+        return this;
+    }
+
+    /**
+     * Adds a partition of the topic, in order of partition number.
+     *
+     * @param partition the partition
+     * @param replicas its replicas, the first one the leader
+     */
+    ScenarioBuilder replicas(int partition, List<Integer> replicas) {
+        assignment.put(partition, List.copyOf(replicas));
+        return this;
+    }
+
+    /** @param partition the partition every record goes to, or -1 for the producer's partitioner */
+    ScenarioBuilder fixedPartition(int partition) {
+        this.fixedPartition = partition;
+        return this;
+    }
+
+    /** Sets one topic config (e.g. {@code min.insync.replicas}). */
+    ScenarioBuilder topicConfig(String key, String value) {
+        topicConfig.put(key, value);
+        return this;
+    }
+
+    /** Sets one broker config of one node, on both sides. */
+    ScenarioBuilder nodeConfig(int node, String key, String value) {
+        nodeConfig.computeIfAbsent(node, n -> new LinkedHashMap<>()).put(key, value);
+        return this;
+    }
+
+    /** Sets one broker config of every node (of the nodes set so far), on both sides. */
+    ScenarioBuilder nodeConfigOnEveryNode(String key, String value) {
+        for (int node = 1; node <= nodes; node++) {
+            nodeConfig(node, key, value);
+        }
+        return this;
+    }
+
+    /** Sets one broker config of the kpipe side only (every node). */
+    ScenarioBuilder kpipeConfig(String key, String value) {
+        kpipeConfig.put(key, value);
+        return this;
+    }
+
+    /** @param producers the producer count (one connection each to the leader) */
+    ScenarioBuilder producers(int producers) {
+        this.producers = producers;
+        return this;
+    }
+
+    /** @param bytes the record value size, bytes */
+    ScenarioBuilder recordBytes(int bytes) {
+        this.recordBytes = bytes;
+        return this;
+    }
+
+    /** @param acks the producers' {@code acks} ({@code all}, {@code 1}) */
+    ScenarioBuilder acks(String acks) {
+        this.acks = acks;
+        return this;
+    }
+
+    /** @param idempotence the producers' {@code enable.idempotence} */
+    ScenarioBuilder idempotence(boolean idempotence) {
+        this.idempotence = idempotence;
+        return this;
+    }
+
+    /** @param maxInFlight the producers' {@code max.in.flight.requests.per.connection} */
+    ScenarioBuilder maxInFlight(int maxInFlight) {
+        this.maxInFlight = maxInFlight;
+        return this;
+    }
+
+    /** @param bytes the producers' {@code batch.size}, bytes */
+    ScenarioBuilder batchBytes(int bytes) {
+        this.batchBytes = bytes;
+        return this;
+    }
+
+    /** @param ms the producers' {@code linger.ms} */
+    ScenarioBuilder lingerMs(int ms) {
+        this.lingerMs = ms;
+        return this;
+    }
+
+    /** @param bytes each producer's {@code buffer.memory}, bytes */
+    ScenarioBuilder bufferBytes(long bytes) {
+        this.bufferBytes = bytes;
+        return this;
+    }
+
+    /** @param recordsPerSec records/s offered by all producers together ({@link RatePacer}); 0 for flat out */
+    ScenarioBuilder offeredRecordsPerSec(int recordsPerSec) {
+        this.offeredRecordsPerSec = recordsPerSec;
+        return this;
+    }
+
+    /** @param aaControl whether a second stock cluster runs in the same alternation (A/A) */
+    ScenarioBuilder aaControl(boolean aaControl) {
+        this.aaControl = aaControl;
+        return this;
+    }
+
+    /** @param records records per transaction (the producers are transactional); 0 for non-transactional */
+    ScenarioBuilder commitEvery(int records) {
+        this.commitEvery = records;
+        return this;
+    }
+
+    /**
+     * @return the scenario (the builder's maps are copied)
+     * @throws NullPointerException if the id, label, topic or acks is missing
+     * @throws IllegalStateException if no partition was added
+     */
+    Scenario build() {
+        return new Scenario(this);
+    }
+}

@@ -1,0 +1,210 @@
+package dev.kpipe.it.bench;
+
+import java.util.List;
+
+/**
+ * The benchmark's scenarios, each defined as named settings of a {@link ScenarioBuilder}, in two families: a slow
+ * follower ({@link #slowFollower}: S1, S1L, S3, S5) and one saturated broker ({@link #oneBroker}: S2, S2F).
+ *
+ * <ul>
+ *   <li><b>S1</b> (the headline): 2 nodes; node 2, the follower, delays its fetches with {@code
+ *       replica.fetch.min.bytes} far above what is produced and {@code replica.fetch.wait.max.ms=W}, so an acks=all
+ *       produce to the leader (node 1) waits up to W ms. One partition on [1,2], {@code min.insync.replicas=2}. One
+ *       idempotent producer, acks=all, 5 in flight, 1 KiB records into partition 0, sent as fast as it accepts them.
+ *       Stock Kafka answers one request per connection at a time, so it is capped near 1/W requests/s; the ceiling
+ *       with pipelining is {@code max.in.flight / W}.
+ *   <li><b>S2</b> (no regression): 1 node, acks=1, several producers of small records saturating the broker.
+ *   <li><b>S3</b> (back pressure): S1's cluster and topic (the follower's fetches may carry 64 MiB instead of
+ *       Kafka's default 1 MiB, so replication keeps up), several hundred idempotent producers (one connection each
+ *       to the leader) sending flat out, and a small {@code kpipe.max.inflight.bytes}: the in-flight demand (producers
+ *       x 5 requests x batch) is far above the budget, so the budget decides what the leader admits.
+ *   <li><b>S2F</b> (no regression, at a fixed offered load): S2's one broker, acks=1, linger 5 ms, 1 KiB records
+ *       offered at a fixed total rate well below saturation ({@link RatePacer}), so both sides carry the same
+ *       traffic and broker CPU per record compares like with like; with a second stock cluster in the same
+ *       alternation (A/A) to show the noise.
+ *   <li><b>S1L</b> (large batches, what diskless Kafkas recommend): S1 with 1 MiB batches, linger 50 ms, W = 250 ms,
+ *       32 MiB {@code buffer.memory}; the follower's fetches may carry 64 MiB per partition (Kafka's default
+ *       {@code replica.fetch.max.bytes} of 1 MiB holds one 1 MiB batch per fetch, so replication, and every acks=all
+ *       produce, would be capped at one batch per W on both sides).
+ *   <li><b>S5</b> (exactly-once producers): S1's cluster and producer settings, but the producer is transactional
+ *       ({@code transactional.id} = its client id) and commits every {@link #S5_COMMIT_EVERY} records. Each
+ *       transaction's commit costs about one W on both sides (the commit markers are written with acks=all, and
+ *       the next transaction's first produce waits for them), so the ceiling of kpipe/stock is below S1's: with n
+ *       produce requests per transaction, (n + 1) / (n / max.in.flight + 1).
+ * </ul>
+ *
+ * <p>Stateless and thread-safe.
+ */
+final class Scenarios {
+    /** S5: records per transaction. */
+    static final int S5_COMMIT_EVERY = 500;
+
+    /**
+     * S5 option: how long a broker retries adding a partition to a transaction while the coordinator still completes
+     * the previous one (Kafka's {@code AddPartitionsToTxnConfig}, default 100 ms) before it answers
+     * {@code CONCURRENT_TRANSACTIONS}.
+     */
+    static final String S5_ADD_PARTITIONS_RETRY_MAX_MS = "add.partitions.to.txn.retry.backoff.max.ms";
+
+    private Scenarios() {}
+
+    /**
+     * @param windowMs W, the follower's {@code replica.fetch.wait.max.ms}
+     * @param o the options (record size, batch size, buffer)
+     * @return scenario S1 at that window
+     */
+    static Scenario s1(int windowMs, BenchOptions o) {
+        return s1Builder(windowMs, o).build();
+    }
+
+    /**
+     * @param windowMs W, the follower's {@code replica.fetch.wait.max.ms}
+     * @param o the options (record size, batch size, buffer)
+     * @return scenario S5 at that window: S1 with one transactional producer committing every {@link
+     *     #S5_COMMIT_EVERY} records; with {@link MeasureOptions#s5AddPartitionsRetryMaxMs} set, every broker of both
+     *     sides has that {@code add.partitions.to.txn.retry.backoff.max.ms}
+     */
+    static Scenario s5(int windowMs, BenchOptions o) {
+        int retryMaxMs = o.measure().s5AddPartitionsRetryMaxMs();
+        ScenarioBuilder b = s1Builder(windowMs, o).id("S5").commitEvery(S5_COMMIT_EVERY);
+        if (retryMaxMs == 0) {
+            return b.label("S5 W=" + windowMs + "ms").build();
+        }
+        return b.nodeConfigOnEveryNode(S5_ADD_PARTITIONS_RETRY_MAX_MS, Integer.toString(retryMaxMs))
+                .label("S5 W=" + windowMs + "ms add-retry " + retryMaxMs + "ms")
+                .build();
+    }
+
+    /**
+     * @param o the options: {@link MeasureOptions#s1lWindowMs}, {@link MeasureOptions#s1lFollowerFetchMaxBytes}
+     * @return scenario S1L: S1 with 1 MiB batches, linger 50 ms and 32 MiB {@code buffer.memory}
+     */
+    static Scenario s1Large(BenchOptions o) {
+        MeasureOptions m = o.measure();
+        int w = m.s1lWindowMs();
+        int fetchMax = m.s1lFollowerFetchMaxBytes();
+        String fetch = fetchMax == MeasureOptions.KAFKA_DEFAULT_REPLICA_FETCH_MAX_BYTES
+                ? ""
+                : " fetch.max " + fetchMax / (1024 * 1024) + "MiB";
+        // The benchmark cluster's config, the same on both sides: with Kafka's default replica.fetch.max.bytes (1 MiB
+        // per partition per fetch) one delayed fetch carries one 1 MiB batch, so the follower, and every acks=all
+        // produce, is capped at one batch per W whatever the leader pipelines (docs/benchmark.md, S1 large batches).
+        return slowFollower(w)
+                .nodeConfig(2, "replica.fetch.max.bytes", Integer.toString(fetchMax))
+                .nodeConfig(
+                        2,
+                        "replica.fetch.response.max.bytes",
+                        Integer.toString(Math.max(10 * 1024 * 1024, 2 * fetchMax)))
+                .id("S1L")
+                .label("S1L W=" + w + "ms" + fetch)
+                .topic("bench-s1l")
+                .recordBytes(o.s1RecordBytes())
+                .batchBytes(1024 * 1024)
+                .lingerMs(50)
+                .bufferBytes(32L * 1024 * 1024)
+                .build();
+    }
+
+    /**
+     * @param windowMs W, the follower's {@code replica.fetch.wait.max.ms}
+     * @param o the options (producers, budget, record size, buffer)
+     * @return scenario S3 at that window
+     */
+    static Scenario s3(int windowMs, BenchOptions o) {
+        // Kafka's default replica.fetch.max.bytes (1 MiB per partition per fetch) would cap replication, and so every
+        // acks=all produce, at 1 MiB per window: the follower takes what the producers send, so the budget decides.
+        return slowFollower(windowMs)
+                .nodeConfig(2, "replica.fetch.max.bytes", Integer.toString(64 * 1024 * 1024))
+                .nodeConfig(2, "replica.fetch.response.max.bytes", Integer.toString(128 * 1024 * 1024))
+                .id("S3")
+                .label("S3 " + o.s3Producers() + " producers, budget " + o.s3BudgetBytes() / 1024 + " KiB, W="
+                        + windowMs + "ms")
+                .topic("bench-s3")
+                .producers(o.s3Producers())
+                .recordBytes(o.s3RecordBytes())
+                .batchBytes(o.batchBytes())
+                .bufferBytes(o.s3BufferBytes())
+                .kpipeConfig("kpipe.max.inflight.bytes", Long.toString(o.s3BudgetBytes()))
+                .kpipeConfig("kpipe.max.inflight.bytes.per.connection", Long.toString(64L * 1024 * 1024))
+                .build();
+    }
+
+    /**
+     * @param o the options (producer count, record size, batch size, buffer, A/A)
+     * @return scenario S2
+     */
+    static Scenario s2(BenchOptions o) {
+        return oneBroker(Math.max(1, o.s2Producers()))
+                .id("S2")
+                .label("S2")
+                .topic("bench-s2")
+                .producers(o.s2Producers())
+                .recordBytes(o.s2RecordBytes())
+                .batchBytes(o.batchBytes())
+                .bufferBytes(o.s2BufferBytes())
+                .aaControl(o.measure().aaControl())
+                .build();
+    }
+
+    /**
+     * @param o the options: {@link MeasureOptions#s2fRecordsPerSec}, producers, A/A; batch size from {@code o}
+     * @return scenario S2F: S2 at a fixed offered load of 1 KiB records
+     */
+    static Scenario s2Fixed(BenchOptions o) {
+        MeasureOptions m = o.measure();
+        return oneBroker(m.s2fProducers())
+                .id("S2F")
+                .label("S2F " + m.s2fRecordsPerSec() + " rec/s")
+                .topic("bench-s2f")
+                .producers(m.s2fProducers())
+                .recordBytes(1024)
+                .batchBytes(o.batchBytes())
+                .bufferBytes(4L * 1024 * 1024)
+                .offeredRecordsPerSec(m.s2fRecordsPerSec())
+                .aaControl(m.aaControl())
+                .build();
+    }
+
+    /** S1's settings at window W, for S1 itself and S5. */
+    private static ScenarioBuilder s1Builder(int windowMs, BenchOptions o) {
+        return slowFollower(windowMs)
+                .id("S1")
+                .label("S1 W=" + windowMs + "ms")
+                .topic("bench-s1")
+                .recordBytes(o.s1RecordBytes())
+                .batchBytes(o.batchBytes())
+                .bufferBytes(o.s1BufferBytes());
+    }
+
+    /**
+     * The slow-follower family (S1, S1L, S3, S5): 2 nodes; node 2, the follower, waits up to W for {@link
+     * Scenario#FOLLOWER_FETCH_MIN_BYTES}; one partition led by node 1 on [1,2] with {@code min.insync.replicas=2},
+     * every record into it; idempotent producers, acks=all, 5 in flight, linger 0.
+     */
+    private static ScenarioBuilder slowFollower(int windowMs) {
+        return Scenario.builder()
+                .windowMs(windowMs)
+                .nodes(2)
+                .nodeConfig(2, "replica.fetch.min.bytes", Integer.toString(Scenario.FOLLOWER_FETCH_MIN_BYTES))
+                .nodeConfig(2, "replica.fetch.wait.max.ms", Integer.toString(windowMs))
+                .replicas(0, List.of(1, 2))
+                .topicConfig("min.insync.replicas", "2")
+                .fixedPartition(0)
+                .acks("all")
+                .idempotence(true)
+                .maxInFlight(5)
+                .lingerMs(0);
+    }
+
+    /**
+     * The one-broker family (S2, S2F): 1 node, {@code partitions} partitions on it, the producers' partitioner
+     * spreading the records; acks=1, not idempotent, 5 in flight, linger 5 ms.
+     */
+    private static ScenarioBuilder oneBroker(int partitions) {
+        ScenarioBuilder b = Scenario.builder().nodes(1);
+        for (int p = 0; p < partitions; p++) {
+            b.replicas(p, List.of(1));
+        }
+        return b.fixedPartition(-1).acks("1").idempotence(false).maxInFlight(5).lingerMs(5);
+    }
+}
