@@ -124,7 +124,7 @@ record BenchOptions(
         long s3Budget = 8L * 1024 * 1024;
         int s3Record = 1024;
         long s3Buffer = 128 * 1024;
-        MeasureOptions[] measure = {MeasureOptions.DEFAULTS};
+        MeasureOptions.Parser measure = new MeasureOptions.Parser();
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -183,7 +183,7 @@ record BenchOptions(
                 case "--s3-record-bytes" -> s3Record = Flags.positiveInt(Flags.value(args, ++i, a), a);
                 case "--s3-buffer-kib" -> s3Buffer = Flags.positiveInt(Flags.value(args, ++i, a), a) * 1024L;
                 default -> {
-                    int last = MeasureOptions.parse(args, i, measure);
+                    int last = measure.parse(args, i);
                     if (last < 0) {
                         throw new IllegalArgumentException("unknown argument: " + a);
                     }
@@ -244,6 +244,6 @@ record BenchOptions(
                 s3Budget,
                 s3Record,
                 s3Buffer,
-                measure[0]);
+                measure.build());
     }
 }

@@ -3,7 +3,7 @@ package dev.kpipe.it.bench;
 import dev.kpipe.it.cli.Flags;
 
 /**
- * Options of the fixed-load and large-batch scenarios (S2F, S1L; see {@link Scenario}), parsed beside {@link
+ * Options of the fixed-load and large-batch scenarios (S2F, S1L; see {@link Scenarios}), parsed beside {@link
  * BenchOptions}. Immutable.
  *
  * @param s2fRecordsPerSec S2F: records/s offered by all producers together (each producer offers its share)
@@ -40,75 +40,57 @@ record MeasureOptions(
       """;
 
     /**
-     * Parses one option at {@code args[i]} if it is one of these.
-     *
-     * @param args the command line
-     * @param i index of the flag
-     * @param out holds the options so far; replaced by the updated options
-     * @return the index of the last argument consumed, or -1 if {@code args[i]} is not one of these options
-     * @throws IllegalArgumentException on a bad value
+     * Collects these options from the command line, one flag at a time, starting from {@link #DEFAULTS}; {@link
+     * #build()} makes the immutable options once at the end. Not thread-safe.
      */
-    static int parse(String[] args, int i, MeasureOptions[] out) {
-        String a = args[i];
-        MeasureOptions m = out[0];
-        switch (a) {
-            case "--s2f-rate" ->
-                out[0] = new MeasureOptions(
-                        Flags.positiveInt(Flags.value(args, ++i, a), a),
-                        m.s2fProducers,
-                        m.aaControl,
-                        m.s1lWindowMs,
-                        m.s1lFollowerFetchMaxBytes,
-                        m.s5AddPartitionsRetryMaxMs);
-            case "--s2f-producers" ->
-                out[0] = new MeasureOptions(
-                        m.s2fRecordsPerSec,
-                        Flags.positiveInt(Flags.value(args, ++i, a), a),
-                        m.aaControl,
-                        m.s1lWindowMs,
-                        m.s1lFollowerFetchMaxBytes,
-                        m.s5AddPartitionsRetryMaxMs);
-            case "--no-aa" ->
-                out[0] = new MeasureOptions(
-                        m.s2fRecordsPerSec,
-                        m.s2fProducers,
-                        false,
-                        m.s1lWindowMs,
-                        m.s1lFollowerFetchMaxBytes,
-                        m.s5AddPartitionsRetryMaxMs);
-            case "--s1l-window-ms" ->
-                out[0] = new MeasureOptions(
-                        m.s2fRecordsPerSec,
-                        m.s2fProducers,
-                        m.aaControl,
-                        Flags.positiveInt(Flags.value(args, ++i, a), a),
-                        m.s1lFollowerFetchMaxBytes,
-                        m.s5AddPartitionsRetryMaxMs);
-            case "--s1l-follower-fetch-max-kib" -> {
-                int kib = Flags.positiveInt(Flags.value(args, ++i, a), a);
-                if (kib > 1024 * 1024) {
-                    throw new IllegalArgumentException(a + " at most 1048576 (1 GiB): " + kib);
+    static final class Parser {
+        private int s2fRecordsPerSec = DEFAULTS.s2fRecordsPerSec;
+        private int s2fProducers = DEFAULTS.s2fProducers;
+        private boolean aaControl = DEFAULTS.aaControl;
+        private int s1lWindowMs = DEFAULTS.s1lWindowMs;
+        private int s1lFollowerFetchMaxBytes = DEFAULTS.s1lFollowerFetchMaxBytes;
+        private int s5AddPartitionsRetryMaxMs = DEFAULTS.s5AddPartitionsRetryMaxMs;
+
+        /**
+         * Parses one option at {@code args[i]} if it is one of these.
+         *
+         * @param args the command line
+         * @param i index of the flag
+         * @return the index of the last argument consumed, or -1 if {@code args[i]} is not one of these options
+         * @throws IllegalArgumentException on a bad value (the message names the flag)
+         */
+        int parse(String[] args, int i) {
+            String a = args[i];
+            switch (a) {
+                case "--s2f-rate" -> s2fRecordsPerSec = Flags.positiveInt(Flags.value(args, ++i, a), a);
+                case "--s2f-producers" -> s2fProducers = Flags.positiveInt(Flags.value(args, ++i, a), a);
+                case "--no-aa" -> aaControl = false;
+                case "--s1l-window-ms" -> s1lWindowMs = Flags.positiveInt(Flags.value(args, ++i, a), a);
+                case "--s1l-follower-fetch-max-kib" -> {
+                    int kib = Flags.positiveInt(Flags.value(args, ++i, a), a);
+                    if (kib > 1024 * 1024) {
+                        throw new IllegalArgumentException(a + " at most 1048576 (1 GiB): " + kib);
+                    }
+                    s1lFollowerFetchMaxBytes = kib * 1024;
                 }
-                out[0] = new MeasureOptions(
-                        m.s2fRecordsPerSec,
-                        m.s2fProducers,
-                        m.aaControl,
-                        m.s1lWindowMs,
-                        kib * 1024,
-                        m.s5AddPartitionsRetryMaxMs);
+                case "--s5-add-partitions-retry-max-ms" ->
+                    s5AddPartitionsRetryMaxMs = Flags.positiveInt(Flags.value(args, ++i, a), a);
+                default -> {
+                    return -1;
+                }
             }
-            case "--s5-add-partitions-retry-max-ms" ->
-                out[0] = new MeasureOptions(
-                        m.s2fRecordsPerSec,
-                        m.s2fProducers,
-                        m.aaControl,
-                        m.s1lWindowMs,
-                        m.s1lFollowerFetchMaxBytes,
-                        Flags.positiveInt(Flags.value(args, ++i, a), a));
-            default -> {
-                return -1;
-            }
+            return i;
         }
-        return i;
+
+        /** @return the options parsed so far (the defaults for flags not given) */
+        MeasureOptions build() {
+            return new MeasureOptions(
+                    s2fRecordsPerSec,
+                    s2fProducers,
+                    aaControl,
+                    s1lWindowMs,
+                    s1lFollowerFetchMaxBytes,
+                    s5AddPartitionsRetryMaxMs);
+        }
     }
 }

@@ -1,0 +1,267 @@
+package dev.kpipe.it.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The benchmark's command line ({@link BenchOptions}, {@link MeasureOptions}): the defaults, every flag of the usage
+ * text parsed to its value, the invocations that README.md, docs/benchmark.md and demo.sh show, and bad values
+ * failing with the flag named. No brokers.
+ */
+class BenchOptionsTest {
+    /** Every flag of the usage text, each with a value other than its default. */
+    private static final String[] EVERY_FLAG = {
+        "--scenario",
+        "s1,S2F,S1L,S5,S3",
+        "--window-ms",
+        "50, 250",
+        "--rounds",
+        "7",
+        "--duration-s",
+        "11",
+        "--warmup-s",
+        "0",
+        "--kafka-version",
+        "3.9.1",
+        "--stock",
+        "disabled",
+        "--broker-heap",
+        "2g",
+        "--broker-jvm-opts",
+        "-XX:+AlwaysPreTouch -Dx=y",
+        "--jfr",
+        "--sequential-start",
+        "--s1-record-bytes",
+        "512",
+        "--s1-buffer-kib",
+        "300",
+        "--s2-producers",
+        "6",
+        "--s2-record-bytes",
+        "64",
+        "--s2-buffer-kib",
+        "2048",
+        "--s3-producers",
+        "40",
+        "--s3-budget-mib",
+        "3",
+        "--s3-record-bytes",
+        "2000",
+        "--s3-buffer-kib",
+        "96",
+        "--batch-bytes",
+        "32768",
+        "--out",
+        "/tmp/bench-out",
+        "--s2f-rate",
+        "9000",
+        "--s2f-producers",
+        "3",
+        "--no-aa",
+        "--s1l-window-ms",
+        "120",
+        "--s1l-follower-fetch-max-kib",
+        "2048",
+        "--s5-add-partitions-retry-max-ms",
+        "25",
+    };
+
+    @Test
+    void theDefaults() {
+        BenchOptions o = BenchOptions.parse(new String[0]);
+        assertEquals(
+                new BenchOptions(
+                        false,
+                        false,
+                        List.of("S1"),
+                        List.of(100),
+                        5,
+                        30,
+                        5,
+                        null,
+                        null,
+                        false,
+                        "1g",
+                        null,
+                        false,
+                        true,
+                        1024,
+                        256 * 1024,
+                        4,
+                        100,
+                        1024 * 1024,
+                        16384,
+                        300,
+                        8L * 1024 * 1024,
+                        1024,
+                        128 * 1024,
+                        new MeasureOptions(20_000, 4, true, 250, 64 * 1024 * 1024, 0)),
+                o);
+        assertEquals(MeasureOptions.DEFAULTS, o.measure());
+    }
+
+    @Test
+    void everyFlagOfTheUsageParsesToItsValue() {
+        BenchOptions o = BenchOptions.parse(EVERY_FLAG);
+        assertEquals(
+                new BenchOptions(
+                        false,
+                        false,
+                        List.of("S1", "S2F", "S1L", "S5", "S3"),
+                        List.of(50, 250),
+                        7,
+                        11,
+                        0,
+                        "3.9.1",
+                        Path.of("/tmp/bench-out"),
+                        true,
+                        "2g",
+                        "-XX:+AlwaysPreTouch -Dx=y",
+                        true,
+                        false,
+                        512,
+                        300 * 1024,
+                        6,
+                        64,
+                        2048 * 1024,
+                        32768,
+                        40,
+                        3L * 1024 * 1024,
+                        2000,
+                        96 * 1024,
+                        new MeasureOptions(9000, 3, false, 120, 2048 * 1024, 25)),
+                o);
+    }
+
+    @Test
+    void theTestAboveCoversEveryFlagOfTheUsage() {
+        Set<String> usage = new TreeSet<>();
+        Matcher m = Pattern.compile("--[a-z0-9][a-z0-9-]*").matcher(BenchOptions.USAGE);
+        while (m.find()) {
+            usage.add(m.group());
+        }
+        usage.remove("--help"); // "--scenario soak --help": BenchMain's, before parsing
+        Set<String> tested = new TreeSet<>();
+        for (String a : EVERY_FLAG) {
+            if (a.startsWith("--")) {
+                tested.add(a);
+            }
+        }
+        assertEquals(usage, tested);
+    }
+
+    @Test
+    void theDocumentedInvocations() {
+        BenchOptions all = parse("--scenario all --window-ms 100,250 --rounds 5 --duration-s 30");
+        assertEquals(List.of("S1", "S2", "S3"), all.scenarios());
+        assertEquals(List.of(100, 250), all.windowsMs());
+        assertEquals(5, all.rounds());
+        assertEquals(30, all.durationSeconds());
+
+        BenchOptions demo = parse("demo --kafka-version 3.8.1");
+        assertTrue(demo.demo());
+        assertEquals("3.8.1", demo.kafkaVersion());
+        assertEquals(List.of(100), demo.windowsMs());
+        assertEquals(List.of(3, 15, 3), List.of(demo.rounds(), demo.durationSeconds(), demo.warmupSeconds()));
+
+        BenchOptions sweep = parse("--scenario sweep");
+        assertTrue(sweep.sweep());
+        assertEquals(List.of("S1"), sweep.scenarios());
+        assertEquals(Sweep.DEFAULT_WINDOWS_MS, sweep.windowsMs());
+        assertEquals(List.of(2, 12, 3), List.of(sweep.rounds(), sweep.durationSeconds(), sweep.warmupSeconds()));
+
+        BenchOptions s2f = parse("--scenario S2F --rounds 1 --duration-s 60 --no-aa --jfr");
+        assertEquals(List.of("S2F"), s2f.scenarios());
+        assertEquals(List.of(1, 60, 5), List.of(s2f.rounds(), s2f.durationSeconds(), s2f.warmupSeconds()));
+        assertFalse(s2f.measure().aaControl());
+        assertTrue(s2f.jfr());
+
+        BenchOptions s5 = parse("--scenario S5 --window-ms 250 --rounds 3 --duration-s 15 --warmup-s 3"
+                + " --s5-add-partitions-retry-max-ms 10");
+        assertEquals(List.of("S5"), s5.scenarios());
+        assertEquals(List.of(250), s5.windowsMs());
+        assertEquals(10, s5.measure().s5AddPartitionsRetryMaxMs());
+        assertEquals(3, s5.warmupSeconds());
+
+        BenchOptions s3 = parse("--scenario S3 --rounds 3 --duration-s 20 --s3-producers 100 --s3-budget-mib 4");
+        assertEquals(100, s3.s3Producers());
+        assertEquals(4L << 20, s3.s3BudgetBytes());
+
+        BenchOptions s1l = parse("--scenario S1L --s1l-window-ms 100 --s1l-follower-fetch-max-kib 1024");
+        assertEquals(100, s1l.measure().s1lWindowMs());
+        assertEquals(
+                MeasureOptions.KAFKA_DEFAULT_REPLICA_FETCH_MAX_BYTES,
+                s1l.measure().s1lFollowerFetchMaxBytes());
+
+        BenchOptions stock = parse("--stock not-installed --broker-heap 512m --broker-jvm-opts -XX:+UseParallelGC");
+        assertFalse(stock.stockInstallsPlugin());
+        assertEquals("512m", stock.brokerHeap());
+        assertEquals("-XX:+UseParallelGC", stock.brokerJvmOpts());
+        assertNull(stock.outDir());
+    }
+
+    @Test
+    void laterFlagsWinAndTheMeasureFlagsMixWithTheOthers() {
+        BenchOptions o = parse("--s2f-rate 100 --rounds 2 --s2f-rate 200 --no-aa --s2f-producers 9 --scenario S2,S2");
+        assertEquals(new MeasureOptions(200, 9, false, 250, 64 * 1024 * 1024, 0), o.measure());
+        assertEquals(2, o.rounds());
+        assertEquals(List.of("S2"), o.scenarios(), "duplicates dropped");
+    }
+
+    @Test
+    void aBadValueFailsNamingTheFlag() {
+        for (String flag : new String[] {
+            "--window-ms",
+            "--rounds",
+            "--duration-s",
+            "--s1-record-bytes",
+            "--s1-buffer-kib",
+            "--s2-producers",
+            "--s2-record-bytes",
+            "--s2-buffer-kib",
+            "--s3-producers",
+            "--s3-budget-mib",
+            "--s3-record-bytes",
+            "--s3-buffer-kib",
+            "--batch-bytes",
+            "--s2f-rate",
+            "--s2f-producers",
+            "--s1l-window-ms",
+            "--s1l-follower-fetch-max-kib",
+            "--s5-add-partitions-retry-max-ms"
+        }) {
+            assertEquals(flag + " needs a number: x", fails(flag, "x"));
+            assertEquals(flag + " must be > 0: 0", fails(flag, "0"));
+            assertEquals(flag + " needs a value", fails(flag));
+        }
+        assertEquals(
+                "--s1l-follower-fetch-max-kib at most 1048576 (1 GiB): 1048577",
+                fails("--s1l-follower-fetch-max-kib", "1048577"));
+        assertEquals(
+                1 << 30, parse("--s1l-follower-fetch-max-kib 1048576").measure().s1lFollowerFetchMaxBytes());
+        assertEquals("--stock takes not-installed or disabled: on", fails("--stock", "on"));
+        assertEquals("unknown scenario: S4", fails("--scenario", "S1,S4"));
+        assertEquals("unknown argument: --bogus", fails("--bogus"));
+        assertEquals("--out needs a value", fails("--out"));
+    }
+
+    private static BenchOptions parse(String line) {
+        return BenchOptions.parse(line.split(" "));
+    }
+
+    private static String fails(String... args) {
+        return assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse(args))
+                .getMessage();
+    }
+}
