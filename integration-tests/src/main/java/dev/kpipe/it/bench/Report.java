@@ -9,7 +9,7 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * Summarises a scenario's rounds: per side the median [min..max] over rounds, the kpipe/stock ratios (computed per
- * round pair, then median [min..max]), S1's ceiling, and the targets. Renders the table and the JSON summary.
+ * round pair, then median [min..max]), S1's ceiling, and the targets; the JSON summary (the table: {@link ReportTable}).
  * Immutable once built; not thread-safe while being built.
  */
 final class Report {
@@ -137,7 +137,8 @@ final class Report {
         return r.extra().get("broker_cpu_us_per_record") instanceof Number n ? n.doubleValue() : Double.NaN;
     }
 
-    private static double recPerReq(RoundResult r) {
+    /** Records per produce request (the leader's responses). */
+    static double recPerReq(RoundResult r) {
         return r.recordsPerSec() / r.produceRequestsPerSec();
     }
 
@@ -222,127 +223,9 @@ final class Report {
         return m;
     }
 
-    /** @return the table, several lines */
+    /** @return the table, several lines ({@link ReportTable}) */
     String table(BenchOptions o) {
-        StringBuilder sb = new StringBuilder();
-        sb.append(scenario.headline()).append('\n');
-        sb.append(String.format(
-                Locale.ROOT,
-                "  %d round(s) per side x %d s measured (+%d s warm-up), stock = %s%n",
-                Math.max(stock.size(), kpipe.size()),
-                o.durationSeconds(),
-                o.warmupSeconds(),
-                o.stockInstallsPlugin() ? "kpipe jar with kpipe.enable=false" : "kpipe not installed"));
-        String h = String.format(
-                Locale.ROOT,
-                "  %-12s %-26s %-24s %-8s %-26s %-26s %s%n",
-                "",
-                "records/s",
-                "produce req/s",
-                "rec/req",
-                "p50 ms",
-                "p99 ms",
-                "broker CPU us/record");
-        sb.append(h);
-        for (Variant v : Variant.values()) {
-            if ((v == Variant.STOCK ? stock : kpipe).isEmpty()) {
-                continue;
-            }
-            sb.append(String.format(
-                    Locale.ROOT,
-                    "  %-12s %-26s %-24s %-8s %-26s %-26s %s%n",
-                    v.label(),
-                    stat(stat(v, RoundResult::recordsPerSec), 0),
-                    stat(stat(v, RoundResult::produceRequestsPerSec), 1),
-                    fmt1(stat(v, Report::recPerReq).median()),
-                    stat(stat(v, RoundResult::p50Ms), 1),
-                    stat(stat(v, RoundResult::p99Ms), 1),
-                    stat(stat(v, Report::cpuPerRecord), 2)));
-        }
-        if (hasPairs()) {
-            sb.append(String.format(
-                    Locale.ROOT,
-                    "  %-12s %-26s %-24s %-8s %-26s %-26s %s%n",
-                    "kpipe/stock",
-                    ratio(ratio(RoundResult::recordsPerSec)),
-                    ratio(ratio(RoundResult::produceRequestsPerSec)),
-                    "",
-                    ratio(ratio(RoundResult::p50Ms)),
-                    ratio(ratio(RoundResult::p99Ms)),
-                    ratio(ratio(Report::cpuPerRecord))));
-        }
-        sb.append("  (median [min..max] over rounds; ratios per round pair; produce req/s = responses from the leader"
-                + " (producer-node-metrics response-total, node-1); latency = send() to ack per record)\n");
-        if (scenario.isS3()) {
-            sb.append(S3Lines.of(this));
-        }
-        if (scenario.windowMs == 0 || hasControl()) {
-            sb.append(CostLines.of(this));
-        }
-        if (scenario.isS5() && hasPairs()) {
-            double perRequest = stat(Variant.STOCK, Report::recPerReq).median();
-            double ceiling = scenario.s5RatioCeiling(perRequest);
-            double measured = ratio(RoundResult::recordsPerSec).median();
-            sb.append(String.format(
-                    Locale.ROOT,
-                    "  S5 ceiling: a transaction of %d records = %.1f produce requests (%.1f"
-                            + " records each) + 1 commit round trip: stock (n + 1) W, kpipe (n / %d + 1) W, kpipe/stock <= %.2fx;"
-                            + " measured %.2fx = %s of it; committed records/s stock %s, kpipe %s%n",
-                    scenario.commitEvery,
-                    scenario.commitEvery / perRequest,
-                    perRequest,
-                    scenario.maxInFlight,
-                    ceiling,
-                    measured,
-                    pct(measured / ceiling),
-                    fmt(stat(Variant.STOCK, r -> extra(r, "committed_records_per_s"))
-                            .median()),
-                    fmt(stat(Variant.KPIPE, r -> extra(r, "committed_records_per_s"))
-                            .median())));
-        }
-        if (scenario.windowMs > 0 && !scenario.isS3()) {
-            double c = scenario.ceilingRequestsPerSec();
-            sb.append(String.format(
-                    Locale.ROOT,
-                    "  ceiling max.in.flight/W = %d/%d ms = %s req/s: kpipe reached %s,"
-                            + " stock %s (stock's own ceiling is 1/W = %s req/s)%n",
-                    scenario.maxInFlight,
-                    scenario.windowMs,
-                    fmt(c),
-                    pctStat(ceilingFraction(Variant.KPIPE)),
-                    pctStat(ceilingFraction(Variant.STOCK)),
-                    fmt(1000.0 / scenario.windowMs)));
-        }
-        Stat other = Stat.of(java.util.stream.Stream.concat(stock.stream(), kpipe.stream())
-                .map(r -> r.extra().get("cpu_cores_other_processes"))
-                .map(o2 -> o2 instanceof Number n ? n.doubleValue() : Double.NaN)
-                .toList());
-        if (!Double.isNaN(other.median())) {
-            sb.append(String.format(
-                    Locale.ROOT,
-                    "  CPU of other processes during the windows: median %.2f, max %.2f cores" + " of %d%s%n",
-                    other.median(),
-                    other.max(),
-                    Runtime.getRuntime().availableProcessors(),
-                    other.max() > DISTURBED_CORES
-                            ? "  (WARNING: disturbed by other load; rerun on a quiet machine)"
-                            : ""));
-        }
-        for (Map<String, Object> t : targets()) {
-            double v = (Double) t.get("measured_median");
-            sb.append("  target ")
-                    .append(t.get("target"))
-                    .append(": ")
-                    .append(
-                            "%".equals(t.get("unit"))
-                                    ? pct(v)
-                                    : "count".equals(t.get("unit"))
-                                            ? String.format(Locale.ROOT, "%.0f", v)
-                                            : String.format(Locale.ROOT, "%.3fx", v))
-                    .append(Boolean.TRUE.equals(t.get("met")) ? "  MET" : "  MISSED")
-                    .append('\n');
-        }
-        return sb.toString();
+        return ReportTable.of(this, o);
     }
 
     static double extra(RoundResult r, String key) {
@@ -433,19 +316,11 @@ final class Report {
         return String.format(Locale.ROOT, "%.2fx [%.2f..%.2f]", s.median(), s.min(), s.max());
     }
 
-    private static String pctStat(Stat s) {
-        return String.format(Locale.ROOT, "%.0f%% [%.0f..%.0f%%]", 100 * s.median(), 100 * s.min(), 100 * s.max());
-    }
-
     static String pct(double f) {
         return String.format(Locale.ROOT, "%.0f%%", 100 * f);
     }
 
     static String fmt(double d) {
         return d == Math.rint(d) ? String.format(Locale.ROOT, "%.0f", d) : String.format(Locale.ROOT, "%.1f", d);
-    }
-
-    private static String fmt1(double d) {
-        return String.format(Locale.ROOT, "%.1f", d);
     }
 }
