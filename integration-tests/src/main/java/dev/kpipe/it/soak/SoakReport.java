@@ -1,9 +1,6 @@
 package dev.kpipe.it.soak;
 
-import static dev.kpipe.it.soak.SoakRun.CONNECTION_PIPELINE_CLASS;
-import static dev.kpipe.it.soak.SoakRun.clock;
-import static dev.kpipe.it.soak.SoakRun.kib;
-import static dev.kpipe.it.soak.SoakRun.mib;
+import static dev.kpipe.it.soak.SoakChecks.CONNECTION_PIPELINE_CLASS;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -175,5 +172,36 @@ final class SoakReport {
                         ? String.format(Locale.ROOT, "%d", v.longValue())
                         : String.format(Locale.ROOT, "%.2f", v)));
         return out.toString().replace("{", "").replace("}", "");
+    }
+
+    /** @return one line of every node's heap after full GC: used, live, kpipe objects, full GC count */
+    static String heapLine(Map<Integer, BrokerProbe.Heap> heaps) {
+        StringBuilder sb = new StringBuilder();
+        heaps.forEach((id, h) -> sb.append(sb.length() == 0 ? "" : "; ")
+                .append(String.format(
+                        Locale.ROOT,
+                        "node %d used %s (live %s, kpipe %,d objects / %s, full GCs %d)",
+                        id,
+                        mib(h.usedBytes()),
+                        mib(h.liveBytes()),
+                        h.kpipeInstances(),
+                        kib(h.kpipeBytes()),
+                        h.fullCollections())));
+        return sb.toString();
+    }
+
+    /** @return {@code bytes} in MiB, one decimal */
+    static String mib(long bytes) {
+        return String.format(Locale.ROOT, "%.1f MiB", bytes / 1048576.0);
+    }
+
+    /** @return {@code bytes} in KiB, one decimal */
+    static String kib(long bytes) {
+        return String.format(Locale.ROOT, "%.1f KiB", bytes / 1024.0);
+    }
+
+    /** @return {@code seconds} as minutes:seconds */
+    static String clock(long seconds) {
+        return String.format(Locale.ROOT, "%d:%02d", seconds / 60, seconds % 60);
     }
 }

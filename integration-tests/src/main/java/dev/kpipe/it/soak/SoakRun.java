@@ -1,5 +1,8 @@
 package dev.kpipe.it.soak;
 
+import static dev.kpipe.it.soak.SoakReport.clock;
+import static dev.kpipe.it.soak.SoakReport.heapLine;
+
 import dev.kpipe.it.harness.Cluster;
 import dev.kpipe.it.harness.ClusterSpec;
 import dev.kpipe.it.harness.KafkaNode;
@@ -46,19 +49,12 @@ import org.apache.kafka.common.TopicPartition;
 public final class SoakRun {
     private static final Duration GAUGE_TIMEOUT = Duration.ofSeconds(60);
     private static final Duration JOIN_TIMEOUT = Duration.ofSeconds(90);
-    private static final int KEPT_VIOLATIONS = 20;
-    /** kpipe's per-connection state: none may be reachable once every client connection is closed. */
-    static final String CONNECTION_PIPELINE_CLASS = "dev.kpipe.plugin.pipeline.ConnectionPipeline";
-
-    private static final int KPIPE_OBJECT_SLACK = 32;
-
     private final Cluster cluster;
     private final SoakOptions options;
     private final PrintStream log;
     private final SoakStats stats = new SoakStats();
     private final List<AtomicInteger> incarnations = new ArrayList<>();
-    private final List<String> violations = new ArrayList<>();
-    private int violationCount;
+    private final SoakChecks checks;
     private long restartCursor;
 
     /**
@@ -70,6 +66,7 @@ public final class SoakRun {
         this.cluster = cluster;
         this.options = options;
         this.log = log;
+        this.checks = new SoakChecks(options);
         for (int i = 0; i <= options.idempotentProducers(); i++) { // + the short-lived producer's slot
             incarnations.add(new AtomicInteger());
         }
@@ -124,28 +121,7 @@ public final class SoakRun {
         log.printf(Locale.ROOT, "soak: heap after full GC (end): %s%n", heapLine(heapEnd));
 
         for (KafkaNode n : cluster.nodes()) {
-            long retained = heapEnd.get(n.id()).classes().getOrDefault(CONNECTION_PIPELINE_CLASS, new long[2])[0];
-            if (retained > 0) {
-                violation(String.format(
-                        Locale.ROOT,
-                        "node %d: %d %s objects reachable with no client connected (leaked" + " per-connection state)",
-                        n.id(),
-                        retained,
-                        CONNECTION_PIPELINE_CLASS));
-            }
-            // Any other kpipe object left over after the clients closed is leaked state (a little slack for the
-            // broker's
-            // own idle connections).
-            long otherGrowth =
-                    heapEnd.get(n.id()).kpipeInstances() - heapStart.get(n.id()).kpipeInstances();
-            if (otherGrowth > KPIPE_OBJECT_SLACK) {
-                violation(String.format(
-                        Locale.ROOT,
-                        "node %d: %d more kpipe objects at the end than at the start: %s",
-                        n.id(),
-                        otherGrowth,
-                        heapEnd.get(n.id()).kpipeChanges(heapStart.get(n.id()))));
-            }
+            checks.kpipeObjects(n.id(), heapStart.get(n.id()), heapEnd.get(n.id()));
         }
         Map<Integer, Map<String, Double>> counters = new TreeMap<>();
         for (KafkaNode n : cluster.nodes()) {
@@ -156,7 +132,7 @@ public final class SoakRun {
         errorLinesAtEnd.forEach((id, c) -> brokerErrorLines.put(id, c - errorLinesAtStart.getOrDefault(id, 0L)));
 
         log.println("soak: reading back the main topic");
-        long[] readBack = new SoakReadBack(cluster, stats, this::violation).readBack();
+        long[] readBack = new SoakReadBack(cluster, stats, checks::violation).readBack();
         long acks0InLog = 0;
         for (long end : cluster
                 .admin()
@@ -174,36 +150,9 @@ public final class SoakRun {
 
         for (KafkaNode n : cluster.nodes()) {
             int id = n.id();
-            long growth = heapEnd.get(id).usedBytes() - heapStart.get(id).usedBytes();
-            if (growth > options.maxHeapGrowthBytes()) {
-                violation(String.format(
-                        Locale.ROOT,
-                        "node %d: heap after full GC grew by %s (start %s, end %s), more than" + " %s",
-                        id,
-                        mib(growth),
-                        mib(heapStart.get(id).usedBytes()),
-                        mib(heapEnd.get(id).usedBytes()),
-                        mib(options.maxHeapGrowthBytes())));
-            }
-            Map<String, Double> c = counters.get(id);
-            if (!options.kpipe()) {
-                // stock: no kpipe checks
-            } else if (c.get("plugin-fault-total") > 0) {
-                violation("node " + id + ": plugin-fault-total = " + c.get("plugin-fault-total"));
-            }
-            if (options.kpipe() && c.get("classification-fallback-total") > 0) {
-                violation("node " + id + ": classification-fallback-total = " + c.get("classification-fallback-total"));
-            }
-            if (options.kpipe() && c.get("pipelined-request-total") == 0) {
-                violation("node " + id + ": no request was pipelined (pipelined-request-total = 0)");
-            }
-            if (brokerErrorLines.get(id) > 0) {
-                violation("node " + id + ": " + brokerErrorLines.get(id) + " ERROR line(s) in " + n.logFile());
-            }
+            checks.broker(n, heapStart.get(id), heapEnd.get(id), counters.get(id), brokerErrorLines.get(id));
         }
-        if (stats.errors.get() > 0) {
-            violation(stats.errors.get() + " client error(s); first: " + stats.firstErrors());
-        }
+        checks.clientErrors(stats);
         return new Result(
                 options,
                 cluster.kafkaVersion(),
@@ -220,8 +169,8 @@ public final class SoakRun {
                 counters,
                 upgradesAtStart,
                 brokerErrorLines,
-                List.copyOf(violations),
-                violationCount,
+                checks.violations(),
+                checks.violationCount(),
                 (System.nanoTime() - t0) / 1_000_000_000L);
     }
 
@@ -275,7 +224,7 @@ public final class SoakRun {
             workers.forEach(SoakWorker::stop);
             for (SoakWorker w : workers) {
                 if (!w.join(JOIN_TIMEOUT)) {
-                    violation(w.name + " did not close its client within " + JOIN_TIMEOUT.toSeconds() + " s");
+                    checks.violation(w.name + " did not close its client within " + JOIN_TIMEOUT.toSeconds() + " s");
                 }
             }
         }
@@ -317,7 +266,7 @@ public final class SoakRun {
                 return gauges;
             }
             if (System.nanoTime() > deadline) {
-                violation("kpipe gauges not back to 0 " + when + " within " + GAUGE_TIMEOUT.toSeconds() + " s: "
+                checks.violation("kpipe gauges not back to 0 " + when + " within " + GAUGE_TIMEOUT.toSeconds() + " s: "
                         + gauges);
                 return gauges;
             }
@@ -340,40 +289,6 @@ public final class SoakRun {
             m.put(n.id(), n.log().lines().filter(l -> l.contains("] ERROR ")).count());
         }
         return m;
-    }
-
-    private void violation(String what) {
-        violationCount++;
-        if (violations.size() < KEPT_VIOLATIONS) {
-            violations.add(what);
-        }
-    }
-
-    private static String heapLine(Map<Integer, BrokerProbe.Heap> heaps) {
-        StringBuilder sb = new StringBuilder();
-        heaps.forEach((id, h) -> sb.append(sb.length() == 0 ? "" : "; ")
-                .append(String.format(
-                        Locale.ROOT,
-                        "node %d used %s (live %s, kpipe %,d objects / %s, full GCs %d)",
-                        id,
-                        mib(h.usedBytes()),
-                        mib(h.liveBytes()),
-                        h.kpipeInstances(),
-                        kib(h.kpipeBytes()),
-                        h.fullCollections())));
-        return sb.toString();
-    }
-
-    static String mib(long bytes) {
-        return String.format(Locale.ROOT, "%.1f MiB", bytes / 1048576.0);
-    }
-
-    static String kib(long bytes) {
-        return String.format(Locale.ROOT, "%.1f KiB", bytes / 1024.0);
-    }
-
-    static String clock(long seconds) {
-        return String.format(Locale.ROOT, "%d:%02d", seconds / 60, seconds % 60);
     }
 
     /**
