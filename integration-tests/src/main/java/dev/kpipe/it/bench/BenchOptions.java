@@ -158,7 +158,7 @@ record BenchOptions(
                 }
                 case "--rounds" -> rounds = Flags.positiveInt(Flags.value(args, ++i, a), a);
                 case "--duration-s" -> duration = Flags.positiveInt(Flags.value(args, ++i, a), a);
-                case "--warmup-s" -> warmup = Integer.parseInt(Flags.value(args, ++i, a));
+                case "--warmup-s" -> warmup = anInt(Flags.value(args, ++i, a), a);
                 case "--kafka-version" -> kafkaVersion = Flags.value(args, ++i, a);
                 case "--out" -> out = Path.of(Flags.value(args, ++i, a));
                 case "--stock" -> {
@@ -245,5 +245,14 @@ record BenchOptions(
                 s3Record,
                 s3Buffer,
                 measure.build());
+    }
+
+    /** {@code --warmup-s} takes 0 (no warm-up), so not {@link Flags#positiveInt}; a bad value names the flag. */
+    private static int anInt(String v, String flag) {
+        try {
+            return Integer.parseInt(v);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(flag + " needs a number: " + v, e);
+        }
     }
 }

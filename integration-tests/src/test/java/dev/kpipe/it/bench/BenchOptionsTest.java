@@ -254,6 +254,8 @@ class BenchOptionsTest {
         assertEquals("unknown scenario: S4", fails("--scenario", "S1,S4"));
         assertEquals("unknown argument: --bogus", fails("--bogus"));
         assertEquals("--out needs a value", fails("--out"));
+        assertEquals("--warmup-s needs a number: x", fails("--warmup-s", "x"), "not Integer.parseInt's message");
+        assertEquals("--warmup-s needs a value", fails("--warmup-s"));
     }
 
     private static BenchOptions parse(String line) {
