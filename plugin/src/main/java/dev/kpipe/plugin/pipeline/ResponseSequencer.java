@@ -20,6 +20,12 @@ import org.slf4j.LoggerFactory;
  * completes, or discarded when its connection closes. Control responses (KIP-219 throttle start/end) bypass the
  * order.
  *
+ * <p>A response also ends its request's dispatch phase ({@link ConnectionPipeline#endDispatch}) when it reaches the
+ * network thread before the handler's dispatch signal ({@code KafkaApis.handle}'s exit): the broker answers a request
+ * only once it has handled it (a produce after its append), so the next request may be read, and the processor reads
+ * it in this round instead of after a wake-up of its own. A deferred transactional append (KIP-890) is left to
+ * {@link DeferredDispatch}.
+ *
  * <p>Thread: the processor's network thread.
  */
 final class ResponseSequencer {
@@ -101,6 +107,10 @@ final class ResponseSequencer {
         Slot slot = conn.slotOf(request);
         if (slot == null) {
             return true;
+        }
+        if (conn.awaitingDispatch == request && conn.awaitingAppend != request && conn.endDispatch(request)) {
+            // answered before the handler's dispatch signal: the dispatch phase ends here (see the class comment)
+            conn.schedule();
         }
         if (slot.response == response) {
             // released from the ready queue: it is the head and its turn

@@ -31,7 +31,9 @@
  *   <tr><td>{@code KafkaApis.handle} returns (request handler)</td><td>{@code KafkaApisAdvice}</td>
  *       <td>{@code onRequestDispatched}</td>
  *       <td>the local append happened in arrival order; {@code awaitingDispatch} cleared; the connection is queued in
- *       {@code ProcessorPipelines.dispatched} and the processor woken.</td></tr>
+ *       {@code ProcessorPipelines.dispatched} and the processor woken. If the response reached the network thread
+ *       first (acks=1: sent inside {@code handle}), its dequeue (below) already ended the phase, and nobody is
+ *       woken.</td></tr>
  *   <tr><td>{@code Processor.processNewResponses} (network)</td><td>{@code Hooks.round}</td>
  *       <td>{@code onProcessorRound}, then {@code Rounds.evaluate}</td>
  *       <td>mute reasons checked (dispatch, throttle, per-connection limits, storage pressure); a reservation for the
@@ -39,7 +41,8 @@
  *   <tr><td>{@code Processor.dequeueResponse} (network), once the produce is acknowledged</td>
  *       <td>{@code Hooks} dequeue advice</td><td>{@code onResponseDequeued} ({@code ResponseSequencer.dequeued})</td>
  *       <td>the response goes into its slot; if its slot is the head and no send is outstanding, the broker sends it
- *       now ({@code sendOutstanding}); otherwise it is held ({@code held-responses}).</td></tr>
+ *       now ({@code sendOutstanding}); otherwise it is held ({@code held-responses}). A response of the request still
+ *       in the dispatch phase ends that phase, and the connection is evaluated at this round's exit.</td></tr>
  *   <tr><td>{@code Processor.processCompletedSends} / {@code updateRequestMetrics} (network)</td>
  *       <td>{@code Hooks} completed advice</td><td>{@code onResponseCompleted} ({@code ResponseSequencer.completed})
  *       </td>

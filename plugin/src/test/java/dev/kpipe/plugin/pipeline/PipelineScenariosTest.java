@@ -67,6 +67,26 @@ class PipelineScenariosTest {
 
     @Test
     void onlyOneRequestPerConnectionIsInTheDispatchPhaseWhateverTheNumberOfHandlers() {
+        // acks=all: no response before the purgatory completes it, so only handle's return ends the dispatch phase
+        Run run = new Run(
+                new Scenario(1, 4, 16, Long.MAX_VALUE, false, List.of(Scenario.client(pAll(), pAll(), pAll())), 3));
+        run.except(RETURN, COMPLETE);
+        assertEquals(1, run.conn(0).dispatchPhase.size(), "the second is not read before the first is dispatched");
+        assertNotNull(run.kpipe(0).awaitingDispatch);
+        assertEquals(2, run.conn(0).inbound.size(), "two requests wait in the socket");
+        assertTrue(run.conn(0).channel.isMuted());
+
+        run.step(RETURN, 0).except(RETURN, COMPLETE);
+        assertEquals(1, run.conn(0).dispatchPhase.size());
+        assertEquals(1, run.conn(0).inbound.size());
+        run.settle();
+        run.assertReceivedInOrder(0);
+        run.finish();
+    }
+
+    @Test
+    void aResponseBeforeHandleReturnsEndsTheDispatchPhaseAndTheLateSignalWakesNobody() {
+        // acks=1: the response is sent inside KafkaApis.handle. Here no handler returns until all three are answered.
         Run run = new Run(new Scenario(
                 1,
                 4,
@@ -76,16 +96,16 @@ class PipelineScenariosTest {
                 List.of(Scenario.client(Req.of(PRODUCE_ACKS_1), Req.of(PRODUCE_ACKS_1), Req.of(PRODUCE_ACKS_1))),
                 3));
         run.except(RETURN);
-        assertEquals(1, run.conn(0).dispatchPhase.size(), "the second is not read before the first is dispatched");
-        assertNotNull(run.kpipe(0).awaitingDispatch);
-        assertEquals(2, run.conn(0).inbound.size(), "two requests wait in the socket");
-        assertTrue(run.conn(0).channel.isMuted());
-
-        run.step(RETURN, 0).except(RETURN);
-        assertEquals(1, run.conn(0).dispatchPhase.size());
-        assertEquals(1, run.conn(0).inbound.size());
-        run.settle();
         run.assertReceivedInOrder(0);
+        assertEquals(3, run.received(0).size(), "each response let the next request be read");
+        assertNull(run.kpipe(0).awaitingDispatch);
+        assertEquals(0, run.conn(0).inbound.size());
+
+        FakeBroker.Proc proc = run.broker.procs.get(0);
+        int wakeups = proc.wakeups;
+        run.step(RETURN, 0).step(RETURN, 1).step(RETURN, 2);
+        assertEquals(wakeups, proc.wakeups, "the handlers' dispatch signals came after the responses: no wake-up");
+        run.settle();
         run.finish();
     }
 
