@@ -175,7 +175,7 @@ public final class Cluster implements AutoCloseable {
             certificates = TestCertificates.generate(dir.resolve("tls"));
         }
         for (KafkaNode n : nodes) {
-            n.writeConfig(BrokerConfig.of(spec, nodes, zooKeeper, certificates, n));
+            n.storage().writeConfig(BrokerConfig.of(spec, nodes, zooKeeper, certificates, n));
         }
     }
 
@@ -194,14 +194,14 @@ public final class Cluster implements AutoCloseable {
         }
         List<KafkaNode> toFormat = zooKeeper != null
                 ? List.of()
-                : nodes.stream().filter(n -> !n.isFormatted()).collect(Collectors.toList());
+                : nodes.stream().filter(n -> !n.storage().isFormatted()).collect(Collectors.toList());
         if (StorageFormatter.canFormatInProcess(kafkaVersion())) {
-            toFormat.forEach(KafkaNode::format);
+            toFormat.forEach(n -> n.storage().format());
         } else { // one tool JVM per node, in parallel
             List<Process> formats =
-                    toFormat.stream().map(KafkaNode::launchFormat).collect(Collectors.toList());
+                    toFormat.stream().map(n -> n.storage().launchFormat()).collect(Collectors.toList());
             for (int i = 0; i < toFormat.size(); i++) {
-                toFormat.get(i).awaitFormat(formats.get(i));
+                toFormat.get(i).storage().awaitFormat(formats.get(i));
             }
         }
         for (KafkaNode n : nodes) {
