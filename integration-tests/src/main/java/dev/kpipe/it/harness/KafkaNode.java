@@ -1,33 +1,17 @@
 package dev.kpipe.it.harness;
 
-import static dev.kpipe.it.harness.NodeLogs.log4jConfig;
 import static dev.kpipe.it.harness.NodeLogs.read;
-import static dev.kpipe.it.harness.NodeLogs.size;
-import static dev.kpipe.it.harness.NodeLogs.tail;
-import static dev.kpipe.it.harness.ReadinessProbe.probeAdmin;
-import static dev.kpipe.it.harness.ReadinessProbe.seesBrokers;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import javax.management.MBeanServerConnection;
-import javax.management.remote.JMXConnector;
-import javax.management.remote.JMXConnectorFactory;
-import javax.management.remote.JMXServiceURL;
-import org.apache.kafka.clients.admin.Admin;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One Kafka node of a {@link Cluster}: a child JVM running {@code kafka.Kafka server.properties} from the cluster's
@@ -36,10 +20,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Ports stay the same across restarts. Lifecycle methods are synchronized; they block the calling thread for at
  * most the stated timeouts. Log accessors can be called from any thread at any time.
+ *
+ * <p>The work is done by {@link NodeProcess} (the child JVM), {@link NodeStorage} (config files and storage format)
+ * and {@link NodeJmx} (the JMX connection); this class holds the node's ports and folders and its public API.
  */
 public final class KafkaNode {
-    private static final Logger LOG = LoggerFactory.getLogger(KafkaNode.class);
-
     /** Name of the client listener on every node. */
     public static final String CLIENT_LISTENER = "PLAINTEXT";
 
@@ -71,11 +56,9 @@ public final class KafkaNode {
     private final int jmxPort;
     private final Path dir;
 
-    private volatile Process process;
-    private long logOffsetAtStart;
-    private long consoleOffsetAtStart;
-    private JMXConnector jmxConnector;
-    private Integer lastExitCode;
+    private final NodeProcess process;
+    private final NodeStorage storage;
+    private final NodeJmx jmx;
 
     KafkaNode(Cluster cluster, int id, boolean controller, Path dir) {
         this.cluster = cluster;
@@ -88,6 +71,9 @@ public final class KafkaNode {
         this.sslPort = cluster.spec().tls() ? Ports.freeLoopbackPort() : -1;
         this.saslSslPort = cluster.spec().tls() && cluster.spec().saslScram() ? Ports.freeLoopbackPort() : -1;
         this.jmxPort = Ports.freeLoopbackPort();
+        this.process = new NodeProcess(this);
+        this.storage = new NodeStorage(cluster, this);
+        this.jmx = new NodeJmx(id, jmxPort);
     }
 
     /** @return the node id ({@code node.id}), 1-based */
@@ -117,10 +103,7 @@ public final class KafkaNode {
 
     /** @return {@code 127.0.0.1:port} of the {@value #SASL_LISTENER} listener */
     public String saslBootstrapAddress() {
-        if (saslPort < 0) {
-            throw new IllegalStateException("cluster " + cluster.spec().name() + " has no SASL listener");
-        }
-        return "127.0.0.1:" + saslPort;
+        return address(saslPort, "SASL");
     }
 
     /** @return the port of the {@value #SSL_LISTENER} listener, or -1 if the spec has none */
@@ -130,10 +113,7 @@ public final class KafkaNode {
 
     /** @return {@code 127.0.0.1:port} of the {@value #SSL_LISTENER} listener */
     public String sslBootstrapAddress() {
-        if (sslPort < 0) {
-            throw new IllegalStateException("cluster " + cluster.spec().name() + " has no SSL listener");
-        }
-        return "127.0.0.1:" + sslPort;
+        return address(sslPort, "SSL");
     }
 
     /** @return the port of the {@value #SASL_SSL_LISTENER} listener, or -1 if the spec has none */
@@ -143,10 +123,7 @@ public final class KafkaNode {
 
     /** @return {@code 127.0.0.1:port} of the {@value #SASL_SSL_LISTENER} listener */
     public String saslSslBootstrapAddress() {
-        if (saslSslPort < 0) {
-            throw new IllegalStateException("cluster " + cluster.spec().name() + " has no SASL_SSL listener");
-        }
-        return "127.0.0.1:" + saslSslPort;
+        return address(saslSslPort, "SASL_SSL");
     }
 
     /** @return the port of the {@code CONTROLLER} listener, or -1 if this node is not a controller */
@@ -161,7 +138,7 @@ public final class KafkaNode {
 
     /** @return the JMX service URL of this node's JVM */
     public String jmxServiceUrl() {
-        return "service:jmx:rmi:///jndi/rmi://127.0.0.1:" + jmxPort + "/jmxrmi";
+        return jmx.serviceUrl();
     }
 
     /** @return this node's folder (config, data, logs) */
@@ -215,7 +192,7 @@ public final class KafkaNode {
 
     /** @return the part of {@code server.log} written since the last (re)start */
     public String logSinceStart() {
-        return read(logFile(), logOffsetAtStart);
+        return process.logSinceStart();
     }
 
     /** @return the lines of the whole {@code server.log} */
@@ -230,19 +207,17 @@ public final class KafkaNode {
 
     /** @return whether the node's JVM is running */
     public boolean isRunning() {
-        Process p = process;
-        return p != null && p.isAlive();
+        return process.isRunning();
     }
 
     /** @return the process id of the running JVM, or -1 if not running */
     public long pid() {
-        Process p = process;
-        return p != null && p.isAlive() ? p.pid() : -1;
+        return process.pid();
     }
 
     /** @return the exit code of the JVM's last run, or null if it never ended */
     public synchronized Integer lastExitCode() {
-        return lastExitCode;
+        return process.lastExitCode();
     }
 
     /**
@@ -256,14 +231,7 @@ public final class KafkaNode {
         if (!isRunning()) {
             throw new IllegalStateException("node " + id + " is not running");
         }
-        try {
-            if (jmxConnector == null) {
-                jmxConnector = JMXConnectorFactory.connect(new JMXServiceURL(jmxServiceUrl()), Map.of());
-            }
-            return jmxConnector.getMBeanServerConnection();
-        } catch (IOException e) {
-            throw new UncheckedIOException("JMX connection to node " + id + " at " + jmxServiceUrl() + " failed", e);
-        }
+        return jmx.connect();
     }
 
     /**
@@ -294,28 +262,11 @@ public final class KafkaNode {
      * @return the JVM's exit code, or -1 if it was not running
      */
     public synchronized int stop(Duration timeout) {
-        Process p = process;
-        if (p == null) {
+        if (!process.launched()) {
             return -1;
         }
-        closeJmx();
-        try {
-            if (p.isAlive()) {
-                p.destroy();
-                if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                    LOG.warn("node {} did not stop within {} s; killing it", id, timeout.toSeconds());
-                    p.descendants().forEach(ProcessHandle::destroyForcibly);
-                    p.destroyForcibly();
-                }
-            }
-            lastExitCode = p.waitFor();
-            process = null;
-            return lastExitCode;
-        } catch (InterruptedException e) {
-            p.destroyForcibly();
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while stopping node " + id, e);
-        }
+        jmx.close();
+        return process.stop(timeout);
     }
 
     /**
@@ -324,21 +275,11 @@ public final class KafkaNode {
      * @return the JVM's exit code (137), or -1 if it was not running
      */
     public synchronized int kill() {
-        Process p = process;
-        if (p == null) {
+        if (!process.launched()) {
             return -1;
         }
-        closeJmx();
-        p.descendants().forEach(ProcessHandle::destroyForcibly);
-        p.destroyForcibly();
-        try {
-            lastExitCode = p.waitFor();
-            process = null;
-            return lastExitCode;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while killing node " + id, e);
-        }
+        jmx.close();
+        return process.kill();
     }
 
     /** Stops the node gracefully, then {@link #start() starts} it again and waits until it is ready. */
@@ -356,32 +297,11 @@ public final class KafkaNode {
      */
     public synchronized NodeExit startExpectingFailure(Duration timeout) {
         startProcess();
-        Process p = process;
-        long deadline = System.nanoTime() + timeout.toNanos();
-        try (Admin probe = probeAdmin(bootstrapAddress(), id)) {
-            while (true) {
-                if (p.waitFor(200, TimeUnit.MILLISECONDS)) {
-                    process = null;
-                    lastExitCode = p.exitValue();
-                    return new NodeExit(lastExitCode, logSinceStart(), read(consoleFile(), consoleOffsetAtStart));
-                }
-                if (seesBrokers(probe, Set.of(id)) != null) {
-                    String tail = tail(logSinceStart(), 40);
-                    kill();
-                    throw new AssertionError(
-                            "node " + id + " started although it was expected to fail; log tail:\n" + tail);
-                }
-                if (System.nanoTime() > deadline) {
-                    String tail = tail(logSinceStart(), 40);
-                    kill();
-                    throw new AssertionError("node " + id + " was expected to fail but is still running after "
-                            + timeout.toSeconds() + " s; log tail:\n" + tail);
-                }
-            }
-        } catch (InterruptedException e) {
-            kill();
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
+        try {
+            return process.awaitFailure(timeout);
+        } catch (AssertionError | IllegalStateException e) { // it killed the JVM: drop a JMX connection as kill() does
+            jmx.close();
+            throw e;
         }
     }
 
@@ -392,132 +312,24 @@ public final class KafkaNode {
      * in a lifecycle method cannot hold it up.
      */
     void terminateForExit(Duration timeout) {
-        terminate(process, timeout);
+        process.terminate(timeout);
     }
 
-    /**
-     * SIGTERM, wait up to {@code timeout}, then SIGKILL (the process and its descendants); a no-op for {@code null} or a
-     * process that has exited. Shared by the broker nodes and the ZooKeeper server.
-     *
-     * @param p a child JVM, or {@code null}
-     * @param timeout how long it may take to exit
-     */
-    static void terminate(Process p, Duration timeout) {
-        if (p == null || !p.isAlive()) {
-            return;
-        }
-        p.destroy();
-        try {
-            if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                p.descendants().forEach(ProcessHandle::destroyForcibly);
-                p.destroyForcibly();
-            }
-        } catch (InterruptedException e) {
-            p.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
+    /** @return the node's config files and storage formatting */
+    NodeStorage storage() {
+        return storage;
     }
 
-    void writeConfig(Map<String, String> config) {
-        try {
-            Files.createDirectories(dir);
-            try (Writer w = Files.newBufferedWriter(configFile(), StandardCharsets.UTF_8)) {
-                w.write("# node " + id + " of cluster " + cluster.spec().name() + ", written by the kpipe harness\n");
-                for (Map.Entry<String, String> e : config.entrySet()) {
-                    w.write(e.getKey() + "=" + e.getValue().replace("\\", "\\\\") + "\n");
-                }
-            }
-            Files.writeString(dir.resolve("log4j2.xml"), log4jConfig(id, logFile()));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    boolean isFormatted() {
-        return Files.exists(dataDir().resolve("meta.properties"));
-    }
-
-    /**
-     * Formats this node's storage with {@code kafka.tools.StorageTool format} (what {@code kafka-storage.sh format}
-     * runs): in this JVM if it has the same Kafka version on its classpath (saves a JVM start), else in a child JVM.
-     */
-    void format() {
-        if (!StorageFormatter.formatInProcess(this, cluster.kafkaVersion())) {
-            awaitFormat(launchFormat());
-        }
-    }
-
-    /** @return the arguments of {@code kafka.tools.StorageTool} that format this node */
-    List<String> formatArgs() {
-        return List.of(
-                "format",
-                "--cluster-id",
-                cluster.clusterId(),
-                "--config",
-                configFile().toString());
-    }
-
-    /** Launches {@code kafka.tools.StorageTool format} in a child JVM; the caller waits via {@link #awaitFormat}. */
-    Process launchFormat() {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(cluster.settings().javaExecutable().toString());
-        cmd.addAll(List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
-        cmd.add("-Dlog4j2.configurationFile=" + cluster.toolsLog4jConfig());
-        cmd.addAll(List.of("-cp", cluster.libsDir() + "/*", "kafka.tools.StorageTool"));
-        cmd.addAll(formatArgs());
-        try {
-            return new ProcessBuilder(cmd)
-                    .directory(dir.toFile())
-                    .redirectErrorStream(true)
-                    .redirectOutput(dir.resolve("format.log").toFile())
-                    .start();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    void awaitFormat(Process format) {
-        try {
-            if (!format.waitFor(2, TimeUnit.MINUTES)) {
-                format.destroyForcibly();
-                throw new IllegalStateException("formatting node " + id + " timed out");
-            }
-        } catch (InterruptedException e) {
-            format.destroyForcibly();
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
-        if (format.exitValue() != 0 || !isFormatted()) {
-            throw new IllegalStateException("formatting node " + id + " failed (exit " + format.exitValue() + "):\n"
-                    + read(dir.resolve("format.log"), 0));
-        }
-    }
-
+    /** Launches the node's JVM (formatting its storage first in KRaft mode, if needed) without waiting for it. */
     synchronized void startProcess() {
         if (isRunning()) {
             throw new IllegalStateException("node " + id + " is already running");
         }
-        if (!cluster.zookeeperMode() && !isFormatted()) {
-            format();
+        if (!cluster.zookeeperMode() && !storage.isFormatted()) {
+            storage.format();
         }
-        logOffsetAtStart = size(logFile());
-        consoleOffsetAtStart = size(consoleFile());
-        List<String> cmd = BrokerCommand.of(cluster, this);
-        try {
-            Files.createDirectories(tmpDir());
-            Files.writeString(dir.resolve("command.txt"), String.join(" ", cmd) + "\n");
-            process = new ProcessBuilder(cmd)
-                    .directory(dir.toFile())
-                    .redirectErrorStream(true)
-                    .redirectOutput(
-                            ProcessBuilder.Redirect.appendTo(consoleFile().toFile()))
-                    .start();
-            process.getOutputStream().close(); // the broker reads nothing from stdin
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not start node " + id, e);
-        }
-        lastExitCode = null;
-        LOG.debug("node {} started as pid {}", id, process.pid());
+        process.markLogs();
+        process.launch(BrokerCommand.of(cluster, this));
     }
 
     /**
@@ -527,74 +339,19 @@ public final class KafkaNode {
      * @param timeout how long to wait
      */
     synchronized void awaitReady(Set<Integer> expectedIds, Duration timeout) {
-        Process p = process;
-        if (p == null) {
-            throw new IllegalStateException("node " + id + " is not running");
-        }
-        long deadline = System.nanoTime() + timeout.toNanos();
-        Exception last = null;
-        try (Admin probe = probeAdmin(bootstrapAddress(), id)) {
-            while (true) {
-                if (!p.isAlive()) {
-                    process = null;
-                    lastExitCode = p.exitValue();
-                    throw new IllegalStateException("node " + id + " exited with code " + lastExitCode
-                            + " during start-up (" + logFile() + "); first errors:\n" + firstErrors(logSinceStart(), 12)
-                            + "\nlog tail:\n" + tail(logSinceStart(), 40)
-                            + "\nconsole tail:\n" + tail(read(consoleFile(), consoleOffsetAtStart), 20));
-                }
-                Set<Integer> seen;
-                try {
-                    seen = seesBrokers(probe, expectedIds);
-                } catch (RuntimeException e) {
-                    seen = null;
-                    last = e;
-                }
-                if (seen != null) {
-                    return;
-                }
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("node " + id + " not ready within " + timeout.toSeconds()
-                            + " s (expected" + " brokers " + expectedIds + ", last error " + last + "); log tail:\n"
-                            + tail(logSinceStart(), 40));
-                }
-                p.waitFor(100, TimeUnit.MILLISECONDS); // pause between probes; returns at once if the JVM dies
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for node " + id, e);
-        }
+        process.awaitReady(expectedIds, timeout);
     }
 
-    // ---- internals ----
-
-    private synchronized void closeJmx() {
-        if (jmxConnector != null) {
-            try {
-                jmxConnector.close();
-            } catch (IOException e) {
-                LOG.debug("closing JMX connection to node {}: {}", id, e.toString());
-            }
-            jmxConnector = null;
-        }
-    }
-
-    /**
-     * The first lines of a log that say why a JVM died: ERROR and FATAL lines and the exception lines under them.
-     *
-     * @param text the log
-     * @param lines at most this many lines
-     * @return those lines, or "(none)"
-     */
+    /** @see NodeLogs#firstErrors */
     static String firstErrors(String text, int lines) {
-        List<String> errors = text.lines()
-                .filter(l -> l.contains("] ERROR ")
-                        || l.contains("] FATAL ")
-                        || l.startsWith("Caused by:")
-                        || l.matches("^[a-z][\\w.$]*(Exception|Error)(: .*)?$"))
-                .limit(lines)
-                .collect(Collectors.toList());
-        return errors.isEmpty() ? "(none)" : String.join("\n", errors);
+        return NodeLogs.firstErrors(text, lines);
+    }
+
+    private String address(int listenerPort, String listener) {
+        if (listenerPort < 0) {
+            throw new IllegalStateException("cluster " + cluster.spec().name() + " has no " + listener + " listener");
+        }
+        return "127.0.0.1:" + listenerPort;
     }
 
     @Override

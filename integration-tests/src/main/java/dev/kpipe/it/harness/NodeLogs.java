@@ -57,4 +57,22 @@ final class NodeLogs {
         List<String> all = text.lines().collect(Collectors.toList());
         return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
     }
+
+    /**
+     * The first lines of a log that say why a JVM died: ERROR and FATAL lines and the exception lines under them.
+     *
+     * @param text the log
+     * @param lines at most this many lines
+     * @return those lines, or "(none)"
+     */
+    static String firstErrors(String text, int lines) {
+        List<String> errors = text.lines()
+                .filter(l -> l.contains("] ERROR ")
+                        || l.contains("] FATAL ")
+                        || l.startsWith("Caused by:")
+                        || l.matches("^[a-z][\\w.$]*(Exception|Error)(: .*)?$"))
+                .limit(lines)
+                .collect(Collectors.toList());
+        return errors.isEmpty() ? "(none)" : String.join("\n", errors);
+    }
 }

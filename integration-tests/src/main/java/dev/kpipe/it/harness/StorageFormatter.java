@@ -42,7 +42,7 @@ final class StorageFormatter {
      * @return false if not possible here (nothing done)
      * @throws IllegalStateException if the tool fails; its output is in the message and in {@code format.log}
      */
-    static synchronized boolean formatInProcess(KafkaNode node, String kafkaVersion) {
+    static synchronized boolean formatInProcess(NodeStorage node, String kafkaVersion) {
         if (!canFormatInProcess(kafkaVersion)) {
             return false;
         }

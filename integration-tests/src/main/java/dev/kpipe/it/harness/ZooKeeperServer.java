@@ -112,7 +112,7 @@ final class ZooKeeperServer {
      * @param timeout how long it may take to exit
      */
     void stop(Duration timeout) {
-        KafkaNode.terminate(process, timeout);
+        NodeProcess.terminate(process, timeout);
     }
 
     private String log() {
