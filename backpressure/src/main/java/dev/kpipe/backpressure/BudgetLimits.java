@@ -81,4 +81,27 @@ record BudgetLimits(long capacity, long lowWatermark) {
         boolean saturated = ((word & SATURATED) != 0 && u > lowWatermark) || u >= capacity;
         return saturated ? word | SATURATED : word & ~SATURATED;
     }
+
+    /**
+     * The budget's invariants ({@link ByteBudget#invariantViolation()}): {@code QUEUED} is set exactly while someone
+     * waits, the head of the queue does not fit now (else a wake-up was lost), and the word is saturated only above
+     * the low watermark.
+     *
+     * @param word the state word
+     * @param headBytes the bytes the head waiter is queued for, or -1 if nobody waits
+     * @param waiting how many wait
+     * @return a description of the first violation, or {@code null} if they hold
+     */
+    String violation(long word, long headBytes, int waiting) {
+        if (((word & QUEUED) != 0) == (headBytes < 0)) {
+            return "queued bit " + ((word & QUEUED) != 0) + " with " + waiting + " waiting";
+        }
+        if (headBytes >= 0 && admits(word, headBytes)) {
+            return "the head waits for " + headBytes + " bytes that fit now: used=" + usedOf(word);
+        }
+        if ((word & SATURATED) != 0 && usedOf(word) <= lowWatermark) {
+            return "saturated at used=" + usedOf(word) + " <= low watermark " + lowWatermark;
+        }
+        return null;
+    }
 }

@@ -1,7 +1,6 @@
 package dev.kpipe.backpressure;
 
 import static dev.kpipe.backpressure.BudgetLimits.QUEUED;
-import static dev.kpipe.backpressure.BudgetLimits.SATURATED;
 import static dev.kpipe.backpressure.BudgetLimits.usedOf;
 
 import java.lang.invoke.MethodHandles;
@@ -46,15 +45,11 @@ public final class ByteBudget {
     }
 
     private static final VarHandle STATE;
-    private static final VarHandle PEAK;
-    private static final VarHandle OVERSIZE;
 
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             STATE = l.findVarHandle(ByteBudget.class, "state", long.class);
-            PEAK = l.findVarHandle(ByteBudget.class, "peak", long.class);
-            OVERSIZE = l.findVarHandle(ByteBudget.class, "oversizeAdmitted", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -68,10 +63,8 @@ public final class ByteBudget {
      * empty.
      */
     private volatile long state;
-    /** The most bytes ever in use; raised by a CAS max loop. */
-    private volatile long peak;
-    /** Incremented atomically ({@link #OVERSIZE}), from any thread. */
-    private volatile long oversizeAdmitted;
+    /** The peak and the oversize requests. */
+    private final BudgetStats stats = new BudgetStats();
     /** The FIFO of waiters and the wait statistics; guarded by the monitor. */
     private final BudgetWaiters waiters;
     /** {@link #takeIfAdmits}, made once: admitting waiters allocates only the array of those admitted. */
@@ -187,7 +180,7 @@ public final class ByteBudget {
             long charge = Math.max(0, bytes);
             if (STATE.compareAndSet(this, s, l.taken(s, charge))) {
                 if (bytes >= l.capacity() && usedOf(s) == 0) {
-                    OVERSIZE.getAndAdd(this, 1L);
+                    stats.oversizeAdmitted();
                 }
                 took(usedOf(s) + charge, l);
                 return true;
@@ -205,7 +198,7 @@ public final class ByteBudget {
     public void settle(long reserved, long actual) {
         BudgetLimits l = limits;
         if (actual >= l.capacity()) {
-            OVERSIZE.getAndAdd(this, 1L);
+            stats.oversizeAdmitted();
         }
         long delta = actual - reserved;
         if (delta < 0) {
@@ -296,7 +289,7 @@ public final class ByteBudget {
                 return false;
             }
             if (STATE.compareAndSet(this, s, l.taken(s, want))) {
-                raisePeak(usedOf(s) + want);
+                stats.raisePeak(usedOf(s) + want);
                 return true;
             }
         }
@@ -322,16 +315,9 @@ public final class ByteBudget {
 
     /** After a CAS that took bytes under limits {@code l}: the peak, and a reconcile if the limits changed meanwhile. */
     private void took(long used, BudgetLimits l) {
-        raisePeak(used);
+        stats.raisePeak(used);
         if (limits != l) {
             reconcile();
-        }
-    }
-
-    private void raisePeak(long used) {
-        long p;
-        while (used > (p = peak) && !PEAK.compareAndSet(this, p, used)) {
-            // another thread raised it: compare again
         }
     }
 
@@ -380,19 +366,7 @@ public final class ByteBudget {
      * @return a description of the first violation, or {@code null} if they hold
      */
     public synchronized String invariantViolation() {
-        long s = state;
-        BudgetLimits l = limits;
-        long head = waiters.headBytes();
-        if (((s & QUEUED) != 0) == (head < 0)) {
-            return "queued bit " + ((s & QUEUED) != 0) + " with " + waiters.size + " waiting";
-        }
-        if (head >= 0 && l.admits(s, head)) {
-            return "the head waits for " + head + " bytes that fit now: used=" + usedOf(s);
-        }
-        if ((s & SATURATED) != 0 && usedOf(s) <= l.lowWatermark()) {
-            return "saturated at used=" + usedOf(s) + " <= low watermark " + l.lowWatermark();
-        }
-        return null;
+        return limits.violation(state, waiters.headBytes(), waiters.size);
     }
 
     /** @return bytes reserved or admitted now; takes no lock */
@@ -402,7 +376,7 @@ public final class ByteBudget {
 
     /** @return the most bytes ever reserved or admitted at once; takes no lock */
     public long peak() {
-        return peak;
+        return stats.peak();
     }
 
     /** @return connections waiting now; takes no lock (a volatile read) */
@@ -422,6 +396,6 @@ public final class ByteBudget {
 
     /** @return requests read that were at least as large as the whole budget (each admitted alone); takes no lock */
     public long oversizeAdmitted() {
-        return oversizeAdmitted;
+        return stats.oversize();
     }
 }
