@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * byte-budget reservation or wait, storage-side saturation). A connection Kafka owns (classic) has no such object.
  *
  * <p>Owned by the connection's network thread, except {@link #awaitingDispatch}, which a handler
- * thread clears. The connection dump ({@link ConnectionSnapshot}, a JMX thread) reads {@link #state}, {@link #context}
+ * thread may clear (by compare-and-set, as the network thread does). The connection dump ({@link ConnectionSnapshot}, a JMX thread) reads {@link #state}, {@link #context}
  * and the {@code published*} fields, which are volatile or written with opaque stores (no fence, no allocation; see
  * {@link #publish()}), and a few plain boolean, int and reference fields, which the JLS (17.7) makes atomic: a moment
  * stale at worst, never torn.
@@ -65,8 +65,8 @@ final class ConnectionPipeline implements Reservation.Holder {
     boolean sendOutstanding;
     /**
      * The request in the dispatch phase, or {@code null}: set by the network thread when it reads the request, cleared
-     * once by {@link #endDispatch} (a handler thread's dispatch signal, or the network thread when the response of a
-     * deferred append is written first).
+     * once by {@link #endDispatch} (a handler thread's dispatch signal; or the network thread when it dequeues the
+     * request's response first, or, for a deferred append, when that response is written).
      */
     volatile Object awaitingDispatch;
     /**
@@ -194,8 +194,8 @@ final class ConnectionPipeline implements Reservation.Holder {
 
     /**
      * Ends {@code request}'s dispatch phase if it is still the one in it: compare-and-set, so that of a handler's
-     * dispatch signal and the network thread's written-response fallback exactly one wins, and neither clears a later
-     * request's phase. Thread: any.
+     * dispatch signal and the network thread's dequeue of the response (or written-response fallback) exactly one
+     * wins, and neither clears a later request's phase. Thread: any.
      *
      * @param request the broker's request handle
      * @return true if this call ended it

@@ -2,6 +2,7 @@ package dev.kpipe.plugin.pipeline;
 
 import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.CALLBACK;
 import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.COMPLETE;
+import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.RETURN;
 import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.VERIFIED;
 import static dev.kpipe.plugin.pipeline.Scenario.Kind.FETCH;
 import static dev.kpipe.plugin.pipeline.Scenario.Kind.METADATA;
@@ -82,6 +83,26 @@ class PipelineTransactionsTest {
         run.assertReceivedInOrder(0);
         assertEquals(1, run.stats().drains(), "the transactional produce drained the pipeline");
         assertEquals(0, run.stats().deferredDispatches());
+        run.finish();
+    }
+
+    /**
+     * The callback appends and answers before {@code KafkaApis.handle} returned: the response, dequeued on the network
+     * thread, ends the dispatch phase, so the next request is read before the handler's signal.
+     */
+    @Test
+    void aVerifiedProduceAnsweredBeforeHandleReturnsLetsTheNextRequestBeRead() {
+        Run run = new Run(Scenario.single(
+                        c(Req.of(PRODUCE_TXN_VERIFIED), Req.of(PRODUCE_ACKS_1).later()))
+                .withTransactions());
+        run.except(RETURN, COMPLETE);
+        assertFalse(run.request(0, 0).returned, "handle has not returned");
+        assertTrue(run.request(0, 0).appended, "the callback appended");
+        assertTrue(run.request(0, 1).read, "the next request was read on the response");
+        assertTrue(run.request(0, 1).handled, "and dispatched after the append");
+        assertEquals(0, run.stats().deferredDispatches(), "its handle had not returned: nothing was deferred");
+        run.settle();
+        run.assertReceivedInOrder(0);
         run.finish();
     }
 
