@@ -131,6 +131,8 @@ final class FakeBroker {
         boolean verifying;
         /** Its local work (for a produce, the append) happened: in handle, or in its post-verification callback. */
         boolean appended;
+        /** Its response (not a throttle event) was taken from the broker's queue (DEQUEUE, or kpipe's pollResponse). */
+        boolean responseDequeued;
 
         Request(Conn conn, int index, Scenario.Req spec, Parsed parsed) {
             this.conn = conn;
@@ -403,7 +405,11 @@ final class FakeBroker {
 
         @Override
         public Object pollResponse() {
-            return responseQueue.poll();
+            Response r = responseQueue.poll();
+            if (r != null && !r.kind.isControl()) {
+                r.request.responseDequeued = true;
+            }
+            return r;
         }
 
         @Override
@@ -1186,9 +1192,9 @@ final class FakeBroker {
             // Stock Kafka too reads the next request once a classic request's response is written, while
             // its handler may not have returned yet (a held request forwarded on downgrade is classic).
             boolean stockClassic = (earlier.admission == Admission.CLASSIC || earlier.forwarded) && earlier.settled;
-            // kpipe ends a dispatch phase when the response reaches the network thread before handle returns: the
-            // broker answers only after the request's work (a produce's append) is done.
-            boolean answered = earlier.responded && earlier.appended;
+            // kpipe ends a dispatch phase when it dequeues the response before handle returns: the broker answers
+            // only after the request's work (a produce's append) is done.
+            boolean answered = earlier.responseDequeued && earlier.appended;
             if (!stockClassic && !answered) {
                 fail("two requests of connection " + r.conn.index + " in the dispatch phase: " + earlier + " ("
                         + earlier.state() + ") and " + r);
@@ -1226,6 +1232,9 @@ final class FakeBroker {
                 Response in = p.responseQueue.poll();
                 if (in != null) {
                     p.effect = true;
+                    if (!in.kind.isControl()) {
+                        in.request.responseDequeued = true;
+                    }
                 }
                 dequeueing = true;
                 Object out;
