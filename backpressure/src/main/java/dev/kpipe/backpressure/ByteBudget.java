@@ -58,9 +58,8 @@ public final class ByteBudget {
     /** Replaced as one by {@link #capacity(long, long)}, under the monitor. */
     private volatile BudgetLimits limits;
     /**
-     * The word ({@link BudgetLimits}): bytes in use, QUEUED, SATURATED; changed only by CAS. {@code QUEUED} is set and
-     * cleared only under the monitor; outside its critical sections it is set exactly while {@link #waiters} is not
-     * empty.
+     * The word ({@link BudgetLimits}): bytes in use, QUEUED, SATURATED; changed only by CAS. {@code QUEUED} changes only
+     * under the monitor; outside its critical sections it is set exactly while {@link #waiters} is not empty.
      */
     private volatile long state;
     /** The peak and the oversize requests. */
