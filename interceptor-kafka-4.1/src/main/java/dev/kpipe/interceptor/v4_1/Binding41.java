@@ -40,15 +40,7 @@ public final class Binding41 extends KafkaBinding {
 
     @Override
     protected HookPoint transactionVerification() {
-        return HookPoint.method(
-                "org.apache.kafka.server.transaction.AddPartitionsToTxnManager",
-                "addOrVerifyTransaction",
-                String.class.getName(),
-                "long",
-                "short",
-                "java.util.Collection",
-                "org.apache.kafka.server.transaction.AddPartitionsToTxnManager$AppendCallback",
-                "org.apache.kafka.server.transaction.AddPartitionsToTxnManager$TransactionSupportedOperation");
+        return ADD_OR_VERIFY_TRANSACTION_4_1;
     }
 
     @Override

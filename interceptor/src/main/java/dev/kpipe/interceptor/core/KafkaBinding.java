@@ -84,6 +84,20 @@ public abstract class KafkaBinding implements Interceptor.Binding {
     protected abstract List<HookPoint> versionHookPoints();
 
     /**
+     * {@code org.apache.kafka.server.transaction.AddPartitionsToTxnManager.addOrVerifyTransaction} with its parameter
+     * types, as in 4.1 and later (the manager moved to Java and to the {@code server} module in 4.1).
+     */
+    protected static final HookPoint ADD_OR_VERIFY_TRANSACTION_4_1 = HookPoint.method(
+            "org.apache.kafka.server.transaction.AddPartitionsToTxnManager",
+            "addOrVerifyTransaction",
+            String.class.getName(),
+            "long",
+            "short",
+            "java.util.Collection",
+            "org.apache.kafka.server.transaction.AddPartitionsToTxnManager$AppendCallback",
+            "org.apache.kafka.server.transaction.AddPartitionsToTxnManager$TransactionSupportedOperation");
+
+    /**
      * @return the line's transaction verification entry point: {@code kafka.server.AddPartitionsToTxnManager}'s
      *     {@code verifyTransaction} (3.8–3.9) or {@code addOrVerifyTransaction} (4.0), or
      *     {@code org.apache.kafka.server.transaction.AddPartitionsToTxnManager.addOrVerifyTransaction} (4.1+), with
