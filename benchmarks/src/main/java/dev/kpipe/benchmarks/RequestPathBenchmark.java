@@ -160,21 +160,8 @@ public class RequestPathBenchmark {
                 Ticker.SYSTEM,
                 WakeupTimer.daemon());
         processor = new BenchProcessor();
-        ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
-        topics.add(new ProduceRequestData.TopicProduceData()
-                .setName("bench")
-                .setPartitionData(java.util.List.of(new ProduceRequestData.PartitionProduceData()
-                        .setIndex(0)
-                        .setRecords(MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(new byte[1024]))))));
         short version = 12;
-        body = new ProduceRequest.Builder(
-                        version,
-                        version,
-                        new ProduceRequestData()
-                                .setAcks((short) -1)
-                                .setTimeoutMs(30_000)
-                                .setTopicData(topics))
-                .build(version);
+        body = produceRequest(version);
         RequestHeader header = new RequestHeader(ApiKeys.PRODUCE, version, "bench", 1);
         context = new RequestContext(
                 header,
@@ -222,5 +209,26 @@ public class RequestPathBenchmark {
         coordinator.onTryUnmute(processor, CONNECTION);
         coordinator.onProcessorRound(processor);
         return out;
+    }
+
+    /**
+     * @param version the produce request version
+     * @return an acks=all produce request of one 1 KiB record to partition 0 of topic {@code bench}
+     */
+    static ProduceRequest produceRequest(short version) {
+        ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
+        topics.add(new ProduceRequestData.TopicProduceData()
+                .setName("bench")
+                .setPartitionData(java.util.List.of(new ProduceRequestData.PartitionProduceData()
+                        .setIndex(0)
+                        .setRecords(MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(new byte[1024]))))));
+        return new ProduceRequest.Builder(
+                        version,
+                        version,
+                        new ProduceRequestData()
+                                .setAcks((short) -1)
+                                .setTimeoutMs(30_000)
+                                .setTopicData(topics))
+                .build(version);
     }
 }

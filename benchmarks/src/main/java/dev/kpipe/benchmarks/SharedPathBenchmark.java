@@ -15,13 +15,9 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
-import org.apache.kafka.common.compress.Compression;
-import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.network.ClientInformation;
 import org.apache.kafka.common.network.ListenerName;
 import org.apache.kafka.common.protocol.ApiKeys;
-import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.RequestContext;
 import org.apache.kafka.common.requests.RequestHeader;
@@ -72,22 +68,7 @@ public class SharedPathBenchmark {
                     new PipelineStats(),
                     Ticker.SYSTEM,
                     WakeupTimer.daemon());
-            ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
-            topics.add(new ProduceRequestData.TopicProduceData()
-                    .setName("bench")
-                    .setPartitionData(java.util.List.of(new ProduceRequestData.PartitionProduceData()
-                            .setIndex(0)
-                            .setRecords(
-                                    MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(new byte[1024]))))));
-            short version = 12;
-            body = new ProduceRequest.Builder(
-                            version,
-                            version,
-                            new ProduceRequestData()
-                                    .setAcks((short) -1)
-                                    .setTimeoutMs(30_000)
-                                    .setTopicData(topics))
-                    .build(version);
+            body = RequestPathBenchmark.produceRequest((short) 12);
         }
     }
 
