@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kpipe.it.KpipeLog;
+import dev.kpipe.it.reliability.KpipeGauges;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -57,15 +58,6 @@ class ContainerFaultIT {
     private static final int PRODUCERS = 2;
     private static final int RATE = 400;
     private static final int ACKS_PER_PHASE = 4_000;
-    private static final List<String> LIVE_STATE = List.of(
-            "pipelined-connections",
-            "connections-tracked",
-            "inflight-requests",
-            "held-responses",
-            "held-requests",
-            "throttled-connections",
-            "inflight-bytes",
-            "budget-waiting-connections");
 
     @Test
     void acknowledgedRecordsSurvivePartitionAndFreezeOnStockAndKpipe() throws Exception {
@@ -270,7 +262,7 @@ class ContainerFaultIT {
         await(
                 () -> {
                     try {
-                        Map<String, Double> m = cluster.kpipeMetrics(id, LIVE_STATE);
+                        Map<String, Double> m = cluster.kpipeMetrics(id, KpipeGauges.LIVE_STATE);
                         last.set(m);
                         return m.values().stream().allMatch(v -> v == 0.0);
                     } catch (Exception e) {

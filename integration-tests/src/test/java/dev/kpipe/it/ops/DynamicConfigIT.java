@@ -39,11 +39,9 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
-import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.common.requests.ProduceRequest;
-import org.apache.kafka.common.requests.ProduceResponse;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.IntegerDeserializer;
@@ -236,16 +234,7 @@ class DynamicConfigIT {
                 conn.send(firstCorrelationId + i, produce("raw-" + firstCorrelationId + "-" + i));
             }
             for (int i = 0; i < count; i++) {
-                RawKafkaConnection.Received r = conn.receive(ApiKeys.PRODUCE, PRODUCE_VERSION);
-                assertEquals(firstCorrelationId + i, r.correlationId(), "response " + i + " in request order");
-                ((ProduceResponse) r.response())
-                        .data()
-                        .responses()
-                        .forEach(t -> t.partitionResponses()
-                                .forEach(p -> assertEquals(
-                                        Errors.NONE.code(),
-                                        p.errorCode(),
-                                        "produce error " + Errors.forCode(p.errorCode()))));
+                Wire.assertProduced(conn.receive(ApiKeys.PRODUCE, PRODUCE_VERSION), firstCorrelationId + i);
             }
         }
     }

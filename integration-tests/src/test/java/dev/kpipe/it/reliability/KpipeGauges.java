@@ -11,13 +11,13 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** kpipe's gauges of live per-connection state, read over JMX, and a wait until they are all 0. */
-final class KpipeGauges {
+public final class KpipeGauges {
     /**
      * Every gauge of state kpipe keeps for open connections: connections it owns (counted, and its connection table's
      * size), requests in flight, responses and requests it holds, throttled connections, budget bytes in use and
      * connections waiting for the budget.
      */
-    static final List<String> LIVE_STATE = List.of(
+    public static final List<String> LIVE_STATE = List.of(
             "pipelined-connections",
             "connections-tracked",
             "inflight-requests",
