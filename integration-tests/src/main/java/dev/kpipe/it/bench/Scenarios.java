@@ -89,12 +89,7 @@ final class Scenarios {
         // The benchmark cluster's config, the same on both sides: with Kafka's default replica.fetch.max.bytes (1 MiB
         // per partition per fetch) one delayed fetch carries one 1 MiB batch, so the follower, and every acks=all
         // produce, is capped at one batch per W whatever the leader pipelines (docs/benchmark.md, S1 large batches).
-        return slowFollower(w)
-                .nodeConfig(2, "replica.fetch.max.bytes", Integer.toString(fetchMax))
-                .nodeConfig(
-                        2,
-                        "replica.fetch.response.max.bytes",
-                        Integer.toString(Math.max(10 * 1024 * 1024, 2 * fetchMax)))
+        return followerFetchMax(slowFollower(w), fetchMax, Math.max(10 * 1024 * 1024, 2 * fetchMax))
                 .id("S1L")
                 .label("S1L W=" + w + "ms" + fetch)
                 .topic("bench-s1l")
@@ -113,9 +108,7 @@ final class Scenarios {
     static Scenario s3(int windowMs, BenchOptions o) {
         // Kafka's default replica.fetch.max.bytes (1 MiB per partition per fetch) would cap replication, and so every
         // acks=all produce, at 1 MiB per window: the follower takes what the producers send, so the budget decides.
-        return slowFollower(windowMs)
-                .nodeConfig(2, "replica.fetch.max.bytes", Integer.toString(64 * 1024 * 1024))
-                .nodeConfig(2, "replica.fetch.response.max.bytes", Integer.toString(128 * 1024 * 1024))
+        return followerFetchMax(slowFollower(windowMs), 64 * 1024 * 1024, 128 * 1024 * 1024)
                 .id("S3")
                 .label("S3 " + o.s3Producers() + " producers, budget " + o.s3BudgetBytes() / 1024 + " KiB, W="
                         + windowMs + "ms")
@@ -200,6 +193,17 @@ final class Scenarios {
      * The one-broker family (S2, S2F): 1 node, {@code partitions} partitions on it, the producers' partitioner
      * spreading the records; acks=1, not idempotent, 5 in flight, linger 5 ms.
      */
+    /**
+     * @param b a {@link #slowFollower} scenario
+     * @param perPartitionBytes the follower's {@code replica.fetch.max.bytes}
+     * @param perResponseBytes the follower's {@code replica.fetch.response.max.bytes}
+     * @return {@code b}, its follower (node 2) fetching up to these sizes
+     */
+    private static ScenarioBuilder followerFetchMax(ScenarioBuilder b, int perPartitionBytes, int perResponseBytes) {
+        return b.nodeConfig(2, "replica.fetch.max.bytes", Integer.toString(perPartitionBytes))
+                .nodeConfig(2, "replica.fetch.response.max.bytes", Integer.toString(perResponseBytes));
+    }
+
     private static ScenarioBuilder oneBroker(int partitions) {
         ScenarioBuilder b = Scenario.builder().nodes(1);
         for (int p = 0; p < partitions; p++) {
