@@ -124,40 +124,25 @@ public record TestCertificates(Path dir, Path keyStore, Path trustStore, String 
                 "EKU=serverAuth",
                 "-validity",
                 "2");
-        keytool(
-                dir,
-                password,
-                "-importcert",
-                "-noprompt",
-                "-alias",
-                "ca",
-                "-file",
-                caCert.toString(),
-                "-keystore",
-                keyStore.toString());
-        keytool(
-                dir,
-                password,
-                "-importcert",
-                "-noprompt",
-                "-alias",
-                "broker",
-                "-file",
-                brokerCert.toString(),
-                "-keystore",
-                keyStore.toString());
-        keytool(
-                dir,
-                password,
-                "-importcert",
-                "-noprompt",
-                "-alias",
-                "ca",
-                "-file",
-                caCert.toString(),
-                "-keystore",
-                trustStore.toString());
+        importCert(dir, password, "ca", caCert, keyStore);
+        importCert(dir, password, "broker", brokerCert, keyStore);
+        importCert(dir, password, "ca", caCert, trustStore);
         return new TestCertificates(dir, keyStore, trustStore, password);
+    }
+
+    /** Imports a certificate file into a PKCS12 store under an alias ({@code keytool -importcert -noprompt}). */
+    private static void importCert(Path dir, String password, String alias, Path cert, Path store) {
+        keytool(
+                dir,
+                password,
+                "-importcert",
+                "-noprompt",
+                "-alias",
+                alias,
+                "-file",
+                cert.toString(),
+                "-keystore",
+                store.toString());
     }
 
     private static void keytool(Path dir, String password, String... args) {
