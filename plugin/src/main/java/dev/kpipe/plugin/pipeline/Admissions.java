@@ -6,7 +6,6 @@ import dev.kpipe.plugin.classify.RequestClass;
 import dev.kpipe.plugin.classify.RequestClassifier;
 import dev.kpipe.spi.Admission;
 import dev.kpipe.spi.NetworkProcessor;
-import java.util.Map;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.RequestContext;
@@ -16,27 +15,26 @@ import org.slf4j.LoggerFactory;
 /**
  * What a request read, or a SASL re-authentication (KIP-368), does to its connection: classification (a throwable of
  * the policy makes the request exclusive, {@code classification-fallback-total}); the upgrade of a classic connection
- * by a pipelined request (deferred when the byte budget has no room for it); a pipelined request appended to its
- * connection's slots; an exclusive request or a re-authentication held for a drain (PIPELINED to
+ * by a pipelined request (deferred when the byte budget has no room for it); a pipelined request added to its
+ * connection's requests in flight; an exclusive request or a re-authentication held for a drain (PIPELINED to
  * DRAINING_EXCLUSIVE or DRAINING_REAUTHENTICATION), or handed to Kafka at once when nothing is outstanding.
  *
- * <p>Invariants: at most one request per connection is in the dispatch phase ({@code awaitingDispatch}); a request
- * is appended only to a PIPELINED connection; a held request or re-authentication is counted in
- * {@code held-requests} exactly while {@link ConnectionPipeline#held} refers to it. A read on a connection kpipe keeps
- * muted is a fault (counted) and an illegal move unless PIPELINED. Thread: the connection's network thread; nothing
+ * <p>Invariants: at most one request per connection is in the dispatch phase; a request is added only to a PIPELINED
+ * connection. Every read is a move of the connection's state ({@link ConnectionEvent#REQUEST_READ},
+ * {@link ConnectionEvent#EXCLUSIVE_HELD}): a read on a connection kpipe keeps muted is an illegal move, counted, and
+ * the connection closes once its earlier responses are written. Thread: the connection's network thread; nothing
  * thrown leaves ({@code plugin-fault-total}).
  */
 final class Admissions {
 
-    private static final Logger LOG = LoggerFactory.getLogger(PipelineCoordinator.class);
+    private static final Logger LOG = LoggerFactory.getLogger(Admissions.class);
     /** Faults that could repeat per request: WARN once each, then DEBUG (see {@link FaultLog}). */
-    private final FaultLog readWhileMuted = new FaultLog(LOG);
-
     private final FaultLog admitFailed = new FaultLog(LOG);
+
     private final FaultLog reauthenticationWhileMuted = new FaultLog(LOG);
 
     private final RequestClassifier classifier;
-    private final Map<String, ConnectionPipeline> connections;
+    private final ConnectionTable connections;
     private final PipelineStats stats;
     private final Ticker ticker;
     private final Reservations reservations;
@@ -46,7 +44,7 @@ final class Admissions {
 
     Admissions(
             RequestClassifier classifier,
-            Map<String, ConnectionPipeline> connections,
+            ConnectionTable connections,
             PipelineStats stats,
             Ticker ticker,
             Reservations reservations,
@@ -89,58 +87,19 @@ final class Admissions {
                 cls = RequestClass.EXCLUSIVE;
             }
         }
-        boolean upgrade = conn == null;
         try {
             if (conn == null) {
-                if (cls != RequestClass.PIPELINED) {
-                    return Admission.CLASSIC;
-                }
-                if (!reservations.tryAdmitRead(sizeInBytes)) {
-                    // No room in the budget for the request already read: it stays classic (Kafka's
-                    // own one-at-a-time bound applies). When its response is written, kpipe takes the
-                    // connection over, muted, and it waits for budget in line with the others.
-                    stats.upgradesDeferred.increment();
-                    ProcessorPipelines.of(processor).upgradesDeferred.put(id, sizeInBytes);
-                    return Admission.CLASSIC;
-                }
-                conn = new ConnectionPipeline(id, ProcessorPipelines.of(processor), stats, ticker.nanos());
-                conn.context = context;
-                connections.put(id, conn);
-                stats.pipelinedConnections.incrementAndGet();
-                stats.upgrades.increment();
-            } else if (conn.awaitingDispatch != null || conn.state() != ConnectionState.PIPELINED) {
-                // Cannot happen while the invariants hold: the connection stays muted until dispatch, and in every
-                // other state. Keep order safe: hold it like an exclusive request (an illegal move unless PIPELINED).
-                stats.pluginFaults.increment();
-                readWhileMuted.fault("kpipe: request read on {} while it should be muted: {}", id, conn);
-                return hold(conn, request);
-            } else if (cls == RequestClass.EXCLUSIVE) {
-                if (conn.slots.isEmpty() && !conn.throttle.throttled()) {
+                return upgrade(processor, request, context, cls, sizeInBytes);
+            }
+            if (cls == RequestClass.EXCLUSIVE) {
+                if (idle(conn)) {
                     // Nothing to drain: Kafka takes the connection back as it reads this request.
                     release.release(conn, ConnectionEvent.HAND_BACK);
-                    stats.downgrades.increment();
                     return Admission.CLASSIC;
                 }
-                stats.drains.increment();
-                return hold(conn, request);
+                return holdExclusive(conn, request);
             }
-            reservations.settle(conn.reservation, sizeInBytes, upgrade);
-            if (sizeInBytes > conn.largestRequest) {
-                conn.largestRequest = sizeInBytes;
-            }
-            if (conn.context == null) {
-                conn.context = context; // taken over after a deferred upgrade
-            }
-            conn.slots.addLast(conn.newSlot(request, sizeInBytes, ticker.nanos()));
-            conn.inflightBytes += sizeInBytes;
-            conn.publish();
-            conn.awaitingDispatch = request;
-            stats.waitStarted(WaitReason.AWAITING_DISPATCH);
-            conn.muted = true;
-            stats.inflightRequests.incrementAndGet();
-            stats.pipelinedRequests.increment();
-            stats.recordInflight(conn.slots.size());
-            return Admission.PIPELINED;
+            return read(conn, request, context, sizeInBytes, false);
         } catch (Throwable e) {
             stats.pluginFaults.increment();
             admitFailed.fault("kpipe: failed to admit a request on {}; it is handled as exclusive", id, e);
@@ -150,35 +109,91 @@ final class Admissions {
             }
             ConnectionState s = tracked.state();
             if ((s == ConnectionState.PIPELINED || s == ConnectionState.DRAINING_DISABLED)
-                    && tracked.slots.isEmpty()
-                    && !tracked.throttle.throttled()) {
+                    && tracked.inflight().isEmpty()
+                    && !tracked.throttled()) {
                 release.release(tracked, ConnectionEvent.HAND_BACK);
-                stats.downgrades.increment();
                 return Admission.CLASSIC;
             }
-            return hold(tracked, request);
+            return holdExclusive(tracked, request);
         }
     }
 
     /**
-     * Holds an exclusive request for a drain (PIPELINED to DRAINING_EXCLUSIVE). In any other state the move is illegal
-     * (counted; the connection closes once its earlier responses are written): a request held before is queued first,
-     * to keep arrival order, and this one is held until the close.
+     * A request read on a classic connection: a pipelined one upgrades it, unless the byte budget has no room for it
+     * (then it stays classic, and kpipe takes the connection over when its response is written: {@code
+     * Ownership.takeOver}).
      */
-    private Admission hold(ConnectionPipeline conn, Object request) {
-        conn.muted = true; // reading a request mutes Kafka's channel
-        if (conn.transition(ConnectionEvent.EXCLUSIVE_HELD)) {
-            conn.drainStartNanos = ticker.nanos();
-        } else {
-            conn.muteAndSchedule();
-            if (conn.held != null) {
-                conn.processor.processor.forward(conn.held);
-                stats.heldRequests.decrementAndGet();
-            }
+    private Admission upgrade(
+            NetworkProcessor processor, Object request, RequestContext context, RequestClass cls, int sizeInBytes) {
+        if (cls != RequestClass.PIPELINED) {
+            return Admission.CLASSIC;
         }
-        reservations.release(conn.reservation);
-        conn.held = request;
-        stats.heldRequests.incrementAndGet();
+        if (!reservations.tryAdmitRead(sizeInBytes)) {
+            // No room in the budget for the request already read: it stays classic (Kafka's own one-at-a-time bound
+            // applies). When its response is written, kpipe takes the connection over, muted, and it waits for
+            // budget in line with the others.
+            stats.upgradesDeferred.increment();
+            ProcessorPipelines.of(processor).upgradesDeferred.put(context.connectionId, sizeInBytes);
+            return Admission.CLASSIC;
+        }
+        ConnectionPipeline conn =
+                new ConnectionPipeline(context.connectionId, ProcessorPipelines.of(processor), stats, ticker, 0);
+        connections.add(conn);
+        return read(conn, request, context, sizeInBytes, true);
+    }
+
+    /**
+     * A pipelined request read on a connection kpipe owns: it joins the requests in flight and its dispatch phase
+     * starts. A read on a connection kpipe keeps muted is an illegal move (see {@link #holdUntilClose}).
+     *
+     * @param upgrade true if it upgraded the connection (its bytes were admitted by {@code tryAdmitRead})
+     */
+    private Admission read(
+            ConnectionPipeline conn, Object request, RequestContext context, int sizeInBytes, boolean upgrade) {
+        conn.mutedByRead();
+        if (!conn.transition(ConnectionEvent.REQUEST_READ)) {
+            return holdUntilClose(conn, request);
+        }
+        reservations.settle(conn.reservation(), sizeInBytes, upgrade);
+        conn.requestRead(request, context, sizeInBytes);
+        return Admission.PIPELINED;
+    }
+
+    /** @return true if nothing of the connection is outstanding: Kafka may take it back as it is */
+    private static boolean idle(ConnectionPipeline conn) {
+        return conn.state() == ConnectionState.PIPELINED
+                && conn.awaitingDispatch() == null
+                && conn.inflight().isEmpty()
+                && !conn.throttled();
+    }
+
+    /**
+     * Holds an exclusive request for a drain (PIPELINED to DRAINING_EXCLUSIVE). In any other state the move is illegal
+     * ({@link #holdUntilClose}).
+     */
+    private Admission holdExclusive(ConnectionPipeline conn, Object request) {
+        conn.mutedByRead();
+        if (!conn.transition(ConnectionEvent.EXCLUSIVE_HELD)) {
+            return holdUntilClose(conn, request);
+        }
+        reservations.release(conn.reservation());
+        conn.hold(request);
+        return Admission.HELD;
+    }
+
+    /**
+     * After an illegal read (counted by {@link ConnectionPipeline#transition}: the connection now closes once its
+     * earlier responses are written): a request held before is queued first, to keep arrival order, and this one is
+     * held until the close, when it is queued as stock Kafka would have queued it on reading it.
+     */
+    private Admission holdUntilClose(ConnectionPipeline conn, Object request) {
+        conn.muteAndSchedule();
+        Object earlier = conn.takeHeld();
+        if (earlier != null) {
+            conn.processor().processor.forward(earlier);
+        }
+        reservations.release(conn.reservation());
+        conn.hold(request);
         return Admission.HELD;
     }
 
@@ -194,16 +209,10 @@ final class Admissions {
             return false; // classic: Kafka re-authenticates now, as always
         }
         try {
-            ConnectionState from = conn.state();
-            if (from == ConnectionState.PIPELINED
-                    && conn.slots.isEmpty()
-                    && conn.awaitingDispatch == null
-                    && !conn.throttle.throttled()
-                    && quiet.over(conn)) {
+            if (idle(conn) && quiet.over(conn)) {
                 // Nothing outstanding, nothing written lately: Kafka takes the connection back and re-authenticates
                 // it now.
                 release.release(conn, ConnectionEvent.HAND_BACK);
-                stats.downgrades.increment();
                 return false;
             }
             if (!conn.transition(ConnectionEvent.REAUTHENTICATION_HELD)) {
@@ -218,21 +227,16 @@ final class Admissions {
                 conn.muteAndSchedule();
                 return true;
             }
-            if (from == ConnectionState.PIPELINED) {
-                conn.drainStartNanos = ticker.nanos();
-                stats.drains.increment();
-            } // else draining with nothing held (kpipe was disabled): the re-authentication waits for that drain
-            conn.held = reauthentication;
-            stats.heldRequests.incrementAndGet();
-            stats.reauthenticationDrains.increment();
-            reservations.release(conn.reservation);
+            // From DRAINING_DISABLED (nothing held): the re-authentication waits for that drain.
+            conn.hold(reauthentication);
+            reservations.release(conn.reservation());
             conn.muteAndSchedule();
             return true;
         } catch (Throwable e) {
             stats.pluginFaults.increment();
             LOG.warn("kpipe: failed to defer the re-authentication of {}", connectionId, e);
             // Once held, the drain begins it; else Kafka begins it now.
-            return conn.held == reauthentication;
+            return conn.held() == reauthentication;
         }
     }
 }

@@ -6,6 +6,11 @@ package dev.kpipe.plugin.pipeline;
  * {@link ConnectionPipeline#transition}.
  */
 enum ConnectionEvent {
+    /**
+     * A pipelined request was read on a pipelined connection ({@code onRequestReceived}); legal only while no earlier
+     * request is in the dispatch phase (kpipe keeps the connection muted until then).
+     */
+    REQUEST_READ,
     /** An exclusive request was read on a pipelined connection and is held ({@code onRequestReceived}). */
     EXCLUSIVE_HELD,
     /** A SASL re-authentication (KIP-368) was reported and is held ({@code onReauthentication}). */

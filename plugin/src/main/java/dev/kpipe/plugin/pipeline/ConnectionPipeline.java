@@ -1,137 +1,152 @@
 package dev.kpipe.plugin.pipeline;
 
+import dev.kpipe.backpressure.ByteBudget;
 import dev.kpipe.backpressure.InflightLimits;
 import dev.kpipe.backpressure.Reservation;
-import dev.kpipe.quotas.MuteReason;
-import dev.kpipe.quotas.MuteReasons;
+import dev.kpipe.backpressure.Ticker;
 import dev.kpipe.quotas.ThrottleWindows;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.ArrayDeque;
 import org.apache.kafka.common.requests.RequestContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One connection that kpipe owns: its {@link ConnectionState} (changed by {@link #transition} only), its requests in
- * flight, and the sub-conditions that hold beside the state (a request in the dispatch phase, throttle windows, the
- * byte-budget reservation or wait, storage-side saturation). A connection Kafka owns (classic) has no such object.
+ * One connection that kpipe owns, and the only writer of its state, as Kafka's {@code KafkaChannel} owns its mute
+ * state: its {@link ConnectionState} (changed by {@link #transition} only), its requests in flight
+ * ({@link InflightRequests}), whether kpipe keeps Kafka's channel muted ({@link #mute()} and {@link #unmute()} change
+ * that flag and the selector's interest together), and the sub-conditions that hold beside the state: a request in
+ * the dispatch phase, throttle windows, the byte-budget reservation or wait, storage-side saturation. Counts that the
+ * broker-wide gauges mirror move with the connection's own ({@code held-requests} with {@link #hold}, the drain and
+ * downgrade counters with {@link #transition}). A connection Kafka owns (classic) has no such object.
  *
- * <p>Owned by the connection's network thread, except {@link #awaitingDispatch}, which a handler
- * thread may clear (by compare-and-set, as the network thread does). The connection dump ({@link ConnectionSnapshot}, a JMX thread) reads {@link #state}, {@link #context}
- * and the {@code published*} fields, which are volatile or written with opaque stores (no fence, no allocation; see
- * {@link #publish()}), and a few plain boolean, int and reference fields, which the JLS (17.7) makes atomic: a moment
- * stale at worst, never torn.
+ * <p>Thread: the connection's network thread, except {@link #endDispatch} and {@link #deferAppend}, which a handler
+ * thread may call (compare-and-set on volatile fields), and the getters the connection dump ({@link ConnectionSnapshot},
+ * a JMX thread) reads: {@link #state()}, {@link #context()} and the dispatch phase are volatile, the counts are
+ * published by {@link InflightRequests}, and the few plain boolean and int fields it reads are atomic to read (JLS
+ * 17.7): a moment stale at worst, never torn.
  */
-final class ConnectionPipeline implements Reservation.Holder {
+final class ConnectionPipeline extends Signals.Node implements Reservation.Holder {
 
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionPipeline.class);
     /** Illegal moves: WARN once, then DEBUG (see {@link FaultLog}). */
     private static final FaultLog ILLEGAL_MOVE = new FaultLog(LOG);
 
-    final String id;
-    final ProcessorPipelines processor;
-    /** Where the counts of illegal moves go ({@code plugin-fault-total}, {@code held-requests}). */
+    private final String id;
+    private final ProcessorPipelines processor;
     private final PipelineStats stats;
-    /**
-     * The connection's state; changed by {@link #transition} only. Volatile for the connection dump; written on the
-     * network thread.
-     */
+    private final Ticker ticker;
+    /** When kpipe took the connection over (the coordinator's clock, ns). */
+    private final long upgradedNanos;
+    /** The requests read and not yet answered, in arrival order. */
+    private final InflightRequests inflight;
+    /** Open throttle windows (KIP-219). */
+    private final ThrottleWindows throttle = new ThrottleWindows();
+    /** The reservation of the byte budget for the next read, granted or awaited. */
+    private final Reservation reservation;
+
+    /** Changed by {@link #transition} only; volatile for the connection dump. */
     private volatile ConnectionState state = ConnectionState.PIPELINED;
     /**
-     * The context of the request that upgraded the connection (listener, principal, client id and software), or of the
-     * first request read after a deferred upgrade; {@code null} until then. Read by the connection dump only.
+     * The context of the first request read on the connection while kpipe owned it (listener, principal, client id
+     * and software), or {@code null} until then; for the connection dump.
      */
-    volatile RequestContext context;
-    /** When kpipe took the connection over (the coordinator's clock, ns). */
-    final long upgradedNanos;
-    /** Responses of this connection held for ordering now (its share of {@code held-responses}). */
-    int heldResponses;
-    /** {@link #slots}' size as of the last {@link #publish()}; opaque access. */
-    private int publishedInflight;
-    /** {@link #inflightBytes} as of the last {@link #publish()}; opaque access. */
-    private long publishedInflightBytes;
-    /** The oldest slot's {@link Slot#readNanos}, 0 for none, as of the last {@link #publish()}; opaque access. */
-    private long publishedOldestReadNanos;
-    /** {@link #heldResponses} as of the last {@link #publish()}; opaque access. */
-    private int publishedHeldResponses;
-    /** Requests read and not yet answered, in arrival order. */
-    final ArrayDeque<Slot> slots = new ArrayDeque<>();
-    /** Slots whose response was written, kept for the next requests (at most the connection's peak in flight). */
-    private final ArrayDeque<Slot> freeSlots = new ArrayDeque<>();
-    /** Sum of the slots' bytes. */
-    long inflightBytes;
-    /** The head slot's response was handed to the broker and has not completed. */
-    boolean sendOutstanding;
+    private volatile RequestContext context;
+    /** The request in the dispatch phase, or {@code null}: set on read, cleared once by {@link #endDispatch}. */
+    private volatile Object awaitingDispatch;
     /**
-     * The request in the dispatch phase, or {@code null}: set by the network thread when it reads the request, cleared
-     * once by {@link #endDispatch} (a handler thread's dispatch signal; or the network thread when it dequeues the
-     * request's response first, or, for a deferred append, when that response is written).
+     * The request in the dispatch phase whose order-defining step comes after {@code KafkaApis.handle} returned
+     * ({@link #deferAppend}); meaningful only while it is {@link #awaitingDispatch} (a stale reference is harmless).
      */
-    volatile Object awaitingDispatch;
+    private volatile Object awaitingAppend;
     /**
-     * The request in the dispatch phase whose {@code KafkaApis.handle} returned before its append (KIP-890
-     * verification: {@code onDispatchDeferred}); set by a handler thread, cleared by {@link #endDispatch}. Meaningful
-     * only while it is {@link #awaitingDispatch} (a stale reference is harmless).
+     * What the connection holds for its drain: the exclusive request ({@code DRAINING_EXCLUSIVE}, and
+     * {@code CLOSING_AFTER_DRAIN} if one was held when the close was decided), or the SASL re-authentication handle
+     * ({@code DRAINING_REAUTHENTICATION}); {@code null} otherwise. Counted in {@code held-requests} while set.
      */
-    volatile Object awaitingAppend;
-
-    final ThrottleWindows throttle = new ThrottleWindows();
-    /**
-     * What the connection holds for its drain: the exclusive request ({@link ConnectionState#DRAINING_EXCLUSIVE}, and
-     * {@link ConnectionState#CLOSING_AFTER_DRAIN} if one was held when the close was decided), or the SASL
-     * re-authentication, the broker's opaque handle ({@link ConnectionState#DRAINING_REAUTHENTICATION}); {@code null}
-     * in every other state (see {@link #invariantViolation()}).
-     */
-    Object held;
-    /** When the connection last finished writing a response (the coordinator's clock), or 0. */
-    long lastWrittenNanos;
-    /** A wake-up is scheduled for the end of the quiet period of the held re-authentication. */
-    boolean quietWakeupScheduled;
-
-    long drainStartNanos;
+    private Object held;
     /** What kpipe last made of the selector's mute state: reading a request mutes. */
-    boolean muted = true;
-    /**
-     * 1 while listed in its processor's {@link ProcessorPipelines#dispatched} ({@link Signals}), else 0; compare-and-set
-     * by any thread through {@code Signals}' VarHandle.
-     */
-    int signalled;
-    /** The next connection in {@link ProcessorPipelines#dispatched} ({@link Signals}); {@code null} when not listed. */
-    ConnectionPipeline signalNext;
-    /** Queued for evaluation in {@link ProcessorPipelines#pending}. */
-    boolean scheduled;
-    /**
-     * The reservation of the global budget for the next request read, granted or awaited; listed in
-     * {@link ProcessorPipelines#holders} while granted.
-     */
-    final Reservation reservation;
-    /** The largest request read so far, in bytes: the estimate reserved for the next one. */
-    int largestRequest;
-    /** Kept muted only because the storage side is saturated; re-evaluated every round. */
-    boolean pressureBlocked;
-    /**
-     * At a per-connection limit as of its last evaluation ({@link WaitReason#INFLIGHT_LIMIT}): a wait for the limit is
-     * counted when this becomes true.
-     */
-    boolean atLimit;
+    private boolean muted = true;
+    /** Listed in its processor's {@link ProcessorPipelines#pending} for evaluation. */
+    private boolean scheduled;
+    /** When the connection last finished writing a response (the coordinator's clock), or 0. */
+    private long lastWrittenNanos;
+    /** A wake-up is scheduled for the end of the quiet period of the held re-authentication. */
+    private boolean quietWakeupScheduled;
+    /** When the current drain started (the coordinator's clock). */
+    private long drainStartNanos;
+    /** The largest request read so far, bytes: the estimate reserved for the next one. */
+    private int largestRequest;
+    /** Kept muted only because the storage side is saturated; listed in {@link ProcessorPipelines#pressureBlocked}. */
+    private boolean pressureBlocked;
+    /** At a per-connection limit as of its last evaluation: a wait for the limit is counted when this becomes true. */
+    private boolean atLimit;
+
+    private static final VarHandle AWAITING_DISPATCH;
+    private static final VarHandle AWAITING_APPEND;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            AWAITING_DISPATCH = l.findVarHandle(ConnectionPipeline.class, "awaitingDispatch", Object.class);
+            AWAITING_APPEND = l.findVarHandle(ConnectionPipeline.class, "awaitingAppend", Object.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     /**
      * @param id Kafka's connection id
      * @param processor its processor's state
-     * @param stats where illegal moves are counted
-     * @param nowNanos when kpipe takes it over (the coordinator's clock)
+     * @param stats the broker-wide counts its own move with
+     * @param ticker the coordinator's clock
+     * @param largestRequest the size of the largest request seen on it so far, bytes (0 for none)
      */
-    ConnectionPipeline(String id, ProcessorPipelines processor, PipelineStats stats, long nowNanos) {
-        this.upgradedNanos = nowNanos;
+    ConnectionPipeline(
+            String id, ProcessorPipelines processor, PipelineStats stats, Ticker ticker, int largestRequest) {
         this.id = id;
         this.processor = processor;
         this.stats = stats;
+        this.ticker = ticker;
+        this.upgradedNanos = ticker.nanos();
+        this.largestRequest = largestRequest;
+        this.inflight = new InflightRequests(stats);
         this.reservation = new Reservation(this, processor.holders);
+    }
+
+    /** @return Kafka's connection id; thread: any */
+    String id() {
+        return id;
+    }
+
+    /** @return its processor's kpipe state; thread: any */
+    ProcessorPipelines processor() {
+        return processor;
     }
 
     /** @return the connection's state; thread: any (volatile) */
     ConnectionState state() {
         return state;
+    }
+
+    /** @return the context of the first request kpipe read on it, or {@code null}; thread: any (volatile) */
+    RequestContext context() {
+        return context;
+    }
+
+    /** @return when kpipe took it over (the coordinator's clock, ns); thread: any */
+    long upgradedNanos() {
+        return upgradedNanos;
+    }
+
+    /** @return its requests in flight */
+    InflightRequests inflight() {
+        return inflight;
+    }
+
+    /** @return its reservation of the byte budget */
+    Reservation reservation() {
+        return reservation;
     }
 
     /**
@@ -141,7 +156,8 @@ final class ConnectionPipeline implements Reservation.Holder {
      * <table>
      *   <caption>Legal moves</caption>
      *   <tr><th>from</th><th>event</th><th>to</th></tr>
-     *   <tr><td>PIPELINED</td><td>EXCLUSIVE_HELD</td><td>DRAINING_EXCLUSIVE</td></tr>
+     *   <tr><td>PIPELINED (no request in the dispatch phase)</td><td>REQUEST_READ</td><td>PIPELINED</td></tr>
+     *   <tr><td>PIPELINED (no request in the dispatch phase)</td><td>EXCLUSIVE_HELD</td><td>DRAINING_EXCLUSIVE</td></tr>
      *   <tr><td>PIPELINED, DRAINING_DISABLED</td><td>REAUTHENTICATION_HELD</td><td>DRAINING_REAUTHENTICATION</td></tr>
      *   <tr><td>PIPELINED</td><td>DISABLED</td><td>DRAINING_DISABLED</td></tr>
      *   <tr><td>PIPELINED, DRAINING_*, CLOSING_AFTER_DRAIN</td><td>REQUEST_REJECTED</td>
@@ -157,13 +173,22 @@ final class ConnectionPipeline implements Reservation.Holder {
      * the client reconnects), a terminal one stays where it is. Entering {@code CLOSING_AFTER_DRAIN} from
      * {@code DRAINING_REAUTHENTICATION} drops the held re-authentication (it could only begin after the close).
      *
+     * <p>The counts that go with a move: entering a draining state from PIPELINED starts a drain ({@code drain-total},
+     * its start time); handing a draining connection back ends it ({@code drain-time-ms-total}); every hand-back is a
+     * downgrade ({@code downgrade-total}); a held re-authentication counts in {@code reauthentication-drain-total};
+     * entering a state with a wait reason starts a wait ({@code wait-<reason>-total}).
+     *
      * @param event what happened
      * @return true if the move was legal; false if it was illegal (counted; the caller mutes the connection and
-     *     schedules its evaluation, see {@code PipelineCoordinator})
+     *     schedules its evaluation)
      */
     boolean transition(ConnectionEvent event) {
         ConnectionState from = state;
         ConnectionState to = from.next(event);
+        if (awaitingDispatch != null
+                && (event == ConnectionEvent.REQUEST_READ || event == ConnectionEvent.EXCLUSIVE_HELD)) {
+            to = null; // a read while the previous request is in the dispatch phase: the connection was muted
+        }
         boolean legal = to != null;
         if (!legal) {
             stats.pluginFaults.increment();
@@ -171,25 +196,97 @@ final class ConnectionPipeline implements Reservation.Holder {
             to = from.owned() ? ConnectionState.CLOSING_AFTER_DRAIN : from;
         }
         if (from == ConnectionState.DRAINING_REAUTHENTICATION && to == ConnectionState.CLOSING_AFTER_DRAIN) {
-            held = null;
-            stats.heldRequests.decrementAndGet();
+            takeHeld();
         }
         state = to;
+        if (to == from) {
+            return legal;
+        }
+        if (to.draining() && from == ConnectionState.PIPELINED) {
+            drainStartNanos = ticker.nanos();
+            stats.drains.increment();
+        }
+        if (to == ConnectionState.HANDED_BACK) {
+            if (from.draining()) {
+                stats.drainTimeNanos.add(ticker.nanos() - drainStartNanos);
+            }
+            stats.downgrades.increment();
+        }
+        if (to == ConnectionState.DRAINING_REAUTHENTICATION) {
+            stats.reauthenticationDrains.increment();
+        }
         WaitReason waits = to.waitReason();
-        if (waits != null && to != from) {
+        if (waits != null) {
             stats.waitStarted(waits);
         }
         return legal;
     }
 
-    /** @return true if {@link ConnectionInvariants#violation} finds nothing; network thread (or a test) */
+    /** @return true if {@link #invariantViolation} finds nothing; network thread (or a test) */
     boolean invariantsHold() {
         return invariantViolation() == null;
     }
 
-    /** @return {@link ConnectionInvariants#violation}: the first violated invariant, or {@code null}; network thread */
+    /**
+     * The invariants of one connection's bookkeeping, checked by the fake broker after every step: {@code held} is set
+     * exactly in {@code DRAINING_EXCLUSIVE} and {@code DRAINING_REAUTHENTICATION} and may be set in
+     * {@code CLOSING_AFTER_DRAIN}; the requests in flight keep theirs ({@link InflightRequests#invariantViolation});
+     * the reservation keeps its own; a terminal connection holds nothing (no request, no held request, no reservation,
+     * no wait). Network thread.
+     *
+     * @return a description of the first violation, or {@code null} if every invariant holds
+     */
     String invariantViolation() {
-        return ConnectionInvariants.violation(this);
+        ConnectionState s = state;
+        boolean heldAllowed = s == ConnectionState.CLOSING_AFTER_DRAIN;
+        boolean heldRequired =
+                s == ConnectionState.DRAINING_EXCLUSIVE || s == ConnectionState.DRAINING_REAUTHENTICATION;
+        if (heldRequired ? held == null : held != null && !heldAllowed) {
+            return s + " with held=" + held;
+        }
+        String v = inflight.invariantViolation();
+        if (v == null) {
+            v = reservation.invariantViolation();
+        }
+        if (v == null
+                && !s.owned()
+                && (!inflight.isEmpty() || held != null || reservation.reserved() != 0 || reservation.waiting())) {
+            v = s + " but still holds state";
+        }
+        return v;
+    }
+
+    // ---------------------------------------------------------------- reading and the dispatch phase
+
+    /**
+     * A pipelined request was read (after {@link ConnectionEvent#REQUEST_READ} was legal): it is in flight and in the
+     * dispatch phase, and Kafka's read muted the channel. Network thread.
+     *
+     * @param request the broker's request handle
+     * @param ctx its context (kept for the dump if none is yet)
+     * @param size its size, bytes, already charged on the budget (the permit its slot holds)
+     */
+    void requestRead(Object request, RequestContext ctx, int size) {
+        if (size > largestRequest) {
+            largestRequest = size;
+        }
+        if (context == null) {
+            context = ctx;
+        }
+        inflight.add(request, size, ticker.nanos());
+        awaitingDispatch = request;
+        stats.waitStarted(WaitReason.AWAITING_DISPATCH);
+        muted = true;
+    }
+
+    /** @return the request in the dispatch phase, or {@code null}; thread: any (volatile) */
+    Object awaitingDispatch() {
+        return awaitingDispatch;
+    }
+
+    /** @return the request whose dispatch waits for an order-defining step after handle, or stale; thread: any */
+    Object awaitingAppend() {
+        return awaitingAppend;
     }
 
     /**
@@ -208,80 +305,240 @@ final class ConnectionPipeline implements Reservation.Holder {
         return true;
     }
 
-    private static final VarHandle AWAITING_DISPATCH;
-    private static final VarHandle AWAITING_APPEND;
-    private static final VarHandle INFLIGHT;
-    private static final VarHandle INFLIGHT_BYTES;
-    private static final VarHandle OLDEST_READ_NANOS;
-    private static final VarHandle HELD_RESPONSES;
+    /**
+     * The request's response reached the network thread before any dispatch signal: ends its dispatch phase unless
+     * its order-defining step is deferred past handle (then only that step's signal, or its written response, ends
+     * it). Network thread.
+     *
+     * @param request the request the response answers
+     * @return true if this call ended the dispatch phase
+     */
+    boolean endDispatchByResponse(Object request) {
+        return awaitingDispatch == request && awaitingAppend != request && endDispatch(request);
+    }
 
-    static {
-        try {
-            MethodHandles.Lookup l = MethodHandles.lookup();
-            AWAITING_DISPATCH = l.findVarHandle(ConnectionPipeline.class, "awaitingDispatch", Object.class);
-            AWAITING_APPEND = l.findVarHandle(ConnectionPipeline.class, "awaitingAppend", Object.class);
-            INFLIGHT = l.findVarHandle(ConnectionPipeline.class, "publishedInflight", int.class);
-            INFLIGHT_BYTES = l.findVarHandle(ConnectionPipeline.class, "publishedInflightBytes", long.class);
-            OLDEST_READ_NANOS = l.findVarHandle(ConnectionPipeline.class, "publishedOldestReadNanos", long.class);
-            HELD_RESPONSES = l.findVarHandle(ConnectionPipeline.class, "publishedHeldResponses", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
+    /**
+     * {@code KafkaApis.handle} returned for {@code request} before its order-defining step (a KIP-890 verification):
+     * its dispatch phase lasts until that step is signalled. Thread: a handler thread.
+     *
+     * @param request the broker's request handle
+     * @return true if it is the request in the dispatch phase (now deferred); false if not (nothing changed)
+     */
+    boolean deferAppend(Object request) {
+        if (awaitingDispatch != request) {
+            return false;
+        }
+        awaitingAppend = request;
+        return true;
+    }
+
+    // ---------------------------------------------------------------- responses
+
+    /**
+     * The broker finished with a response of this connection: if it was the outstanding send, the request leaves and
+     * the connection's last write time is now. Network thread.
+     *
+     * @param response the broker's response handle
+     * @param budget where the request's permit goes back
+     * @return true if it was this connection's outstanding send
+     */
+    boolean responseWritten(Object response, ByteBudget budget) {
+        if (!inflight.written(response, budget)) {
+            return false;
+        }
+        lastWrittenNanos = ticker.nanos();
+        return true;
+    }
+
+    /** @return when the connection last finished writing a response (the coordinator's clock), or 0 */
+    long lastWrittenNanos() {
+        return lastWrittenNanos;
+    }
+
+    /**
+     * @return true the first time a quiet-period wake-up is asked for the held re-authentication (the caller schedules
+     *     it); false after
+     */
+    boolean firstQuietWakeup() {
+        if (quietWakeupScheduled) {
+            return false;
+        }
+        quietWakeupScheduled = true;
+        return true;
+    }
+
+    // ---------------------------------------------------------------- held request
+
+    /**
+     * Holds an exclusive request or a re-authentication for the drain; counted in {@code held-requests}. Network
+     * thread.
+     *
+     * @param request the broker's request handle, or the re-authentication handle
+     */
+    void hold(Object request) {
+        held = request;
+        stats.heldRequests.incrementAndGet();
+    }
+
+    /** @return the held request, no longer held (and no longer counted); {@code null} if none. Network thread. */
+    Object takeHeld() {
+        Object h = held;
+        if (h != null) {
+            held = null;
+            stats.heldRequests.decrementAndGet();
+        }
+        return h;
+    }
+
+    /** @return the held request or re-authentication, or {@code null} */
+    Object held() {
+        return held;
+    }
+
+    // ---------------------------------------------------------------- muting
+
+    /** Kafka muted the channel as it read a request ({@code Processor} mutes after every read). Network thread. */
+    void mutedByRead() {
+        muted = true;
+    }
+
+    /** Mutes Kafka's channel, if kpipe has not: the selector reads nothing more from it. Network thread. */
+    void mute() {
+        if (!muted) {
+            processor.processor.mute(id);
+            muted = true;
         }
     }
 
+    /** Unmutes Kafka's channel, if kpipe keeps it muted: the selector reads its next request. Network thread. */
+    void unmute() {
+        if (muted) {
+            processor.processor.unmute(id);
+            muted = false;
+        }
+    }
+
+    /** @return true while kpipe keeps Kafka's channel muted; thread: any (a moment stale from another) */
+    boolean muted() {
+        return muted;
+    }
+
     /**
-     * Publishes the in-flight counts, the oldest request's read time and the held responses for the connection dump.
-     * Network thread, after each change of {@link #slots} or {@link #heldResponses}: four opaque stores (plain stores
-     * on x86 and ARM, atomic even for the longs), no fence, no allocation.
+     * Mutes the connection and evaluates it at the next safe point: after a move to CLOSING_AFTER_DRAIN, it is closed
+     * once every earlier response is written. Network thread.
      */
-    void publish() {
-        Slot head = slots.peekFirst();
-        INFLIGHT.setOpaque(this, slots.size());
-        INFLIGHT_BYTES.setOpaque(this, inflightBytes);
-        OLDEST_READ_NANOS.setOpaque(this, head == null ? 0L : head.readNanos);
-        HELD_RESPONSES.setOpaque(this, heldResponses);
+    void muteAndSchedule() {
+        if (!state.owned()) {
+            return;
+        }
+        mute();
+        schedule();
     }
 
-    /** @return requests in flight as last published; thread: any */
-    int publishedInflight() {
-        return (int) INFLIGHT.getOpaque(this);
+    /** Queues the connection for evaluation at its processor's next safe point (once). Network thread. */
+    void schedule() {
+        if (!scheduled) {
+            scheduled = true;
+            processor.pending.add(this);
+        }
     }
 
-    /** @return bytes in flight as last published; thread: any */
-    long publishedInflightBytes() {
-        return (long) INFLIGHT_BYTES.getOpaque(this);
+    /** @return true while listed in its processor's pending list for evaluation */
+    boolean scheduled() {
+        return scheduled;
     }
 
-    /** @return the oldest in-flight request's read time (the coordinator's clock), 0 for none; thread: any */
-    long publishedOldestReadNanos() {
-        return (long) OLDEST_READ_NANOS.getOpaque(this);
-    }
-
-    /** @return responses held for ordering as last published; thread: any */
-    int publishedHeldResponses() {
-        return (int) HELD_RESPONSES.getOpaque(this);
+    /** It was taken from its processor's pending list for evaluation: it may be queued again. Network thread. */
+    void evaluating() {
+        scheduled = false;
     }
 
     /**
-     * The reasons this connection must stay muted now. Counts a wait for the per-connection limit
+     * The reasons this connection must stay muted now, as {@link WaitReason} bits: in the dispatch phase (or waiting
+     * for a deferred append), throttled, at a per-connection limit. Counts a wait for the per-connection limit
      * ({@code wait-inflight-limit-total}) when the limit starts to hold. Network thread, at an evaluation.
      *
      * @param limits the per-connection in-flight limits
-     * @return the reasons ({@link MuteReasons} bits)
+     * @return the reasons ({@link WaitReason#bit()}s), 0 if none
      */
     int muteReasons(InflightLimits limits) {
-        boolean limited = !limits.admitsAnother(slots.size(), inflightBytes);
+        boolean limited = !limits.admitsAnother(inflight.size(), inflight.bytes());
         if (limited && !atLimit) {
             stats.waitStarted(WaitReason.INFLIGHT_LIMIT);
         }
         atLimit = limited;
-        int r = MuteReasons.NONE;
-        r = MuteReasons.withIf(r, MuteReason.AWAITING_DISPATCH, awaitingDispatch != null);
-        r = MuteReasons.withIf(r, MuteReason.DRAINING, state.draining());
-        r = MuteReasons.withIf(r, MuteReason.THROTTLED, throttle.throttled());
-        r = MuteReasons.withIf(r, MuteReason.BACK_PRESSURE, limited);
+        Object dispatching = awaitingDispatch;
+        int r = 0;
+        if (dispatching != null) {
+            r |= (awaitingAppend == dispatching ? WaitReason.AWAITING_APPEND : WaitReason.AWAITING_DISPATCH).bit();
+        }
+        if (throttle.throttled()) {
+            r |= WaitReason.THROTTLED.bit();
+        }
+        if (limited) {
+            r |= WaitReason.INFLIGHT_LIMIT.bit();
+        }
         return r;
     }
+
+    // ---------------------------------------------------------------- throttle windows (KIP-219)
+
+    /** @return true if a throttle window opened on a connection with none open (now throttled) */
+    boolean throttleStarted(long nowNanos) {
+        return throttle.started(nowNanos);
+    }
+
+    /** @return how long it was throttled, ns, if this closed its last window; -1 otherwise */
+    long throttleEnded(long nowNanos) {
+        return throttle.ended(nowNanos);
+    }
+
+    /** @return how long it has been throttled, ns, if a window is open; -1 otherwise */
+    long throttledFor(long nowNanos) {
+        return throttle.throttledFor(nowNanos);
+    }
+
+    /** @return the throttle windows open now */
+    int openThrottleWindows() {
+        return throttle.open();
+    }
+
+    /** @return true while a throttle window is open; thread: any (a moment stale from another) */
+    boolean throttled() {
+        return throttle.throttled();
+    }
+
+    // ---------------------------------------------------------------- storage pressure
+
+    /**
+     * Keeps the connection muted because the storage side is saturated: it is listed for re-evaluation at every round
+     * until the signal clears, and a wait is counted when it starts. Network thread.
+     */
+    void blockForPressure() {
+        if (!pressureBlocked) {
+            pressureBlocked = true;
+            processor.pressureBlocked.add(this);
+            stats.waitStarted(WaitReason.STORAGE_PRESSURE);
+        }
+    }
+
+    /** The storage side cleared: evaluate it at this round (its processor clears its list). Network thread. */
+    void pressureCleared() {
+        pressureBlocked = false;
+        schedule();
+    }
+
+    /** @return true while kept muted by storage-side saturation; thread: any (a moment stale from another) */
+    boolean pressureBlocked() {
+        return pressureBlocked;
+    }
+
+    /** @return the largest request read so far, bytes: what its next read reserves */
+    int largestRequest() {
+        return largestRequest;
+    }
+
+    // ---------------------------------------------------------------- Reservation.Holder
 
     /** Thread: any. The budget granted the reservation: evaluate this connection on its own thread. */
     @Override
@@ -306,71 +563,13 @@ final class ConnectionPipeline implements Reservation.Holder {
     /** Its idle reservation is revoked: muted, and evaluated again at the next safe point. Network thread. */
     @Override
     public void revoke() {
-        processor.processor.mute(id);
-        muted = true;
+        mute();
         schedule();
-    }
-
-    /**
-     * @param request a request just read
-     * @param bytes its size, bytes (its budget permit)
-     * @param readNanos when it was read
-     * @return a slot for it: a free one of this connection if there is one, else a new one. Network thread.
-     */
-    Slot newSlot(Object request, int bytes, long readNanos) {
-        Slot s = freeSlots.pollFirst();
-        return (s == null ? new Slot() : s).fill(request, bytes, readNanos);
-    }
-
-    /**
-     * Keeps a slot that left {@link #slots} (its response written, its permit given back) for a later request.
-     * Network thread.
-     *
-     * @param s the slot; nothing may refer to it any more
-     */
-    void recycle(Slot s) {
-        s.request = null;
-        s.response = null;
-        freeSlots.addFirst(s);
-    }
-
-    /**
-     * Mutes the connection and evaluates it at the next safe point: after a move to CLOSING_AFTER_DRAIN, it is closed
-     * once every earlier response is written ({@code PipelineCoordinator.evaluate}). Network thread.
-     */
-    void muteAndSchedule() {
-        if (!state.owned()) {
-            return;
-        }
-        if (!muted) {
-            processor.processor.mute(id);
-            muted = true;
-        }
-        schedule();
-    }
-
-    /** Queues the connection for evaluation at its processor's next safe point (once). Network thread. */
-    void schedule() {
-        if (!scheduled) {
-            scheduled = true;
-            processor.pending.add(this);
-        }
-    }
-
-    /** @return the slot of the request, or {@code null} (scans from the oldest; the list is short) */
-    Slot slotOf(Object request) {
-        for (Slot s : slots) {
-            if (s.request == request) {
-                return s;
-            }
-        }
-        return null;
     }
 
     @Override
     public String toString() {
-        return "connection " + id + " " + state + " inflight=" + slots.size() + " bytes=" + inflightBytes
-                + " sendOutstanding=" + sendOutstanding + " throttles=" + throttle.open()
+        return "connection " + id + " " + state + " " + inflight + " throttles=" + throttle.open()
                 + " awaitingDispatch=" + (awaitingDispatch != null) + " held=" + (held != null) + " muted=" + muted
                 + " " + reservation;
     }

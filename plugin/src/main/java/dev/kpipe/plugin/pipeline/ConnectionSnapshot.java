@@ -10,8 +10,8 @@ import org.apache.kafka.common.requests.RequestContext;
  * it), its state, what is in flight and why it is not reading.
  *
  * <p>{@link #of} is the one place that reads a {@link ConnectionPipeline} from another thread: its volatile fields,
- * the values its network thread publishes with opaque stores ({@link ConnectionPipeline#publish()}), and plain boolean,
- * int and reference fields that are atomic to read (JLS 17.7). The values are each current within a moment of the
+ * the counts its network thread publishes with opaque stores ({@link InflightRequests}), and plain boolean and int
+ * fields that are atomic to read (JLS 17.7). The values are each current within a moment of the
  * read, not one atomic picture of the connection: a reason can show beside a count from just before it changed.
  *
  * @param connectionId Kafka's connection id ({@code localAddr:port-remoteAddr:port-processor-index})
@@ -59,37 +59,38 @@ public record ConnectionSnapshot(
      * @return the snapshot
      */
     static ConnectionSnapshot of(ConnectionPipeline c, InflightLimits limits, long nowNanos) {
-        RequestContext ctx = c.context;
+        RequestContext ctx = c.context();
         ConnectionState state = c.state();
-        int inflight = c.publishedInflight();
-        long bytes = c.publishedInflightBytes();
-        long oldest = c.publishedOldestReadNanos();
+        InflightRequests requests = c.inflight();
+        int inflight = requests.publishedCount();
+        long bytes = requests.publishedBytes();
+        long oldest = requests.publishedOldestReadNanos();
         EnumSet<WaitReason> reasons = EnumSet.noneOf(WaitReason.class);
-        Object dispatching = c.awaitingDispatch;
+        Object dispatching = c.awaitingDispatch();
         if (dispatching != null) {
-            reasons.add(c.awaitingAppend == dispatching ? WaitReason.AWAITING_APPEND : WaitReason.AWAITING_DISPATCH);
+            reasons.add(c.awaitingAppend() == dispatching ? WaitReason.AWAITING_APPEND : WaitReason.AWAITING_DISPATCH);
         }
-        if (c.reservation.waiting()) {
+        if (c.reservation().waiting()) {
             reasons.add(WaitReason.BUDGET);
         }
         if (!state.draining() && !limits.admitsAnother(inflight, bytes)) {
             reasons.add(WaitReason.INFLIGHT_LIMIT);
         }
-        if (c.pressureBlocked) {
+        if (c.pressureBlocked()) {
             reasons.add(WaitReason.STORAGE_PRESSURE);
         }
-        if (c.throttle.throttled()) {
+        if (c.throttled()) {
             reasons.add(WaitReason.THROTTLED);
         }
         WaitReason ofState = state.waitReason();
         if (ofState != null) {
             reasons.add(ofState);
         }
-        if (reasons.isEmpty() && c.muted) {
+        if (reasons.isEmpty() && c.muted()) {
             reasons.add(WaitReason.MUTED);
         }
         return new ConnectionSnapshot(
-                c.id,
+                c.id(),
                 ctx == null || ctx.listenerName == null ? null : ctx.listenerName.value(),
                 principalOf(ctx),
                 ctx == null ? null : ctx.clientId(),
@@ -98,9 +99,9 @@ public record ConnectionSnapshot(
                 state.dumpName(),
                 inflight,
                 bytes,
-                c.publishedHeldResponses(),
+                requests.publishedHeldResponses(),
                 oldest == 0 || inflight == 0 ? -1 : Math.max(0, nowNanos - oldest),
-                Math.max(0, nowNanos - c.upgradedNanos),
+                Math.max(0, nowNanos - c.upgradedNanos()),
                 reasons);
     }
 

@@ -85,6 +85,8 @@ enum ConnectionState {
      */
     ConnectionState next(ConnectionEvent event) {
         switch (event) {
+            case REQUEST_READ:
+                return this == PIPELINED ? PIPELINED : null;
             case EXCLUSIVE_HELD:
                 return this == PIPELINED ? DRAINING_EXCLUSIVE : null;
             case REAUTHENTICATION_HELD:

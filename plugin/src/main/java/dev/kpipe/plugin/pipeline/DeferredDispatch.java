@@ -2,7 +2,6 @@ package dev.kpipe.plugin.pipeline;
 
 import dev.kpipe.plugin.classify.RequestClassifier;
 import dev.kpipe.spi.NetworkProcessor;
-import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,16 +22,13 @@ import org.slf4j.LoggerFactory;
  * thread; {@link #support} on the installing thread.
  */
 final class DeferredDispatch {
-    private static final Logger LOG = LoggerFactory.getLogger(PipelineCoordinator.class);
+    private static final Logger LOG = LoggerFactory.getLogger(DeferredDispatch.class);
 
-    private final ConcurrentHashMap<String, ConnectionPipeline> connections;
+    private final ConnectionTable connections;
     private final RequestClassifier classifier;
     private final PipelineStats stats;
 
-    DeferredDispatch(
-            ConcurrentHashMap<String, ConnectionPipeline> connections,
-            RequestClassifier classifier,
-            PipelineStats stats) {
+    DeferredDispatch(ConnectionTable connections, RequestClassifier classifier, PipelineStats stats) {
         this.connections = connections;
         this.classifier = classifier;
         this.stats = stats;
@@ -46,8 +42,7 @@ final class DeferredDispatch {
      */
     void deferred(String connectionId, Object request) {
         ConnectionPipeline conn = connections.get(connectionId);
-        if (conn != null && conn.awaitingDispatch == request) {
-            conn.awaitingAppend = request;
+        if (conn != null && conn.deferAppend(request)) {
             stats.deferredDispatches.increment();
             stats.waitStarted(WaitReason.AWAITING_APPEND);
         }
@@ -61,7 +56,7 @@ final class DeferredDispatch {
      * @param response the broker's response handle
      */
     void responseWritten(NetworkProcessor processor, ConnectionPipeline conn, Object response) {
-        Object appending = conn.awaitingAppend;
+        Object appending = conn.awaitingAppend();
         if (appending != null && processor.requestOf(response) == appending && conn.endDispatch(appending)) {
             stats.deferredDispatchFallbacks.increment();
         }

@@ -1,7 +1,6 @@
 package dev.kpipe.plugin.pipeline;
 
 import dev.kpipe.backpressure.Reservations;
-import dev.kpipe.backpressure.Ticker;
 import dev.kpipe.spi.MuteEvent;
 import dev.kpipe.spi.NetworkProcessor;
 
@@ -23,15 +22,11 @@ final class Drains {
         void release(ConnectionPipeline conn, ConnectionEvent event);
     }
 
-    private final PipelineStats stats;
-    private final Ticker ticker;
     private final Reservations reservations;
     private final QuietPeriod quiet;
     private final Release release;
 
-    Drains(PipelineStats stats, Ticker ticker, Reservations reservations, QuietPeriod quiet, Release release) {
-        this.stats = stats;
-        this.ticker = ticker;
+    Drains(Reservations reservations, QuietPeriod quiet, Release release) {
         this.reservations = reservations;
         this.quiet = quiet;
         this.release = release;
@@ -44,27 +39,23 @@ final class Drains {
      * @param conn a PIPELINED connection
      */
     void startDisabledDrain(ConnectionPipeline conn) {
-        reservations.release(conn.reservation);
+        reservations.release(conn.reservation());
         conn.transition(ConnectionEvent.DISABLED);
-        conn.drainStartNanos = ticker.nanos();
-        stats.drains.increment();
     }
 
     /**
      * Completes the drain if nothing is outstanding any more, else keeps the connection muted.
      *
      * @param conn a draining connection
-     * @param processor its processor
      */
-    void evaluate(ConnectionPipeline conn, NetworkProcessor processor) {
-        if (conn.slots.isEmpty() && !conn.throttle.throttled() && conn.awaitingDispatch == null) {
-            if (conn.state() == ConnectionState.DRAINING_REAUTHENTICATION && quiet.await(conn, processor)) {
+    void evaluate(ConnectionPipeline conn) {
+        if (conn.inflight().isEmpty() && !conn.throttled() && conn.awaitingDispatch() == null) {
+            if (conn.state() == ConnectionState.DRAINING_REAUTHENTICATION && quiet.await(conn)) {
                 return;
             }
-            handBack(conn, processor);
-        } else if (!conn.muted) {
-            conn.muted = true;
-            processor.mute(conn.id);
+            handBack(conn);
+        } else {
+            conn.mute();
         }
     }
 
@@ -73,28 +64,24 @@ final class Drains {
      * (kpipe was disabled), idle and readable; or, for a held re-authentication, as Kafka leaves a connection after
      * writing its last response (unmuted), and the re-authentication begins.
      */
-    private void handBack(ConnectionPipeline conn, NetworkProcessor processor) {
+    private void handBack(ConnectionPipeline conn) {
+        NetworkProcessor processor = conn.processor().processor;
         ConnectionState drained = conn.state();
-        Object held = conn.held;
-        conn.held = null;
-        stats.drainTimeNanos.add(ticker.nanos() - conn.drainStartNanos);
+        Object held = conn.takeHeld();
         release.release(conn, ConnectionEvent.HAND_BACK);
-        stats.downgrades.increment();
         switch (drained) {
             case DRAINING_REAUTHENTICATION:
-                stats.heldRequests.decrementAndGet();
                 // The channel is MUTED (kpipe muted it when the handshake was read); Kafka read the handshake unmuted.
                 try {
-                    processor.unmute(conn.id);
+                    conn.unmute();
                 } finally {
-                    processor.beginReauthentication(conn.id, held);
+                    processor.beginReauthentication(conn.id(), held);
                 }
                 return;
             case DRAINING_EXCLUSIVE:
-                stats.heldRequests.decrementAndGet();
                 // The channel is MUTED (muted when the held request was read, never unmuted since).
                 try {
-                    processor.deliverMuteEvent(conn.id, MuteEvent.REQUEST_RECEIVED);
+                    processor.deliverMuteEvent(conn.id(), MuteEvent.REQUEST_RECEIVED);
                 } finally {
                     processor.forward(held);
                 }
@@ -102,10 +89,7 @@ final class Drains {
             default:
                 // DRAINING_DISABLED. The channel is MUTED (kpipe muted it) or NOT_MUTED, with no response pending:
                 // Kafka's state for an idle connection once it is readable again.
-                if (conn.muted) {
-                    conn.muted = false;
-                    processor.unmute(conn.id);
-                }
+                conn.unmute();
         }
     }
 }

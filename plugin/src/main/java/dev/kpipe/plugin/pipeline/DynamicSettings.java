@@ -3,7 +3,6 @@ package dev.kpipe.plugin.pipeline;
 import dev.kpipe.backpressure.InflightLimits;
 import java.util.Collections;
 import java.util.IdentityHashMap;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -12,7 +11,7 @@ import java.util.Set;
  * {@code kpipe.max.inflight.bytes.per.connection}), as the network threads read them.
  *
  * <p>Invariants: a change is picked up by each connection at its next evaluation, never in the middle of one (the
- * fields are volatile, read once per evaluation); {@link #enabled(boolean, Map) enabled(false)} makes every connection
+ * fields are volatile, read once per evaluation); {@link #enabled(boolean, ConnectionTable) enabled(false)} makes every connection
  * kpipe owns evaluated at its processor's next round, where it starts to drain.
  *
  * <p>Thread: any (Kafka calls the setters on its config thread); nothing blocks.
@@ -50,7 +49,7 @@ final class DynamicSettings {
      * @param enabled the new value
      * @param connections the connections kpipe owns
      */
-    void enabled(boolean enabled, Map<String, ConnectionPipeline> connections) {
+    void enabled(boolean enabled, ConnectionTable connections) {
         this.enabled = enabled;
         if (enabled) {
             return;
@@ -60,9 +59,10 @@ final class DynamicSettings {
         // evaluated after that dispatch, by which time it reads enabled == false.
         Set<ProcessorPipelines> woken = Collections.newSetFromMap(new IdentityHashMap<>());
         for (ConnectionPipeline conn : connections.values()) {
-            conn.processor.dispatched.add(conn);
-            if (woken.add(conn.processor)) {
-                conn.processor.processor.wakeup();
+            ProcessorPipelines p = conn.processor();
+            p.dispatched.add(conn);
+            if (woken.add(p)) {
+                p.processor.wakeup();
             }
         }
     }

@@ -4,7 +4,6 @@ import dev.kpipe.backpressure.ByteBudget;
 import dev.kpipe.backpressure.Reservations;
 import dev.kpipe.backpressure.Ticker;
 import dev.kpipe.spi.NetworkProcessor;
-import java.util.Map;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -21,23 +20,21 @@ import java.util.function.BooleanSupplier;
  */
 final class Ownership {
 
-    private final Map<String, ConnectionPipeline> connections;
+    private final ConnectionTable connections;
     private final PipelineStats stats;
     private final Ticker ticker;
     private final ByteBudget budget;
     private final Reservations reservations;
     private final Throttles throttles;
-    private final ResponseSequencer sequencer;
     private final BooleanSupplier enabled;
 
     Ownership(
-            Map<String, ConnectionPipeline> connections,
+            ConnectionTable connections,
             PipelineStats stats,
             Ticker ticker,
             ByteBudget budget,
             Reservations reservations,
             Throttles throttles,
-            ResponseSequencer sequencer,
             BooleanSupplier enabled) {
         this.connections = connections;
         this.stats = stats;
@@ -45,7 +42,6 @@ final class Ownership {
         this.budget = budget;
         this.reservations = reservations;
         this.throttles = throttles;
-        this.sequencer = sequencer;
         this.enabled = enabled;
     }
 
@@ -58,18 +54,14 @@ final class Ownership {
      */
     void release(ConnectionPipeline conn, ConnectionEvent event) {
         conn.transition(event);
-        if (connections.remove(conn.id, conn)) {
-            stats.pipelinedConnections.decrementAndGet();
-            stats.inflightRequests.addAndGet(-conn.slots.size());
+        if (connections.remove(conn)) {
             throttles.forget(conn);
-            reservations.release(conn.reservation);
-            // each slot's permit, once (empty when handed back: a hand-back waits for every response)
-            for (Slot s : conn.slots) {
-                s.releasePermit(budget);
-            }
-            conn.inflightBytes = 0;
-            if (conn.processor.lastCompleted == conn) {
-                conn.processor.lastCompleted = null;
+            reservations.release(conn.reservation());
+            // each request's permit, once (none when handed back: a hand-back waits for every response)
+            conn.inflight().releaseAll(budget);
+            ProcessorPipelines p = conn.processor();
+            if (p.lastCompleted == conn) {
+                p.lastCompleted = null;
             }
         }
     }
@@ -94,12 +86,9 @@ final class Ownership {
         if (deferred == null || !enabled.getAsBoolean()) {
             return false; // disabled since the upgrade was deferred: the connection stays Kafka's
         }
-        ConnectionPipeline conn = new ConnectionPipeline(connectionId, p, stats, ticker.nanos());
-        conn.largestRequest = deferred;
-        conn.muted = true;
-        connections.put(connectionId, conn);
-        stats.pipelinedConnections.incrementAndGet();
-        stats.upgrades.increment();
+        // Kafka's channel is MUTED, as after any read: so is a new connection's view of it
+        ConnectionPipeline conn = new ConnectionPipeline(connectionId, p, stats, ticker, deferred);
+        connections.add(conn);
         conn.schedule();
         processor.wakeup();
         return true;
@@ -122,16 +111,10 @@ final class Ownership {
             return;
         }
         ConnectionState was = conn.state();
-        Object held = conn.held;
-        conn.held = null;
+        Object held = conn.takeHeld();
+        conn.inflight().discardResponses(conn.processor().ready, processor);
         release(conn, ConnectionEvent.CLOSE);
-        sequencer.discard(conn, processor);
-        conn.slots.clear();
-        if (held == null) {
-            return;
-        }
-        stats.heldRequests.decrementAndGet();
-        if (was != ConnectionState.DRAINING_REAUTHENTICATION) {
+        if (held != null && was != ConnectionState.DRAINING_REAUTHENTICATION) {
             // Stock Kafka would have queued it as soon as it was read; so does kpipe, now. (A held re-authentication
             // is dropped: the connection is gone, nothing to re-authenticate.)
             processor.forward(held);

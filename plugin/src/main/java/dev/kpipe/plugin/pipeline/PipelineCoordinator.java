@@ -14,7 +14,6 @@ import dev.kpipe.spi.NetworkProcessor;
 import dev.kpipe.spi.StoragePressure;
 import dev.kpipe.spi.TopicNames;
 import java.util.ArrayList;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.RequestContext;
@@ -104,7 +103,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
     /** Transactional produce whose append the broker defers past handle (KIP-890). */
     private final DeferredDispatch deferredDispatch;
     /** Connections kpipe owns, by connection id (unique among a broker's open connections). */
-    private final ConcurrentHashMap<String, ConnectionPipeline> connections = new ConcurrentHashMap<>();
+    private final ConnectionTable connections;
 
     /**
      * @param classifier the classification policy
@@ -128,18 +127,17 @@ public final class PipelineCoordinator implements NetworkEventListener {
         this.signal = new StorageSignal(stats);
         this.budget = java.util.Objects.requireNonNull(budget, "budget");
         this.stats = stats;
+        this.connections = new ConnectionTable(stats);
         this.reservations = new Reservations(budget, ticker, stats.reservationsRevoked, stats.pluginFaults);
-        this.sequencer = new ResponseSequencer(connections, stats, budget, ticker);
+        this.sequencer = new ResponseSequencer(connections, stats, budget);
         this.throttles = new Throttles(stats, ticker);
-        this.ownership = new Ownership(
-                connections, stats, ticker, budget, reservations, throttles, sequencer, settings::enabled);
+        this.ownership = new Ownership(connections, stats, ticker, budget, reservations, throttles, settings::enabled);
         this.quiet = new QuietPeriod(ticker, wakeupTimer);
-        this.drains = new Drains(stats, ticker, reservations, quiet, ownership::release);
+        this.drains = new Drains(reservations, quiet, ownership::release);
         this.admissions = new Admissions(
                 classifier, connections, stats, ticker, reservations, quiet, ownership::release, settings::enabled);
         this.rounds = new Rounds(stats, settings, signal, reservations, drains, ownership::release);
         this.deferredDispatch = new DeferredDispatch(connections, classifier, stats);
-        stats.connectionTable(connections);
     }
 
     /**
@@ -188,7 +186,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
     public java.util.List<ConnectionSnapshot> connectionSnapshots() {
         long now = ticker.nanos();
         InflightLimits l = settings.limits();
-        java.util.List<ConnectionSnapshot> out = new ArrayList<>(connections.size());
+        java.util.List<ConnectionSnapshot> out = new ArrayList<>();
         for (ConnectionPipeline c : connections.values()) {
             out.add(ConnectionSnapshot.of(c, l, now));
         }
@@ -262,7 +260,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
         if (conn == null || !conn.endDispatch(request)) {
             return;
         }
-        ProcessorPipelines p = conn.processor;
+        ProcessorPipelines p = conn.processor();
         p.dispatched.add(conn);
         p.processor.wakeup();
     }
@@ -329,7 +327,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
             ConnectionPipeline c = p.lastCompleted;
             // owned: still in the table under its id (release moves it to a terminal state before removing it, and
             // a connection is added only when its id is absent)
-            if (c != null && c.state().owned() && c.id.equals(connectionId)) {
+            if (c != null && c.state().owned() && c.id().equals(connectionId)) {
                 return c;
             }
         }
@@ -371,7 +369,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
     @Override
     public boolean onRequestRejected(NetworkProcessor processor, String connectionId) {
         ConnectionPipeline conn = connections.get(connectionId);
-        if (conn == null || conn.slots.isEmpty()) {
+        if (conn == null || conn.inflight().isEmpty()) {
             return false;
         }
         conn.transition(ConnectionEvent.REQUEST_REJECTED);

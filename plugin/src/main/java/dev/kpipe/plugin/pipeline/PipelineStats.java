@@ -1,9 +1,9 @@
 package dev.kpipe.plugin.pipeline;
 
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.IntSupplier;
 
 /**
  * Counters and gauges of the pipelining state, read by the metrics. Updated on network and handler
@@ -110,11 +110,11 @@ public final class PipelineStats {
         return deferredCloses.sum();
     }
 
-    /** The coordinator's connection table (connection id to state), read by {@link #connectionsTracked()}. */
-    private volatile Map<String, ?> connectionTable = Map.of();
+    /** The size of the coordinator's connection table, read by {@link #connectionsTracked()}. */
+    private volatile IntSupplier connectionTable = () -> 0;
 
-    /** Thread: any. @param table the connection table of the coordinator counting into these stats */
-    void connectionTable(Map<String, ?> table) {
+    /** Thread: any. @param table the size of the connection table of the coordinator counting into these stats */
+    void connectionTable(IntSupplier table) {
         this.connectionTable = table;
     }
 
@@ -124,7 +124,7 @@ public final class PipelineStats {
      *     kpipe's bookkeeping is broken); a leak check
      */
     public int connectionsTracked() {
-        return connectionTable.size();
+        return connectionTable.getAsInt();
     }
 
     /** @return idle byte-budget reservations given back while others waited, since start */

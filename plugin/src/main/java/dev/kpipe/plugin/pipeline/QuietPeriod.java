@@ -48,25 +48,23 @@ final class QuietPeriod {
      * @return true if it has written nothing for the quiet period
      */
     boolean over(ConnectionPipeline conn) {
-        return ticker.nanos() - conn.lastWrittenNanos >= NANOS;
+        return ticker.nanos() - conn.lastWrittenNanos() >= NANOS;
     }
 
     /**
      * Keeps the connection waiting for the end of its quiet period, if it has not ended.
      *
      * @param conn a connection whose held re-authentication could begin now
-     * @param processor its processor
      * @return true if it must wait (it is evaluated again at the round after the wake-up); false if the period is over
      */
-    boolean await(ConnectionPipeline conn, NetworkProcessor processor) {
-        long quietFor = ticker.nanos() - conn.lastWrittenNanos;
+    boolean await(ConnectionPipeline conn) {
+        long quietFor = ticker.nanos() - conn.lastWrittenNanos();
         if (quietFor >= NANOS) {
             return false;
         }
-        conn.processor.awaitingQuiet.add(conn);
-        if (!conn.quietWakeupScheduled) {
-            conn.quietWakeupScheduled = true;
-            timer.wakeup(processor, NANOS - quietFor);
+        conn.processor().awaitingQuiet.add(conn);
+        if (conn.firstQuietWakeup()) {
+            timer.wakeup(conn.processor().processor, NANOS - quietFor);
         }
         return true;
     }

@@ -1,8 +1,6 @@
 package dev.kpipe.plugin.pipeline;
 
 import dev.kpipe.backpressure.Reservations;
-import dev.kpipe.quotas.MuteReason;
-import dev.kpipe.quotas.MuteReasons;
 import dev.kpipe.spi.NetworkProcessor;
 import java.util.ArrayList;
 import org.slf4j.Logger;
@@ -10,9 +8,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A processor round ({@code Processor.run}'s loop, {@code onProcessorRound}): the safe point at which kpipe evaluates
- * the connections whose situation changed, and applies their mute reasons ({@link MuteReasons}: in the dispatch
- * phase, draining, throttled, at a per-connection limit, storage pressure, no reservation of the byte budget) to
- * Kafka's channel, or completes their drain ({@link Drains}).
+ * the connections whose situation changed, and applies their wait reasons ({@link WaitReason}: in the dispatch
+ * phase, throttled, at a per-connection limit, storage pressure, no reservation of the byte budget) to Kafka's
+ * channel, or completes their drain ({@link Drains}).
  *
  * <p>A round first takes the connections other threads signalled ({@link ProcessorPipelines#dispatched}), revokes
  * idle reservations ({@link Reservations#revokeIdle}), re-queues the connections waiting for a quiet period and, once
@@ -20,7 +18,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Invariants: the storage-side signal is read at most once per round, by the first evaluation that needs it, so
  * every connection of a round sees the same value; a connection is evaluated only at a round of its own processor, at most once per queueing
- * ({@link ConnectionPipeline#scheduled}); a connection kpipe no longer owns is never muted or unmuted; a connection
+ * ({@link ConnectionPipeline#schedule}); a connection kpipe no longer owns is never muted or unmuted; a connection
  * kept muted only by the storage side is listed in {@link ProcessorPipelines#pressureBlocked}, so it is evaluated
  * again at every round until the signal clears. A throwable of an evaluation is counted ({@code plugin-fault-total})
  * and never leaves: {@link #recover} makes sure the connection cannot wedge.
@@ -29,7 +27,7 @@ import org.slf4j.LoggerFactory;
  */
 final class Rounds {
 
-    private static final Logger LOG = LoggerFactory.getLogger(PipelineCoordinator.class);
+    private static final Logger LOG = LoggerFactory.getLogger(Rounds.class);
     /** Faults that could repeat per request: WARN once each, then DEBUG (see {@link FaultLog}). */
     private final FaultLog evaluateFailed = new FaultLog(LOG);
 
@@ -87,8 +85,7 @@ final class Rounds {
         }
         if (!p.pressureBlocked.isEmpty() && signal(p) != StorageSignal.SATURATED) {
             for (ConnectionPipeline c : p.pressureBlocked) {
-                c.pressureBlocked = false;
-                c.schedule();
+                c.pressureCleared();
             }
             p.pressureBlocked.clear();
         }
@@ -96,7 +93,7 @@ final class Rounds {
         // evaluate() may schedule again (not the same connection); index loop tolerates appends
         for (int i = 0; i < pending.size(); i++) {
             ConnectionPipeline c = pending.get(i);
-            c.scheduled = false;
+            c.evaluating();
             try {
                 evaluate(c);
             } catch (Throwable e) {
@@ -129,14 +126,13 @@ final class Rounds {
     private void recover(ConnectionPipeline c) {
         try {
             if (c.state() == ConnectionState.PIPELINED
-                    && c.muted
-                    && c.slots.isEmpty()
-                    && c.awaitingDispatch == null
-                    && !c.throttle.throttled()) {
+                    && c.muted()
+                    && c.inflight().isEmpty()
+                    && c.awaitingDispatch() == null
+                    && !c.throttled()) {
                 release.release(c, ConnectionEvent.HAND_BACK);
-                stats.downgrades.increment();
                 // Kafka's channel is MUTED (kpipe muted it); unmuting leaves it NOT_MUTED, as after a response.
-                c.processor.processor.unmute(c.id);
+                c.unmute();
             }
         } catch (Throwable e) {
             stats.pluginFaults.increment();
@@ -144,21 +140,19 @@ final class Rounds {
         }
     }
 
-    /** Applies the connection's mute reasons, or completes its drain. Network thread, safe point. */
+    /** Applies the connection's wait reasons, or completes its drain. Network thread, safe point. */
     private void evaluate(ConnectionPipeline conn) {
         ConnectionState state = conn.state();
         if (!state.owned()) {
             // Closed, or no longer kpipe's: a handler thread may queue a connection in dispatched
-            // after it was handed back to Kafka (its awaitingDispatch was already cleared).
+            // after it was handed back to Kafka (its dispatch phase was already ended).
             return;
         }
-        NetworkProcessor processor = conn.processor.processor;
         if (state == ConnectionState.CLOSING_AFTER_DRAIN) {
-            if (conn.slots.isEmpty() && conn.awaitingDispatch == null) {
-                processor.close(conn.id); // onConnectionClosed follows
-            } else if (!conn.muted) {
-                processor.mute(conn.id);
-                conn.muted = true;
+            if (conn.inflight().isEmpty() && conn.awaitingDispatch() == null) {
+                conn.processor().processor.close(conn.id()); // onConnectionClosed follows
+            } else {
+                conn.mute();
             }
             return;
         }
@@ -167,42 +161,34 @@ final class Rounds {
             state = ConnectionState.DRAINING_DISABLED;
         }
         if (state.draining()) {
-            drains.evaluate(conn, processor);
+            drains.evaluate(conn);
             return;
         }
         int reasons = conn.muteReasons(settings.limits());
-        if (reasons == MuteReasons.NONE) {
-            int s = signal(conn.processor);
+        if (reasons == 0) {
+            int s = signal(conn.processor());
             if (s == StorageSignal.SATURATED) {
-                reasons = MuteReasons.with(reasons, MuteReason.BACK_PRESSURE);
-                if (!conn.pressureBlocked) {
-                    conn.pressureBlocked = true;
-                    conn.processor.pressureBlocked.add(conn);
-                    stats.waitStarted(WaitReason.STORAGE_PRESSURE);
-                }
-            } else if (s == StorageSignal.FAULT && !conn.slots.isEmpty()) {
+                reasons = WaitReason.STORAGE_PRESSURE.bit();
+                conn.blockForPressure();
+            } else if (s == StorageSignal.FAULT && !conn.inflight().isEmpty()) {
                 // The back-pressure check failed: the connection reads its next request as a classic connection
                 // would, once every earlier response is written (each completion evaluates it again).
-                reasons = MuteReasons.with(reasons, MuteReason.BACK_PRESSURE);
+                reasons = WaitReason.STORAGE_PRESSURE.bit();
             }
         }
-        if (reasons == MuteReasons.NONE) {
-            boolean waited = conn.reservation.waiting();
-            if (!reservations.reserve(conn.reservation, conn.largestRequest, conn.processor.rounds)) {
-                reasons = MuteReasons.with(reasons, MuteReason.BACK_PRESSURE);
+        if (reasons == 0) {
+            boolean waited = conn.reservation().waiting();
+            if (!reservations.reserve(conn.reservation(), conn.largestRequest(), conn.processor().rounds)) {
+                reasons = WaitReason.BUDGET.bit();
                 if (!waited) {
                     stats.waitStarted(WaitReason.BUDGET);
                 }
             }
         }
-        if (reasons == MuteReasons.NONE) {
-            if (conn.muted) {
-                processor.unmute(conn.id);
-                conn.muted = false;
-            }
-        } else if (!conn.muted) {
-            processor.mute(conn.id);
-            conn.muted = true;
+        if (reasons == 0) {
+            conn.unmute();
+        } else {
+            conn.mute();
         }
     }
 }

@@ -8,7 +8,7 @@ import java.util.function.Consumer;
  * The handler-to-network-thread signal of one processor: the connections whose situation another thread changed (a
  * handler dispatched their request, the byte budget admitted them, kpipe was disabled), for the processor's network
  * thread to evaluate at its next round. Intrusive, so that a signal allocates nothing: each connection is its own node
- * ({@link ConnectionPipeline#signalNext}) and is listed at most once at a time ({@link ConnectionPipeline#signalled});
+ * ({@link Node#signalNext}) and is listed at most once at a time ({@link Node#signalled});
  * a connection signalled again before the network thread took it is evaluated once for both, as its evaluation looks
  * at its whole state anyway.
  *
@@ -28,10 +28,22 @@ final class Signals {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             HEAD = l.findVarHandle(Signals.class, "head", ConnectionPipeline.class);
-            SIGNALLED = l.findVarHandle(ConnectionPipeline.class, "signalled", int.class);
+            SIGNALLED = l.findVarHandle(Node.class, "signalled", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
+    }
+
+    /**
+     * A connection as an element of a processor's signal list: its link and its listed flag, which only {@link
+     * Signals} reads and writes ({@link ConnectionPipeline} extends it, so that a signal allocates nothing).
+     */
+    abstract static class Node {
+        /** 1 while listed, else 0; compare-and-set by any thread through {@link #SIGNALLED}. */
+        @SuppressWarnings("unused") // accessed through SIGNALLED
+        private int signalled;
+        /** The next connection in the list; {@code null} when not listed. */
+        private ConnectionPipeline signalNext;
     }
 
     /** The connections signalled since the network thread last took them, newest first. */
@@ -53,7 +65,7 @@ final class Signals {
         ConnectionPipeline h;
         do {
             h = (ConnectionPipeline) HEAD.getVolatile(this);
-            conn.signalNext = h;
+            ((Node) conn).signalNext = h;
         } while (!HEAD.compareAndSet(this, h, conn));
     }
 
@@ -64,8 +76,8 @@ final class Signals {
             ConnectionPipeline stack = (ConnectionPipeline) HEAD.getAndSet(this, (ConnectionPipeline) null);
             // reverse: oldest first (the nodes are flagged: no other thread writes their links now)
             while (stack != null) {
-                ConnectionPipeline next = stack.signalNext;
-                stack.signalNext = c;
+                ConnectionPipeline next = ((Node) stack).signalNext;
+                ((Node) stack).signalNext = c;
                 c = stack;
                 stack = next;
             }
@@ -73,10 +85,19 @@ final class Signals {
                 return null;
             }
         }
-        taken = c.signalNext;
-        c.signalNext = null;
+        taken = ((Node) c).signalNext;
+        ((Node) c).signalNext = null;
         SIGNALLED.setVolatile(c, 0); // after reading its link: a signal from now on lists it again
         return c;
+    }
+
+    /**
+     * @param conn a connection
+     * @return true if it is listed in a signal list (flagged, or linked); for tests
+     */
+    static boolean listed(ConnectionPipeline conn) {
+        Node n = conn;
+        return n.signalled != 0 || n.signalNext != null;
     }
 
     /** @return true if no connection is listed. Network thread (or a test that drives it). */
@@ -87,10 +108,10 @@ final class Signals {
     /** @return how many connections are listed. Network thread (or a test). */
     int size() {
         int n = 0;
-        for (ConnectionPipeline c = taken; c != null; c = c.signalNext) {
+        for (ConnectionPipeline c = taken; c != null; c = ((Node) c).signalNext) {
             n++;
         }
-        for (ConnectionPipeline c = (ConnectionPipeline) HEAD.getVolatile(this); c != null; c = c.signalNext) {
+        for (ConnectionPipeline c = (ConnectionPipeline) HEAD.getVolatile(this); c != null; c = ((Node) c).signalNext) {
             n++;
         }
         return n;
@@ -101,10 +122,10 @@ final class Signals {
      *     Network thread (or a test); for dumps.
      */
     void forEach(Consumer<ConnectionPipeline> action) {
-        for (ConnectionPipeline c = taken; c != null; c = c.signalNext) {
+        for (ConnectionPipeline c = taken; c != null; c = ((Node) c).signalNext) {
             action.accept(c);
         }
-        for (ConnectionPipeline c = (ConnectionPipeline) HEAD.getVolatile(this); c != null; c = c.signalNext) {
+        for (ConnectionPipeline c = (ConnectionPipeline) HEAD.getVolatile(this); c != null; c = ((Node) c).signalNext) {
             action.accept(c);
         }
     }

@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  */
 final class StorageSignal {
 
-    private static final Logger LOG = LoggerFactory.getLogger(PipelineCoordinator.class);
+    private static final Logger LOG = LoggerFactory.getLogger(StorageSignal.class);
 
     /** {@link #read()}: the storage side can take more work. */
     static final int CLEAR = 0;

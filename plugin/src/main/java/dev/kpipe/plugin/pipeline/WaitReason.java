@@ -1,8 +1,9 @@
 package dev.kpipe.plugin.pipeline;
 
 /**
- * Why a connection kpipe owns is not reading its next request, as the connection dump shows it ({@link #label()}).
- * Derived from the connection's state ({@link ConnectionSnapshot}); several can hold at once. Each reason but
+ * Why a connection kpipe owns is not reading its next request: the one vocabulary of kpipe's mute decisions
+ * ({@code Rounds} mutes a connection while any reason holds, {@link #bit()}) and of the connection dump
+ * ({@link #label()}, derived from the connection's state by {@link ConnectionSnapshot}); several can hold at once. Each reason but
  * {@link #MUTED} also has a counter of the waits started for it ({@link #metricName()}, {@code PipelineStats.waits}),
  * counted once when a connection starts waiting for it.
  */
@@ -66,6 +67,14 @@ public enum WaitReason {
     WaitReason(String label, String waitDescription) {
         this.label = label;
         this.waitDescription = waitDescription;
+    }
+
+    /**
+     * @return this reason as one bit of an {@code int} set, allocation-free ({@code ConnectionPipeline.muteReasons}):
+     *     {@code 1 << ordinal()}
+     */
+    int bit() {
+        return 1 << ordinal();
     }
 
     /** @return the name in the connection dump, e.g. {@code awaiting-dispatch} */

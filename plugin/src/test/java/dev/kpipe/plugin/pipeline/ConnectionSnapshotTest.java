@@ -17,6 +17,7 @@ import static dev.kpipe.plugin.pipeline.Scenario.Kind.SASL_REAUTH;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kpipe.backpressure.InflightLimits;
 import dev.kpipe.plugin.pipeline.Scenario.BackPressure;
 import dev.kpipe.plugin.pipeline.Scenario.Req;
 import java.util.List;
@@ -45,14 +46,14 @@ class ConnectionSnapshotTest {
         run.step(COMPLETE, 2).except(COMPLETE);
         ConnectionSnapshot s = only(run);
         ConnectionPipeline cp = run.kpipe(0);
-        assertEquals(cp.id, s.connectionId());
+        assertEquals(cp.id(), s.connectionId());
         assertEquals("PIPELINED", s.state());
         assertEquals(3, s.inflightRequests(), "three read, none answered");
-        assertEquals(cp.inflightBytes, s.inflightBytes());
+        assertEquals(cp.inflight().bytes(), s.inflightBytes());
         assertEquals(1, s.heldResponses(), "the newest response waits for the two before it");
         assertEquals("PLAINTEXT", s.listener());
         assertEquals("User:ANONYMOUS", s.principal());
-        assertEquals(cp.context.clientId(), s.clientId());
+        assertEquals(cp.context().clientId(), s.clientId());
         assertEquals("unknown", s.softwareName(), "ClientInformation.EMPTY");
         assertTrue(s.oldestInflightNanos() >= 0, "a request is in flight: " + s.oldestInflightNanos());
         assertTrue(s.pipelinedNanos() >= s.oldestInflightNanos(), "upgraded by the oldest request in flight");
@@ -220,15 +221,14 @@ class ConnectionSnapshotTest {
     void aPrincipalWhoseToStringThrowsShowsAsAnErrorNotAFailedDump() {
         Run run = new Run(Scenario.single(Scenario.client(pAll(), pAll())));
         run.except(COMPLETE);
-        ConnectionPipeline cp = run.kpipe(0);
-        RequestContext ctx = cp.context;
+        RequestContext ctx = run.kpipe(0).context();
         KafkaPrincipal broken = new KafkaPrincipal("User", "broken") {
             @Override
             public String toString() {
                 throw new IllegalStateException("a principal builder's bug");
             }
         };
-        cp.context = new RequestContext(
+        RequestContext brokenContext = new RequestContext(
                 ctx.header,
                 ctx.connectionId,
                 ctx.clientAddress,
@@ -237,10 +237,15 @@ class ConnectionSnapshotTest {
                 ctx.securityProtocol,
                 ctx.clientInformation,
                 ctx.fromPrivilegedListener);
-        ConnectionSnapshot s = only(run);
+        // a connection whose first request carries that principal
+        ConnectionPipeline cp = new ConnectionPipeline(
+                ctx.connectionId, new ProcessorPipelines(null), new PipelineStats(), () -> 0L, 0);
+        cp.requestRead(new Object(), brokenContext, 10);
+        ConnectionSnapshot s = ConnectionSnapshot.of(cp, new InflightLimits(16, 1 << 20), 0L);
         assertEquals("error=java.lang.IllegalStateException", s.principal());
-        assertEquals(cp.id, s.connectionId(), "the rest of the connection is still listed");
-        assertEquals(2, s.inflightRequests());
+        assertEquals(ctx.connectionId, s.connectionId(), "the rest of the connection is still listed");
+        assertEquals(1, s.inflightRequests());
+        assertEquals(10, s.inflightBytes());
         run.settle();
         run.finish();
     }

@@ -18,6 +18,7 @@ class ConnectionStateTest {
         for (ConnectionState s : ConnectionState.values()) {
             t.put(s, new EnumMap<>(ConnectionEvent.class));
         }
+        t.get(ConnectionState.PIPELINED).put(ConnectionEvent.REQUEST_READ, ConnectionState.PIPELINED);
         t.get(ConnectionState.PIPELINED).put(ConnectionEvent.EXCLUSIVE_HELD, ConnectionState.DRAINING_EXCLUSIVE);
         t.get(ConnectionState.PIPELINED)
                 .put(ConnectionEvent.REAUTHENTICATION_HELD, ConnectionState.DRAINING_REAUTHENTICATION);
@@ -47,15 +48,33 @@ class ConnectionStateTest {
     }
 
     @Test
+    void aReadWhileTheLastRequestIsInTheDispatchPhaseIsAnIllegalMove() {
+        PipelineStats stats = new PipelineStats();
+        ConnectionPipeline c = new ConnectionPipeline("c", new ProcessorPipelines(null), stats, () -> 0L, 0);
+        assertTrue(c.transition(ConnectionEvent.REQUEST_READ));
+        Object first = new Object();
+        c.requestRead(first, null, 10);
+        assertFalse(c.transition(ConnectionEvent.REQUEST_READ), "kpipe keeps it muted until the dispatch");
+        assertEquals(ConnectionState.CLOSING_AFTER_DRAIN, c.state());
+        assertEquals(1, stats.pluginFaults());
+
+        ConnectionPipeline d = new ConnectionPipeline("d", new ProcessorPipelines(null), stats, () -> 0L, 0);
+        d.requestRead(new Object(), null, 10);
+        assertFalse(d.transition(ConnectionEvent.EXCLUSIVE_HELD), "an exclusive request read then is illegal too");
+        assertEquals(ConnectionState.CLOSING_AFTER_DRAIN, d.state());
+        assertTrue(c.endDispatch(first));
+    }
+
+    @Test
     void anIllegalMoveIsAFaultThatClosesAfterTheDrain() {
         PipelineStats stats = new PipelineStats();
-        ConnectionPipeline c = new ConnectionPipeline("c", new ProcessorPipelines(null), stats, 0L);
+        ConnectionPipeline c = new ConnectionPipeline("c", new ProcessorPipelines(null), stats, () -> 0L, 0);
         assertTrue(c.transition(ConnectionEvent.EXCLUSIVE_HELD));
-        c.held = new Object();
+        c.hold(new Object());
         assertFalse(c.transition(ConnectionEvent.DISABLED));
         assertEquals(1, stats.pluginFaults());
         assertEquals(ConnectionState.CLOSING_AFTER_DRAIN, c.state());
-        assertTrue(c.held != null, "the held request is kept: it is queued when the connection closes");
+        assertTrue(c.held() != null, "the held request is kept: it is queued when the connection closes");
         assertTrue(c.transition(ConnectionEvent.CLOSE));
         assertFalse(c.transition(ConnectionEvent.CLOSE), "terminal: stays closed");
         assertEquals(ConnectionState.CLOSED, c.state());
@@ -65,12 +84,11 @@ class ConnectionStateTest {
     @Test
     void closingAfterTheDrainDropsAHeldReauthentication() {
         PipelineStats stats = new PipelineStats();
-        ConnectionPipeline c = new ConnectionPipeline("c", new ProcessorPipelines(null), stats, 0L);
+        ConnectionPipeline c = new ConnectionPipeline("c", new ProcessorPipelines(null), stats, () -> 0L, 0);
         assertTrue(c.transition(ConnectionEvent.REAUTHENTICATION_HELD));
-        c.held = new Object();
-        stats.heldRequests.incrementAndGet();
+        c.hold(new Object());
         assertTrue(c.transition(ConnectionEvent.REQUEST_REJECTED));
-        assertNull(c.held, "it could only begin after the close");
+        assertNull(c.held(), "it could only begin after the close");
         assertEquals(0, stats.heldRequests());
         assertEquals(0, stats.pluginFaults());
     }

@@ -343,9 +343,9 @@ final class FakeBroker {
                 fail("kpipe unmuted connection " + c.index + " while it re-authenticates");
             }
             ConnectionPipeline owner = owned.get(connectionId);
-            if (signalFaulted && owner != null && !owner.slots.isEmpty()) {
+            if (signalFaulted && owner != null && !owner.inflight().isEmpty()) {
                 fail("kpipe unmuted connection " + c.index + " right after its back-pressure check threw, with "
-                        + owner.slots.size()
+                        + owner.inflight().size()
                         + " requests in flight (it must fall back to classic: read only when answered)");
             }
             if (c.open) {
@@ -711,7 +711,7 @@ final class FakeBroker {
             }
         }
         try {
-            owned = (Map<String, ConnectionPipeline>) CONNECTIONS.get(coordinator);
+            owned = ((ConnectionTable) CONNECTIONS.get(coordinator)).asMap();
         } catch (IllegalAccessException e) {
             throw new AssertionError(e);
         }
@@ -986,7 +986,7 @@ final class FakeBroker {
         for (ConnectionPipeline cp : owned.values()) {
             delivered.putIfAbsent(cp, 0);
         }
-        waitOrder.removeIf(cp -> !cp.reservation.waiting());
+        waitOrder.removeIf(cp -> !cp.reservation().waiting());
         if (budget.waiting() == 0) {
             return;
         }
@@ -1011,24 +1011,24 @@ final class FakeBroker {
     private void interceptAdmissions(Proc p, boolean wasDirty) {
         syncWaitOrder();
         for (ConnectionPipeline cp : new ArrayList<>(delivered.keySet())) {
-            int fresh = cp.reservation.grants() - delivered.get(cp);
+            int fresh = cp.reservation().grants() - delivered.get(cp);
             if (fresh <= 0) {
                 continue;
             }
             if (fresh > 1) {
-                fail("connection " + cp.id + " was granted " + fresh + " times at once");
+                fail("connection " + cp.id() + " was granted " + fresh + " times at once");
             }
-            if (cp.processor.processor != p) {
-                fail("admitted() of " + cp.id + " woke processor " + p.index + ", not its own");
+            if (cp.processor().processor != p) {
+                fail("admitted() of " + cp.id() + " woke processor " + p.index + ", not its own");
             }
             checkFifoGrant(cp);
-            grantLog.add(conn(cp.id).index);
+            grantLog.add(conn(cp.id()).index);
             note("budget grant");
             if (scenario.backPressure.delayedAdmissions()) {
                 ungrant(cp);
                 if (!wasDirty) {
                     // The processor was idle, so nothing was signalled before: the callback listed the connection.
-                    unlist(cp.processor.dispatched, cp);
+                    unlist(cp.processor().dispatched, cp);
                 }
                 // else an earlier signal may have listed it (a connection is listed once for all its signals): left
                 // listed, it is evaluated, and without its grant it keeps waiting
@@ -1067,7 +1067,7 @@ final class FakeBroker {
     /** Takes back the grant that {@code admitted()} counted (the callback is delayed: an ADMIT step replays it). */
     private static void ungrant(ConnectionPipeline cp) {
         try {
-            ((AtomicInteger) RESERVATION_GRANTS.get(cp.reservation)).decrementAndGet();
+            ((AtomicInteger) RESERVATION_GRANTS.get(cp.reservation())).decrementAndGet();
         } catch (IllegalAccessException e) {
             throw new AssertionError(e);
         }
@@ -1079,12 +1079,12 @@ final class FakeBroker {
             if (w == granted) {
                 break;
             }
-            if (w.reservation.waiting()
+            if (w.reservation().waiting()
                     && !containsIdentity(pendingAdmissions, w)
-                    && w.reservation.grants() == w.reservation.grantsConsumed()) {
-                fail("FIFO broken: connection " + granted.id + " was granted budget before " + w.id
+                    && w.reservation().grants() == w.reservation().grantsConsumed()) {
+                fail("FIFO broken: connection " + granted.id() + " was granted budget before " + w.id()
                         + ", which started waiting earlier (wait order "
-                        + waitOrder.stream().map(x -> x.id).toList() + ")");
+                        + waitOrder.stream().map(x -> x.id()).toList() + ")");
             }
         }
         waitOrder.removeIf(w -> w == granted);
@@ -1379,24 +1379,26 @@ final class FakeBroker {
         Conn c = r.conn;
         ConnectionPipeline cp = owned.get(c.id);
         if (cp != null) {
-            if (cp.awaitingDispatch != null) {
+            if (cp.awaitingDispatch() != null) {
                 fail("connection " + c.index + " read while a request awaits dispatch: " + r);
             }
             if (cp.state().draining()) {
                 fail("connection " + c.index + " read while draining: " + r);
             }
-            if (cp.throttle.throttled()) {
+            if (cp.throttled()) {
                 fail("connection " + c.index + " read while throttled: " + r);
             }
-            if (!coordinator.limits().admitsAnother(cp.slots.size(), cp.inflightBytes)) {
-                fail("connection " + c.index + " read beyond the in-flight limit (" + cp.slots.size() + " requests, "
-                        + cp.inflightBytes + " bytes): " + r);
+            if (!coordinator
+                    .limits()
+                    .admitsAnother(cp.inflight().size(), cp.inflight().bytes())) {
+                fail("connection " + c.index + " read beyond the in-flight limit ("
+                        + cp.inflight().size() + " requests, " + cp.inflight().bytes() + " bytes): " + r);
             }
-            if (budget != null && cp.reservation.reserved() <= 0) {
+            if (budget != null && cp.reservation().reserved() <= 0) {
                 fail("connection " + c.index + " read without a budget reservation: " + r);
             }
             if (budget != null
-                    && cp.reservation.reserved() < scenario.size(c.index, r.index)
+                    && cp.reservation().reserved() < scenario.size(c.index, r.index)
                     && !scenario.exclusive(r.spec.kind())) {
                 note(
                         scenario.size(c.index, r.index) > budget.capacity()
@@ -1417,15 +1419,15 @@ final class FakeBroker {
             p.effect = true;
             boolean deferred = listen("onRequestRejected", () -> coordinator.onRequestRejected(p, c.id));
             if (deferred) {
-                if (cp == null || cp.slots.isEmpty()) {
+                if (cp == null || cp.inflight().isEmpty()) {
                     fail("kpipe took over the close of connection " + c.index + " with nothing to answer first");
                 }
                 c.closeDeferred = true;
                 note("close deferred");
             } else {
-                if (cp != null && !cp.slots.isEmpty()) {
-                    fail("kpipe let the broker close connection " + c.index + " with " + cp.slots.size()
-                            + " earlier requests unanswered");
+                if (cp != null && !cp.inflight().isEmpty()) {
+                    fail("kpipe let the broker close connection " + c.index + " with "
+                            + cp.inflight().size() + " earlier requests unanswered");
                 }
                 close(p, c);
             }
@@ -1449,8 +1451,7 @@ final class FakeBroker {
             if (cp != null) {
                 note("read after disable, before the drain");
             }
-            expected =
-                    cp == null || (cp.slots.isEmpty() && !cp.throttle.throttled()) ? Admission.CLASSIC : Admission.HELD;
+            expected = cp == null || (cp.inflight().isEmpty() && !cp.throttled()) ? Admission.CLASSIC : Admission.HELD;
         } else if (cp == null) {
             boolean upgrades = scenario.upgrades(kind) && !classificationFaulted;
             expected = upgrades && budgetAdmitsUpgrade ? Admission.PIPELINED : Admission.CLASSIC;
@@ -1458,7 +1459,7 @@ final class FakeBroker {
                 note("upgrade deferred: no budget room");
             }
         } else if (exclusive) {
-            expected = cp.slots.isEmpty() && !cp.throttle.throttled() ? Admission.CLASSIC : Admission.HELD;
+            expected = cp.inflight().isEmpty() && !cp.throttled() ? Admission.CLASSIC : Admission.HELD;
         } else {
             expected = Admission.PIPELINED;
         }
@@ -1484,10 +1485,10 @@ final class FakeBroker {
      */
     private void receiveReauthentication(Proc p, Conn c, ConnectionPipeline cp, Request r) {
         boolean recentlyWritten =
-                cp != null && nanos() - cp.lastWrittenNanos < PipelineCoordinator.REAUTHENTICATION_QUIET_NANOS;
+                cp != null && nanos() - cp.lastWrittenNanos() < PipelineCoordinator.REAUTHENTICATION_QUIET_NANOS;
         boolean deferred = listen("onReauthentication", () -> coordinator.onReauthentication(p, c.id, r));
         boolean outstanding = cp != null
-                && (!cp.slots.isEmpty() || cp.awaitingDispatch != null || cp.throttle.throttled() || recentlyWritten);
+                && (!cp.inflight().isEmpty() || cp.awaitingDispatch() != null || cp.throttled() || recentlyWritten);
         if (deferred != outstanding) {
             fail("re-authentication of " + r + (deferred ? " deferred" : " not deferred") + " with "
                     + (cp == null ? "a classic connection" : cp.toString()));
@@ -1593,33 +1594,29 @@ final class FakeBroker {
             return;
         }
         note("close of a pipelined connection");
-        if (cp.held != null) {
+        if (cp.held() != null) {
             note(
                     cp.state() == ConnectionState.DRAINING_REAUTHENTICATION
                             ? "close with a held re-authentication"
                             : "close with a held request");
         }
-        boolean head = true;
-        for (Slot s : cp.slots) {
-            if (s.response != null && !(head && cp.sendOutstanding)) {
-                note("close with parked responses");
-            }
-            head = false;
+        if (cp.inflight().heldResponses() > 0) {
+            note("close with parked responses");
         }
-        if (cp.throttle.throttled()) {
+        if (cp.throttled()) {
             note("close while throttled");
         }
-        if (cp.reservation.waiting()) {
+        if (cp.reservation().waiting()) {
             boolean granted = containsIdentity(pendingAdmissions, cp)
-                    || cp.reservation.grants() > cp.reservation.grantsConsumed();
+                    || cp.reservation().grants() > cp.reservation().grantsConsumed();
             note(granted ? "close while granted, grant not consumed" : "close while waiting for budget");
             if (containsIdentity(pendingAdmissions, cp)) {
                 note("close before the admitted() callback ran");
             }
-        } else if (cp.reservation.reserved() > 0) {
+        } else if (cp.reservation().reserved() > 0) {
             note("close with a reservation");
         }
-        if (cp.pressureBlocked) {
+        if (cp.pressureBlocked()) {
             note("close while pressure-blocked");
         }
     }
@@ -1712,7 +1709,7 @@ final class FakeBroker {
             fail("byte budget: " + budgetViolation);
         }
         for (ConnectionPipeline cp : owned.values()) {
-            Conn c = conn(cp.id);
+            Conn c = conn(cp.id());
             String violation = cp.invariantViolation();
             if (violation != null) {
                 fail("connection " + c.index + ": " + violation + ": " + cp);
@@ -1722,19 +1719,21 @@ final class FakeBroker {
                         && c.channel.state != FakeKafkaChannel.State.MUTED) {
                     fail("connection " + c.index + " owned by kpipe is in Kafka state " + c.channel.state);
                 }
-                if (cp.muted != c.channel.isMuted()) {
-                    fail("kpipe thinks connection " + c.index + " is " + (cp.muted ? "muted" : "unmuted")
+                if (cp.muted() != c.channel.isMuted()) {
+                    fail("kpipe thinks connection " + c.index + " is " + (cp.muted() ? "muted" : "unmuted")
                             + " but its channel is " + c.channel.state);
                 }
             }
-            if (cp.slots.size()
+            if (cp.inflight().size()
                     > Math.max(scenario.maxInflight, coordinator.limits().maxRequests())) {
-                fail("connection " + c.index + " has " + cp.slots.size() + " requests in flight");
+                fail("connection " + c.index + " has " + cp.inflight().size() + " requests in flight");
             }
-            if (!coordinator.limits().admitsAnother(cp.slots.size(), cp.inflightBytes)) {
+            if (!coordinator
+                    .limits()
+                    .admitsAnother(cp.inflight().size(), cp.inflight().bytes())) {
                 note("in-flight limit reached");
             }
-            if (cp.state().draining() && cp.slots.isEmpty() && cp.throttle.throttled()) {
+            if (cp.state().draining() && cp.inflight().isEmpty() && cp.throttled()) {
                 note("drained but throttled");
             }
             boolean drainingWithNothingHeld = cp.state() == ConnectionState.DRAINING_DISABLED;
@@ -1747,16 +1746,19 @@ final class FakeBroker {
             if (drainingWithNothingHeld) {
                 note("drain after disable");
             }
-            inflight += cp.slots.size();
-            heldRequests += cp.held != null ? 1 : 0;
-            throttled += cp.throttle.throttled() ? 1 : 0;
-            boolean head = true;
-            for (Slot s : cp.slots) {
-                if (s.response != null && !(head && cp.sendOutstanding)) {
-                    heldResponses++;
+            inflight += cp.inflight().size();
+            heldRequests += cp.held() != null ? 1 : 0;
+            throttled += cp.throttled() ? 1 : 0;
+            int[] held = {0};
+            boolean[] head = {true};
+            boolean sending = cp.inflight().sendOutstanding();
+            cp.inflight().forEach((request, response) -> {
+                if (response != null && !(head[0] && sending)) {
+                    held[0]++;
                 }
-                head = false;
-            }
+                head[0] = false;
+            });
+            heldResponses += held[0];
         }
         if (budget != null) {
             checkBudget();
@@ -1812,34 +1814,41 @@ final class FakeBroker {
         long expected = 0;
         int waiting = 0;
         for (ConnectionPipeline cp : owned.values()) {
-            int outstanding = cp.reservation.grants() - cp.reservation.grantsConsumed();
+            int outstanding = cp.reservation().grants() - cp.reservation().grantsConsumed();
             boolean pending = containsIdentity(pendingAdmissions, cp);
             // A wait given up (a drain after kpipe was disabled) after the budget granted it but before the admitted()
             // callback counted the grant: the grant is consumed, and its bytes released, ahead of the count.
-            boolean consumedAhead = pending && !cp.reservation.waiting() && outstanding == -1;
+            boolean consumedAhead = pending && !cp.reservation().waiting() && outstanding == -1;
             if (consumedAhead) {
                 note("wait given up before its admitted() callback ran");
             } else if (outstanding < 0
                     || outstanding > 1
-                    || (outstanding == 1 && !cp.reservation.waiting())
-                    || (pending && (outstanding != 0 || !cp.reservation.waiting()))) {
-                fail("connection " + cp.id + " has grants=" + cp.reservation.grants() + " consumed="
-                        + cp.reservation.grantsConsumed()
-                        + " pendingCallback=" + pending + " waitingForBudget=" + cp.reservation.waiting());
+                    || (outstanding == 1 && !cp.reservation().waiting())
+                    || (pending && (outstanding != 0 || !cp.reservation().waiting()))) {
+                fail("connection " + cp.id() + " has grants=" + cp.reservation().grants() + " consumed="
+                        + cp.reservation().grantsConsumed()
+                        + " pendingCallback=" + pending + " waitingForBudget="
+                        + cp.reservation().waiting());
             }
-            long reserved = cp.reservation.reserved();
-            if (reserved < 0 || cp.inflightBytes < 0 || (reserved > 0 && cp.reservation.waiting())) {
-                fail("connection " + cp.id + " reserved=" + reserved + " inflightBytes=" + cp.inflightBytes
-                        + " waitingForBudget=" + cp.reservation.waiting());
+            long reserved = cp.reservation().reserved();
+            if (reserved < 0
+                    || cp.inflight().bytes() < 0
+                    || (reserved > 0 && cp.reservation().waiting())) {
+                fail("connection " + cp.id() + " reserved=" + reserved + " inflightBytes="
+                        + cp.inflight().bytes() + " waitingForBudget="
+                        + cp.reservation().waiting());
             }
-            Conn c = conn(cp.id);
-            if (c.open && cp.state() != ConnectionState.CLOSED && !cp.muted && cp.reservation.reserved() == 0) {
+            Conn c = conn(cp.id());
+            if (c.open
+                    && cp.state() != ConnectionState.CLOSED
+                    && !cp.muted()
+                    && cp.reservation().reserved() == 0) {
                 fail("connection " + c.index + " is unmuted by kpipe without a budget reservation");
             }
-            expected += cp.inflightBytes + cp.reservation.reserved();
-            if (cp.reservation.waiting()) {
+            expected += cp.inflight().bytes() + cp.reservation().reserved();
+            if (cp.reservation().waiting()) {
                 if (outstanding > 0 || pending) {
-                    expected += cp.reservation.wanted();
+                    expected += cp.reservation().wanted();
                 } else {
                     waiting++;
                 }
@@ -1855,20 +1864,20 @@ final class FakeBroker {
                 Reservation r = pp.holders.get(i);
                 ConnectionPipeline h = null;
                 for (ConnectionPipeline cp : owned.values()) {
-                    if (cp.reservation == r) {
+                    if (cp.reservation() == r) {
                         h = cp;
                     }
                 }
-                if (h == null || r.holderIndex() != i || r.reserved() <= 0 || h.processor != pp) {
-                    fail("processor lists " + (h == null ? "a connection it does not own" : h.id)
+                if (h == null || r.holderIndex() != i || r.reserved() <= 0 || h.processor() != pp) {
+                    fail("processor lists " + (h == null ? "a connection it does not own" : h.id())
                             + " as reservation holder " + i + " with holderIndex=" + r.holderIndex() + " reserved="
                             + r.reserved());
                 }
             }
         }
         for (ConnectionPipeline cp : owned.values()) {
-            if (cp.reservation.reserved() > 0 && cp.reservation.holderIndex() < 0) {
-                fail("connection " + cp.id + " holds " + cp.reservation.reserved()
+            if (cp.reservation().reserved() > 0 && cp.reservation().holderIndex() < 0) {
+                fail("connection " + cp.id() + " holds " + cp.reservation().reserved()
                         + " reserved bytes but is not listed as a holder");
             }
         }
@@ -1904,8 +1913,11 @@ final class FakeBroker {
         }
         long idle = 0;
         for (ConnectionPipeline cp : owned.values()) {
-            if (cp.reservation.reserved() > 0 && !cp.muted && cp.slots.isEmpty() && cp.awaitingDispatch == null) {
-                idle += cp.reservation.reserved();
+            if (cp.reservation().reserved() > 0
+                    && !cp.muted()
+                    && cp.inflight().isEmpty()
+                    && cp.awaitingDispatch() == null) {
+                idle += cp.reservation().reserved();
             }
         }
         long head = budgetQueue().get(0).getValue();
@@ -1936,7 +1948,10 @@ final class FakeBroker {
         boolean starvation = scenario.backPressure.tolerateIdleStarvation() && idleReservationStarvation();
         for (Conn c : conns) {
             ConnectionPipeline waiter = owned.get(c.id);
-            if (starvation && c.clientActive() && waiter != null && waiter.reservation.waiting()) {
+            if (starvation
+                    && c.clientActive()
+                    && waiter != null
+                    && waiter.reservation().waiting()) {
                 note("idle-reservation starvation");
                 continue;
             }
@@ -1960,10 +1975,10 @@ final class FakeBroker {
                     fail("kpipe is disabled but still owns connection " + c.index + ": " + cp);
                 }
                 if (cp != null
-                        && (!cp.slots.isEmpty()
-                                || cp.held != null
-                                || cp.awaitingDispatch != null
-                                || cp.throttle.throttled()
+                        && (!cp.inflight().isEmpty()
+                                || cp.held() != null
+                                || cp.awaitingDispatch() != null
+                                || cp.throttled()
                                 || cp.state() != ConnectionState.PIPELINED)) {
                     fail("kpipe still holds state for connection " + c.index + ": " + cp);
                 }
@@ -2036,9 +2051,10 @@ final class FakeBroker {
                 fail("admitted() callbacks never ran: " + pendingAdmissions);
             }
             for (ConnectionPipeline cp : delivered.keySet()) {
-                if (cp.reservation.grants() != cp.reservation.grantsConsumed()) {
-                    fail("connection " + cp.id + " was granted " + cp.reservation.grants() + " times but consumed "
-                            + cp.reservation.grantsConsumed() + " grants");
+                if (cp.reservation().grants() != cp.reservation().grantsConsumed()) {
+                    fail("connection " + cp.id() + " was granted "
+                            + cp.reservation().grants() + " times but consumed "
+                            + cp.reservation().grantsConsumed() + " grants");
                 }
             }
         }
@@ -2225,45 +2241,46 @@ final class FakeBroker {
         }
         gens.put(cp, gens.size());
         sb.append('{')
-                .append(cp.id.substring(cp.id.lastIndexOf('-') + 1))
-                .append(owned.get(cp.id) == cp ? 'o' : 's')
+                .append(cp.id().substring(cp.id().lastIndexOf('-') + 1))
+                .append(owned.get(cp.id()) == cp ? 'o' : 's')
                 .append(cp.state().ordinal())
-                .append(cp.sendOutstanding ? 'S' : '-')
-                .append(cp.muted ? 'M' : '-')
-                .append(cp.scheduled ? 'P' : '-')
-                .append(cp.pressureBlocked ? 'B' : '-')
+                .append(cp.inflight().sendOutstanding() ? 'S' : '-')
+                .append(cp.muted() ? 'M' : '-')
+                .append(cp.scheduled() ? 'P' : '-')
+                .append(cp.pressureBlocked() ? 'B' : '-')
                 .append('r')
-                .append(cp.reservation.reserved())
-                .append(cp.reservation.waiting() ? "w" + cp.reservation.wanted() : "")
+                .append(cp.reservation().reserved())
+                .append(cp.reservation().waiting() ? "w" + cp.reservation().wanted() : "")
                 .append('g')
-                .append(cp.reservation.grants() - cp.reservation.grantsConsumed())
+                .append(cp.reservation().grants() - cp.reservation().grantsConsumed())
                 .append('L')
-                .append(cp.largestRequest)
+                .append(cp.largestRequest())
                 .append('t')
-                .append(cp.throttle.open())
+                .append(cp.openThrottleWindows())
                 .append('b')
-                .append(cp.inflightBytes)
+                .append(cp.inflight().bytes())
                 .append('a')
-                .append(req(cp.awaitingDispatch))
-                .append(cp.awaitingAppend != null && cp.awaitingAppend == cp.awaitingDispatch ? "A" : "")
+                .append(req(cp.awaitingDispatch()))
+                .append(cp.awaitingAppend() != null && cp.awaitingAppend() == cp.awaitingDispatch() ? "A" : "")
                 .append('h')
-                .append(req(cp.held))
+                .append(req(cp.held()))
                 // what the clock decides: quiet (re-authentication), idle reservation (revocable)
-                .append(nanos() - cp.lastWrittenNanos >= PipelineCoordinator.REAUTHENTICATION_QUIET_NANOS ? 'q' : '-')
+                .append(nanos() - cp.lastWrittenNanos() >= PipelineCoordinator.REAUTHENTICATION_QUIET_NANOS ? 'q' : '-')
                 .append(
-                        cp.reservation.reserved() > 0
-                                        && nanos() - cp.reservation.reservedAtNanos()
+                        cp.reservation().reserved() > 0
+                                        && nanos() - cp.reservation().reservedAtNanos()
                                                 >= PipelineCoordinator.IDLE_RESERVATION_NANOS
-                                        && cp.processor.rounds - cp.reservation.reservedAtRound() >= 2
+                                        && cp.processor().rounds
+                                                        - cp.reservation().reservedAtRound()
+                                                >= 2
                                 ? 'i'
                                 : '-')
                 .append('[');
-        for (Slot s : cp.slots) {
-            sb.append(req(s.request))
-                    .append(':')
-                    .append(s.response == null ? "" : ((Response) s.response).id())
-                    .append(',');
-        }
+        cp.inflight()
+                .forEach((request, response) -> sb.append(req(request))
+                        .append(':')
+                        .append(response == null ? "" : ((Response) response).id())
+                        .append(','));
         sb.append("]}");
     }
 
@@ -2368,10 +2385,10 @@ final class FakeBroker {
                     .append(budgetSaturated())
                     .append(" queue=")
                     .append(budgetQueue().stream()
-                            .map(e -> ((ConnectionPipeline) e.getKey()).id + ":" + e.getValue())
+                            .map(e -> ((ConnectionPipeline) e.getKey()).id() + ":" + e.getValue())
                             .toList())
                     .append(" pendingAdmissions=")
-                    .append(pendingAdmissions.stream().map(cp -> cp.id).toList())
+                    .append(pendingAdmissions.stream().map(cp -> cp.id()).toList())
                     .append(" grants=")
                     .append(grantLog)
                     .append('\n');

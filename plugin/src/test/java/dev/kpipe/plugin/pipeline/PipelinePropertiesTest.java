@@ -154,7 +154,10 @@ class PipelinePropertiesTest {
             if (s.type() == StepType.DISCONNECT) {
                 disconnects.add(s);
                 ConnectionPipeline cp = broker.owned(s.arg());
-                if (cp != null && (cp.held != null || cp.slots.size() > 1 || cp.reservation.waiting())) {
+                if (cp != null
+                        && (cp.held() != null
+                                || cp.inflight().size() > 1
+                                || cp.reservation().waiting())) {
                     interesting.add(s);
                 }
             } else {

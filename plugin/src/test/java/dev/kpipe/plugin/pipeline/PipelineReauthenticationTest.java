@@ -52,7 +52,7 @@ class PipelineReauthenticationTest {
         assertTrue(handshake.reauthDeferred, "kpipe took the re-authentication over");
         assertFalse(handshake.reauthBegun, "it does not begin while responses are outstanding");
         assertTrue(cp.state().draining());
-        assertSame(handshake, cp.held);
+        assertSame(handshake, cp.held());
         assertTrue(run.conn(0).channel.isMuted(), "kpipe muted the connection (Kafka does not on this path)");
         assertEquals(1, run.stats().heldRequests());
         assertEquals(1, run.stats().reauthenticationDrains());
@@ -101,7 +101,7 @@ class PipelineReauthenticationTest {
         Run run = new Run(one(Req.of(PRODUCE_ACKS_1), Req.of(SASL_REAUTH), pAll()));
         run.step(WRITE, 0).except(WRITE);
         ConnectionPipeline cp = run.kpipe(0);
-        assertTrue(cp != null && cp.slots.isEmpty() && !cp.muted, "pipelined, idle, readable");
+        assertTrue(cp != null && cp.inflight().isEmpty() && !cp.muted(), "pipelined, idle, readable");
         run.broker.advance(PipelineCoordinator.REAUTHENTICATION_QUIET_NANOS); // and quiet: nothing written lately
         run.step(WRITE, 0).except(REAUTH_DONE, WRITE);
         FakeBroker.Request handshake = run.request(0, 1);
@@ -182,7 +182,7 @@ class PipelineReauthenticationTest {
         List<Long> wakeups = quietPeriod(run, quiet);
         run.step(WRITE, 0).except(WRITE, TIMEOUT);
         ConnectionPipeline cp = run.kpipe(0);
-        assertTrue(cp != null && cp.slots.isEmpty() && !cp.muted, "pipelined, idle, readable");
+        assertTrue(cp != null && cp.inflight().isEmpty() && !cp.muted(), "pipelined, idle, readable");
         run.step(WRITE, 0).except(REAUTH_DONE, WRITE, TIMEOUT);
         FakeBroker.Request handshake = run.request(0, 1);
         assertTrue(handshake.reauthDeferred, "held although nothing is outstanding");
@@ -214,7 +214,7 @@ class PipelineReauthenticationTest {
         assertEquals(1, wakeups.size(), "one wake-up asked for");
         assertTrue(wakeups.get(0) > 0 && wakeups.get(0) <= quiet, "at the end of the quiet period: " + wakeups);
         int rounds = 0;
-        while (run.broker.nanos() - cp.lastWrittenNanos < quiet / 2) {
+        while (run.broker.nanos() - cp.lastWrittenNanos() < quiet / 2) {
             run.step(TIMEOUT, 0).only(NET); // the processor's poll times out and it runs a round
             rounds++;
             assertFalse(handshake.reauthBegun, "round " + rounds + " keeps it waiting");
@@ -225,7 +225,7 @@ class PipelineReauthenticationTest {
             run.step(TIMEOUT, 0).only(NET);
         }
         assertTrue(handshake.reauthBegun, "it began once the quiet period passed");
-        assertTrue(run.broker.nanos() - cp.lastWrittenNanos >= quiet);
+        assertTrue(run.broker.nanos() - cp.lastWrittenNanos() >= quiet);
     }
 
     /**
@@ -238,7 +238,7 @@ class PipelineReauthenticationTest {
         Run run = new Run(one(pAll(), Req.of(FETCH)));
         run.except(COMPLETE);
         ConnectionPipeline cp = run.kpipe(0);
-        assertSame(run.request(0, 1), cp.held, "the FETCH waits for the produce response");
+        assertSame(run.request(0, 1), cp.held(), "the FETCH waits for the produce response");
         FakeBroker.Conn c = run.conn(0);
         run.broker.injectedFaults++;
         // the fake checks that kpipe closes only connections whose close it took over, after answering every request

@@ -53,13 +53,13 @@ class PipelineReconfigurationTest {
         Run run = new Run(one(1, pAll(), pAll(), pAll(), Req.of(PRODUCE_ACKS_1)));
         run.step(WRITE, 0).step(WRITE, 0).step(WRITE, 0).except(WRITE, COMPLETE, CONFIG);
         ConnectionPipeline cp = run.kpipe(0);
-        assertEquals(3, cp.slots.size(), "three acks=all produces in flight");
+        assertEquals(3, cp.inflight().size(), "three acks=all produces in flight");
         assertFalse(run.conn(0).channel.isMuted(), "the connection reads on");
 
         run.step(CONFIG, 0).step(WRITE, 0).except(COMPLETE);
         assertSame(cp, run.kpipe(0));
         assertTrue(cp.state().draining());
-        assertNull(cp.held, "nothing held: the drain is kpipe's own");
+        assertNull(cp.held(), "nothing held: the drain is kpipe's own");
         assertTrue(run.conn(0).channel.isMuted(), "nothing more is read while draining");
         assertEquals(1, run.conn(0).inbound.size(), "the next request waits in the socket");
         assertEquals(1, run.stats().drains());
@@ -139,7 +139,7 @@ class PipelineReconfigurationTest {
         assertEquals(Admission.HELD, run.request(0, 1).admission);
         ConnectionPipeline cp = run.kpipe(0);
         assertTrue(cp.state().draining());
-        assertSame(run.request(0, 1), cp.held);
+        assertSame(run.request(0, 1), cp.held());
         assertFalse(run.request(0, 1).queued, "waits for the acks=all response");
 
         run.settle();
@@ -183,20 +183,22 @@ class PipelineReconfigurationTest {
                 List.of(Scenario.client(pAll(), pAll(), pAll(), pAll(), pAll(), pAll(), pAll())),
                 7));
         run.step(WRITE, 0).step(WRITE, 0).except(WRITE, COMPLETE);
-        assertEquals(2, run.kpipe(0).slots.size());
+        assertEquals(2, run.kpipe(0).inflight().size());
 
         run.broker.coordinator.limits(new InflightLimits(3, Long.MAX_VALUE));
         run.except(COMPLETE);
-        assertEquals(3, run.kpipe(0).slots.size(), "one more read, then the new limit holds");
+        assertEquals(3, run.kpipe(0).inflight().size(), "one more read, then the new limit holds");
         assertEquals(4, run.conn(0).inbound.size());
         assertTrue(run.conn(0).channel.isMuted());
 
         run.broker.coordinator.limits(new InflightLimits(16, Long.MAX_VALUE));
         run.except(COMPLETE);
         assertEquals(
-                3, run.kpipe(0).slots.size(), "a connection at its limit is re-evaluated when a response is written");
+                3,
+                run.kpipe(0).inflight().size(),
+                "a connection at its limit is re-evaluated when a response is written");
         run.step(COMPLETE, 0).except(COMPLETE);
-        assertEquals(6, run.kpipe(0).slots.size(), "the higher limit: the four waiting requests are read");
+        assertEquals(6, run.kpipe(0).inflight().size(), "the higher limit: the four waiting requests are read");
         run.settle();
         run.assertReceivedInOrder(0);
         assertEquals(6, run.stats().maxInflightPerConnection());

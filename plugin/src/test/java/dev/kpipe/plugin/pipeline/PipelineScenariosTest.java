@@ -50,7 +50,7 @@ class PipelineScenariosTest {
         Run run = new Run(one(pAll(), pAll(), pAll()));
         run.except(COMPLETE);
         assertEquals(1, run.stats().upgrades());
-        assertEquals(3, run.kpipe(0).slots.size(), "all three read before any completes");
+        assertEquals(3, run.kpipe(0).inflight().size(), "all three read before any completes");
         assertEquals(3, run.broker.completions.size());
 
         run.step(COMPLETE, 2).except(COMPLETE);
@@ -72,7 +72,7 @@ class PipelineScenariosTest {
                 new Scenario(1, 4, 16, Long.MAX_VALUE, false, List.of(Scenario.client(pAll(), pAll(), pAll())), 3));
         run.except(RETURN, COMPLETE);
         assertEquals(1, run.conn(0).dispatchPhase.size(), "the second is not read before the first is dispatched");
-        assertNotNull(run.kpipe(0).awaitingDispatch);
+        assertNotNull(run.kpipe(0).awaitingDispatch());
         assertEquals(2, run.conn(0).inbound.size(), "two requests wait in the socket");
         assertTrue(run.conn(0).channel.isMuted());
 
@@ -98,7 +98,7 @@ class PipelineScenariosTest {
         run.except(RETURN);
         run.assertReceivedInOrder(0);
         assertEquals(3, run.received(0).size(), "each response let the next request be read");
-        assertNull(run.kpipe(0).awaitingDispatch);
+        assertNull(run.kpipe(0).awaitingDispatch());
         assertEquals(0, run.conn(0).inbound.size());
 
         FakeBroker.Proc proc = run.broker.procs.get(0);
@@ -126,7 +126,7 @@ class PipelineScenariosTest {
         run.except(COMPLETE);
         ConnectionPipeline cp = run.kpipe(0);
         assertTrue(cp.state().draining());
-        assertSame(run.request(0, 2), cp.held);
+        assertSame(run.request(0, 2), cp.held());
         assertEquals(Admission.HELD, run.request(0, 2).admission);
         assertFalse(run.request(0, 2).queued, "the fetch waits until every earlier response is written");
         assertEquals(1, run.stats().heldRequests());
@@ -243,8 +243,8 @@ class PipelineScenariosTest {
         run.step(COMPLETE, 0).except(END_THROTTLE);
         ConnectionPipeline cp = run.kpipe(0);
         assertNotNull(cp, "still draining: the throttle window is open");
-        assertTrue(cp.slots.isEmpty(), "the produce response is written");
-        assertTrue(cp.throttle.throttled());
+        assertTrue(cp.inflight().isEmpty(), "the produce response is written");
+        assertTrue(cp.throttled());
         assertEquals(1, run.stats().throttledConnections());
         assertEquals(1, run.received(0).size());
         assertFalse(run.request(0, 1).queued);
@@ -264,8 +264,8 @@ class PipelineScenariosTest {
         assertTrue(run.kpipe(0).state().draining());
         run.except(END_THROTTLE);
         ConnectionPipeline cp = run.kpipe(0);
-        assertEquals(2, cp.throttle.open());
-        assertTrue(cp.slots.isEmpty());
+        assertEquals(2, cp.openThrottleWindows());
+        assertTrue(cp.inflight().isEmpty());
         assertEquals(1, run.stats().throttledConnections(), "one connection, two windows");
         run.step(END_THROTTLE, 0).except(END_THROTTLE);
         assertSame(cp, run.kpipe(0), "a window is still open");
@@ -294,15 +294,16 @@ class PipelineScenariosTest {
     void inflightLimitOfTwoStopsReadingUntilTheOldestIsAnswered() {
         Run run = new Run(withLimits(2, Long.MAX_VALUE, pAll(), pAll(), pAll(), pAll()));
         run.except(COMPLETE);
-        assertEquals(2, run.kpipe(0).slots.size());
+        assertEquals(2, run.kpipe(0).inflight().size());
         assertEquals(2, run.conn(0).inbound.size());
         assertTrue(run.conn(0).channel.isMuted());
         assertEquals(2, run.stats().maxInflightPerConnection());
 
         run.step(COMPLETE, 1).except(COMPLETE);
-        assertEquals(2, run.kpipe(0).slots.size(), "the second's response does not free a slot before the first's");
+        assertEquals(
+                2, run.kpipe(0).inflight().size(), "the second's response does not free a slot before the first's");
         run.step(COMPLETE, 0).except(COMPLETE);
-        assertEquals(2, run.kpipe(0).slots.size(), "both answered, two more read");
+        assertEquals(2, run.kpipe(0).inflight().size(), "both answered, two more read");
         assertEquals(0, run.conn(0).inbound.size());
         run.settle();
         run.assertReceivedInOrder(0);
@@ -314,7 +315,7 @@ class PipelineScenariosTest {
     void byteLimitStillReadsASingleRequestLargerThanTheLimit() {
         Run run = new Run(withLimits(16, 1, pAll(), pAll(), Req.of(PRODUCE_ACKS_1)));
         run.except(COMPLETE);
-        assertEquals(1, run.kpipe(0).slots.size());
+        assertEquals(1, run.kpipe(0).inflight().size());
         assertEquals(2, run.conn(0).inbound.size());
         run.settle();
         run.assertReceivedInOrder(0);
@@ -366,7 +367,7 @@ class PipelineScenariosTest {
         run.except(SEND_DONE);
         FakeBroker.Response sending = run.conn(0).send;
         assertNotNull(sending);
-        assertTrue(run.kpipe(0).sendOutstanding);
+        assertTrue(run.kpipe(0).inflight().sendOutstanding());
         run.step(DISCONNECT, 0).settle();
         assertEquals(1, sending.completions, "completed by processDisconnected after onConnectionClosed");
         run.finish();

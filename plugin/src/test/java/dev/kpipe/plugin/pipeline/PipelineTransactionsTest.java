@@ -68,7 +68,7 @@ class PipelineTransactionsTest {
 
         run.except(COMPLETE); // the coordinator answers, a handler appends; the rest is read and dispatched
         assertTrue(run.request(0, 2).returned, "the pipeline went on");
-        assertEquals(3, cp.slots.size(), "three in flight: the acks=all ones wait for acks");
+        assertEquals(3, cp.inflight().size(), "three in flight: the acks=all ones wait for acks");
         run.settle();
         run.assertReceivedInOrder(0);
         assertEquals(3, run.stats().pipelinedRequests());

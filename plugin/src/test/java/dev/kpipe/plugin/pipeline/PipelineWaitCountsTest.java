@@ -71,15 +71,15 @@ class PipelineWaitCountsTest {
         Run run = new Run(new Scenario(
                 1, 4, 2, Long.MAX_VALUE, false, List.of(Scenario.client(pAll(), pAll(), pAll(), pAll())), 7));
         run.except(COMPLETE);
-        assertEquals(2, run.kpipe(0).slots.size());
+        assertEquals(2, run.kpipe(0).inflight().size());
         assertEquals(1, run.stats().waits(WaitReason.INFLIGHT_LIMIT), "at the limit since the second request");
 
         run.step(COMPLETE, 1).except(COMPLETE);
-        assertEquals(2, run.kpipe(0).slots.size(), "the second's response frees nothing before the first's");
+        assertEquals(2, run.kpipe(0).inflight().size(), "the second's response frees nothing before the first's");
         assertEquals(1, run.stats().waits(WaitReason.INFLIGHT_LIMIT), "evaluated again, still the same wait");
 
         run.step(COMPLETE, 0).except(COMPLETE);
-        assertEquals(2, run.kpipe(0).slots.size(), "both answered, two more read");
+        assertEquals(2, run.kpipe(0).inflight().size(), "both answered, two more read");
         assertEquals(2, run.stats().waits(WaitReason.INFLIGHT_LIMIT), "a new wait");
         run.settle();
         run.assertReceivedInOrder(0);
@@ -130,7 +130,7 @@ class PipelineWaitCountsTest {
                 .with(BackPressure.budget(100).pressure(1)));
         run.step(WRITE, 0).step(WRITE, 0).only(NET);
         run.step(PRESSURE, 1).except(PRESSURE, TIMEOUT);
-        assertTrue(run.kpipe(0).pressureBlocked);
+        assertTrue(run.kpipe(0).pressureBlocked());
         assertEquals(1, run.stats().waits(WaitReason.STORAGE_PRESSURE));
         assertTrue(run.broker.completions.isEmpty(), "the delayed response completed while saturated");
         assertEquals(1, run.stats().waits(WaitReason.STORAGE_PRESSURE), "its completion evaluated it: the same wait");
@@ -145,7 +145,7 @@ class PipelineWaitCountsTest {
     void overlappingThrottleWindowsAreOneWait() {
         Run run = new Run(one(pAll().throttle(), pAll().throttle(), p1()));
         run.except(COMPLETE, END_THROTTLE).except(END_THROTTLE);
-        assertEquals(2, run.kpipe(0).throttle.open(), "both responses written, both windows open");
+        assertEquals(2, run.kpipe(0).openThrottleWindows(), "both responses written, both windows open");
         assertEquals(1, run.stats().waits(WaitReason.THROTTLED));
         run.step(END_THROTTLE, 0).except(END_THROTTLE).step(END_THROTTLE, 0).settle();
         run.assertReceivedInOrder(0);

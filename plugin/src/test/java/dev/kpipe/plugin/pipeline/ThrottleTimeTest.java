@@ -31,15 +31,15 @@ class ThrottleTimeTest {
                 Req.of(PRODUCE_ACKS_ALL).later().throttle(),
                 Req.of(PRODUCE_ACKS_1))));
         run.except(COMPLETE, END_THROTTLE);
-        assertEquals(3, run.kpipe(0).slots.size(), "all read before any throttled produce completes");
+        assertEquals(3, run.kpipe(0).inflight().size(), "all read before any throttled produce completes");
 
         long t0 = run.broker.nanos();
         run.step(COMPLETE, 0).except(COMPLETE, END_THROTTLE);
-        assertEquals(1, run.kpipe(0).throttle.open());
+        assertEquals(1, run.kpipe(0).openThrottleWindows());
         assertEquals(0, run.stats().throttleTimeNanos(), "nothing counted while the window is open");
         run.broker.advance(TimeUnit.MILLISECONDS.toNanos(PAUSE_MS));
         run.step(COMPLETE, 0).except(COMPLETE, END_THROTTLE);
-        assertEquals(2, run.kpipe(0).throttle.open(), "two windows overlap");
+        assertEquals(2, run.kpipe(0).openThrottleWindows(), "two windows overlap");
         run.broker.advance(TimeUnit.MILLISECONDS.toNanos(PAUSE_MS));
         run.step(END_THROTTLE, 0).except(END_THROTTLE);
         assertEquals(0, run.stats().throttleTimeNanos(), "a window is still open");

@@ -1,0 +1,315 @@
+package dev.kpipe.plugin.pipeline;
+
+import dev.kpipe.backpressure.ByteBudget;
+import dev.kpipe.spi.NetworkProcessor;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayDeque;
+
+/**
+ * The requests read on one pipelined connection and not yet answered, in arrival order, with their responses once
+ * ready (Redpanda keeps a connection's responses by an internal sequence number the same way): the order in which the
+ * responses are written, whatever order the handlers and the purgatory complete them in. Correlation ids are never
+ * looked at.
+ *
+ * <p>Invariants ({@link #invariantViolation()}): at most one send is outstanding, and only for the head request; every
+ * other request with a response is counted in {@link #heldResponses()}, and the broker-wide {@code held-responses}
+ * gauge moves with it; {@code inflight-requests} moves with {@link #size()}; {@link #bytes()} is the sum of the
+ * requests' sizes, and each request's {@link Slot} holds its permit of the byte budget until its response is written
+ * or its connection is let go ({@link #releaseAll}). Slots are reused, so a request allocates nothing in steady state.
+ *
+ * <p>Thread: the connection's network thread. The connection dump (a JMX thread) reads only the published values
+ * ({@link #publishedCount()} and the others), written with opaque stores after each change: no fence, no allocation;
+ * each is current within a moment, not one atomic picture.
+ */
+final class InflightRequests {
+
+    private final PipelineStats stats;
+    /** Requests read and not yet answered, in arrival order. */
+    private final ArrayDeque<Slot> slots = new ArrayDeque<>();
+    /** Slots whose response was written, kept for the next requests (at most the connection's peak in flight). */
+    private final ArrayDeque<Slot> freeSlots = new ArrayDeque<>();
+    /** Sum of the slots' sizes, bytes. */
+    private long bytes;
+    /** The head slot's response was handed to the broker and has not completed. */
+    private boolean sendOutstanding;
+    /** Slots with a response other than the outstanding head: this connection's share of {@code held-responses}. */
+    private int heldResponses;
+
+    private int publishedCount;
+    private long publishedBytes;
+    private long publishedOldestReadNanos;
+    private int publishedHeldResponses;
+
+    private static final VarHandle COUNT;
+    private static final VarHandle BYTES;
+    private static final VarHandle OLDEST_READ_NANOS;
+    private static final VarHandle HELD_RESPONSES;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            COUNT = l.findVarHandle(InflightRequests.class, "publishedCount", int.class);
+            BYTES = l.findVarHandle(InflightRequests.class, "publishedBytes", long.class);
+            OLDEST_READ_NANOS = l.findVarHandle(InflightRequests.class, "publishedOldestReadNanos", long.class);
+            HELD_RESPONSES = l.findVarHandle(InflightRequests.class, "publishedHeldResponses", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** @param stats the gauges that move with this connection's counts ({@code inflight-requests}, ...) */
+    InflightRequests(PipelineStats stats) {
+        this.stats = stats;
+    }
+
+    /**
+     * A request was read: it is the newest in flight.
+     *
+     * @param request the broker's request handle
+     * @param size its size on the wire, bytes, charged on the byte budget by the caller: the slot's permit
+     * @param readNanos when it was read (the coordinator's clock)
+     * @return the requests in flight now
+     */
+    int add(Object request, int size, long readNanos) {
+        Slot s = freeSlots.pollFirst();
+        slots.addLast((s == null ? new Slot() : s).fill(request, size, readNanos));
+        bytes += size;
+        stats.inflightRequests.incrementAndGet();
+        stats.pipelinedRequests.increment();
+        stats.recordInflight(slots.size());
+        publish();
+        return slots.size();
+    }
+
+    /** @return true if no request is in flight */
+    boolean isEmpty() {
+        return slots.isEmpty();
+    }
+
+    /** @return requests read and not yet answered */
+    int size() {
+        return slots.size();
+    }
+
+    /** @return their size, bytes */
+    long bytes() {
+        return bytes;
+    }
+
+    /** @return true while the head request's response is handed to the broker and not yet completed */
+    boolean sendOutstanding() {
+        return sendOutstanding;
+    }
+
+    /** @return responses ready but held behind an earlier one of this connection */
+    int heldResponses() {
+        return heldResponses;
+    }
+
+    /** @return true if {@code request} is in flight here (scans from the oldest; the list is short) */
+    boolean contains(Object request) {
+        return slotOf(request) != null;
+    }
+
+    private Slot slotOf(Object request) {
+        for (Slot s : slots) {
+            if (s.request == request) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    /** What {@link #responseReady} decided. */
+    enum Placement {
+        /** Not a response to a request in flight here: the broker processes it as it comes. */
+        NOT_OURS,
+        /** The broker processes it now: it is the head's, and no send is outstanding (or it was released). */
+        SEND,
+        /** Held until every earlier response of the connection is written. */
+        HELD
+    }
+
+    /**
+     * A response to one of the requests reached the network thread (dequeued from the broker's response queue, or
+     * taken from the processor's ready queue after {@link #releaseNext}).
+     *
+     * @param request the request it answers
+     * @param response the broker's response handle
+     * @return whether the broker processes it now
+     */
+    Placement responseReady(Object request, Object response) {
+        Slot slot = slotOf(request);
+        if (slot == null) {
+            return Placement.NOT_OURS;
+        }
+        if (slot.response == response) {
+            return Placement.SEND; // released by releaseNext: it is the head and its turn
+        }
+        slot.response = response;
+        if (!sendOutstanding && slots.peekFirst() == slot) {
+            sendOutstanding = true;
+            return Placement.SEND;
+        }
+        heldResponses++;
+        stats.heldResponses.incrementAndGet();
+        publish();
+        return Placement.HELD;
+    }
+
+    /**
+     * The broker finished with a response (written, or an acks=0 no-op processed): if it is the outstanding head's,
+     * that request leaves and gives its permit back.
+     *
+     * @param response the broker's response handle
+     * @param budget the budget the permit goes back to
+     * @return true if it was this connection's outstanding send; false if not (nothing changed)
+     */
+    boolean written(Object response, ByteBudget budget) {
+        Slot head = slots.peekFirst();
+        if (head == null || head.response != response) {
+            return false;
+        }
+        slots.pollFirst();
+        bytes -= head.bytes;
+        head.releasePermit(budget);
+        sendOutstanding = false;
+        stats.inflightRequests.decrementAndGet();
+        head.request = null;
+        head.response = null;
+        freeSlots.addFirst(head);
+        publish();
+        return true;
+    }
+
+    /**
+     * After {@link #written}: the next request's response, if ready, becomes the outstanding send.
+     *
+     * @return that response, for the processor's ready queue; {@code null} if none is ready
+     */
+    Object releaseNext() {
+        Slot next = slots.peekFirst();
+        if (sendOutstanding || next == null || next.response == null) {
+            return null;
+        }
+        sendOutstanding = true;
+        heldResponses--;
+        stats.heldResponses.decrementAndGet();
+        publish();
+        return next.response;
+    }
+
+    /**
+     * The connection is let go (handed back or closed): every permit goes back to the budget, once, and the requests
+     * leave {@code inflight-requests}. Responses are not touched: {@link #discardResponses} first on close.
+     *
+     * @param budget the budget
+     */
+    void releaseAll(ByteBudget budget) {
+        stats.inflightRequests.addAndGet(-slots.size());
+        for (Slot s : slots) {
+            s.releasePermit(budget);
+        }
+        slots.clear();
+        bytes = 0;
+        sendOutstanding = false;
+        publish();
+    }
+
+    /**
+     * The connection closed: every response the connection holds, or released to the processor's ready queue, is
+     * discarded (the broker completes it as for a closed connection), except the one the broker is sending, which it
+     * completes itself on close.
+     *
+     * @param ready the processor's ready queue
+     * @param processor the processor
+     */
+    void discardResponses(ArrayDeque<Object> ready, NetworkProcessor processor) {
+        Slot head = slots.peekFirst();
+        for (Slot s : slots) {
+            if (s.response == null) {
+                continue;
+            }
+            if (ready.removeFirstOccurrence(s.response)) {
+                processor.discard(s.response);
+            } else if (!(s == head && sendOutstanding)) {
+                heldResponses--;
+                stats.heldResponses.decrementAndGet();
+                processor.discard(s.response);
+            }
+            // else: the broker holds it in flight and completes it itself on close
+        }
+    }
+
+    /**
+     * Publishes the counts for the connection dump: four opaque stores (plain stores on x86 and ARM, atomic even for
+     * the longs), no fence, no allocation.
+     */
+    private void publish() {
+        Slot head = slots.peekFirst();
+        COUNT.setOpaque(this, slots.size());
+        BYTES.setOpaque(this, bytes);
+        OLDEST_READ_NANOS.setOpaque(this, head == null ? 0L : head.readNanos);
+        HELD_RESPONSES.setOpaque(this, heldResponses);
+    }
+
+    /** @return requests in flight as last published; thread: any */
+    int publishedCount() {
+        return (int) COUNT.getOpaque(this);
+    }
+
+    /** @return bytes in flight as last published; thread: any */
+    long publishedBytes() {
+        return (long) BYTES.getOpaque(this);
+    }
+
+    /** @return the oldest in-flight request's read time (the coordinator's clock), 0 for none; thread: any */
+    long publishedOldestReadNanos() {
+        return (long) OLDEST_READ_NANOS.getOpaque(this);
+    }
+
+    /** @return responses held for ordering as last published; thread: any */
+    int publishedHeldResponses() {
+        return (int) HELD_RESPONSES.getOpaque(this);
+    }
+
+    /**
+     * @return the first violated invariant of the class comment, or {@code null}; network thread (or a test)
+     */
+    String invariantViolation() {
+        Slot head = slots.peekFirst();
+        if (sendOutstanding && (head == null || head.response == null)) {
+            return "a send outstanding without a head response";
+        }
+        long sum = 0;
+        int withResponse = 0;
+        for (Slot s : slots) {
+            sum += s.bytes;
+            withResponse += s.response != null && !(s == head && sendOutstanding) ? 1 : 0;
+        }
+        if (sum != bytes) {
+            return "inflightBytes=" + bytes + " but its slots hold " + sum;
+        }
+        if (withResponse != heldResponses) {
+            return "heldResponses=" + heldResponses + " but " + withResponse + " slots hold a response";
+        }
+        return null;
+    }
+
+    /**
+     * @param action called with each request in flight and its response ({@code null} while not ready), oldest first;
+     *     for tests and dumps. Network thread.
+     */
+    void forEach(java.util.function.BiConsumer<Object, Object> action) {
+        for (Slot s : slots) {
+            action.accept(s.request, s.response);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "inflight=" + slots.size() + " bytes=" + bytes + " sendOutstanding=" + sendOutstanding + " held="
+                + heldResponses;
+    }
+}
