@@ -110,7 +110,7 @@ final class Admissions {
             ConnectionState s = tracked.state();
             if ((s == ConnectionState.PIPELINED || s == ConnectionState.DRAINING_DISABLED)
                     && tracked.inflight().isEmpty()
-                    && !tracked.throttled()) {
+                    && !tracked.throttle().throttled()) {
                 release.release(tracked, ConnectionEvent.HAND_BACK);
                 return Admission.CLASSIC;
             }
@@ -162,9 +162,9 @@ final class Admissions {
     /** @return true if nothing of the connection is outstanding: Kafka may take it back as it is */
     private static boolean idle(ConnectionPipeline conn) {
         return conn.state() == ConnectionState.PIPELINED
-                && conn.awaitingDispatch() == null
+                && !conn.dispatch().active()
                 && conn.inflight().isEmpty()
-                && !conn.throttled();
+                && !conn.throttle().throttled();
     }
 
     /**

@@ -5,8 +5,6 @@ import dev.kpipe.backpressure.InflightLimits;
 import dev.kpipe.backpressure.Reservation;
 import dev.kpipe.backpressure.Ticker;
 import dev.kpipe.quotas.ThrottleWindows;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import org.apache.kafka.common.requests.RequestContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,9 +18,9 @@ import org.slf4j.LoggerFactory;
  * broker-wide gauges mirror move with the connection's own ({@code held-requests} with {@link #hold}, the drain and
  * downgrade counters with {@link #transition}). A connection Kafka owns (classic) has no such object.
  *
- * <p>Thread: the connection's network thread, except {@link #endDispatch} and {@link #deferAppend}, which a handler
- * thread may call (compare-and-set on volatile fields), and the getters the connection dump ({@link ConnectionSnapshot},
- * a JMX thread) reads: {@link #state()}, {@link #context()} and the dispatch phase are volatile, the counts are
+ * <p>Thread: the connection's network thread, except its {@link DispatchPhase}, which a handler thread may end
+ * (compare-and-set), and the getters the connection dump ({@link ConnectionSnapshot}, a JMX thread) reads:
+ * {@link #state()}, {@link #context()} and the dispatch phase are volatile, the counts are
  * published by {@link InflightRequests}, and the few plain boolean and int fields it reads are atomic to read (JLS
  * 17.7): a moment stale at worst, never torn.
  */
@@ -44,6 +42,8 @@ final class ConnectionPipeline extends Signals.Node implements Reservation.Holde
     private final ThrottleWindows throttle = new ThrottleWindows();
     /** The reservation of the byte budget for the next read, granted or awaited. */
     private final Reservation reservation;
+    /** The request whose order-defining step has not happened yet, if any. */
+    private final DispatchPhase dispatch = new DispatchPhase();
 
     /** Changed by {@link #transition} only; volatile for the connection dump. */
     private volatile ConnectionState state = ConnectionState.PIPELINED;
@@ -52,13 +52,6 @@ final class ConnectionPipeline extends Signals.Node implements Reservation.Holde
      * and software), or {@code null} until then; for the connection dump.
      */
     private volatile RequestContext context;
-    /** The request in the dispatch phase, or {@code null}: set on read, cleared once by {@link #endDispatch}. */
-    private volatile Object awaitingDispatch;
-    /**
-     * The request in the dispatch phase whose order-defining step comes after {@code KafkaApis.handle} returned
-     * ({@link #deferAppend}); meaningful only while it is {@link #awaitingDispatch} (a stale reference is harmless).
-     */
-    private volatile Object awaitingAppend;
     /**
      * What the connection holds for its drain: the exclusive request ({@code DRAINING_EXCLUSIVE}, and
      * {@code CLOSING_AFTER_DRAIN} if one was held when the close was decided), or the SASL re-authentication handle
@@ -81,19 +74,6 @@ final class ConnectionPipeline extends Signals.Node implements Reservation.Holde
     private boolean pressureBlocked;
     /** At a per-connection limit as of its last evaluation: a wait for the limit is counted when this becomes true. */
     private boolean atLimit;
-
-    private static final VarHandle AWAITING_DISPATCH;
-    private static final VarHandle AWAITING_APPEND;
-
-    static {
-        try {
-            MethodHandles.Lookup l = MethodHandles.lookup();
-            AWAITING_DISPATCH = l.findVarHandle(ConnectionPipeline.class, "awaitingDispatch", Object.class);
-            AWAITING_APPEND = l.findVarHandle(ConnectionPipeline.class, "awaitingAppend", Object.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
     /**
      * @param id Kafka's connection id
@@ -144,6 +124,11 @@ final class ConnectionPipeline extends Signals.Node implements Reservation.Holde
         return inflight;
     }
 
+    /** @return its dispatch phase; thread: any */
+    DispatchPhase dispatch() {
+        return dispatch;
+    }
+
     /** @return its reservation of the byte budget */
     Reservation reservation() {
         return reservation;
@@ -185,8 +170,7 @@ final class ConnectionPipeline extends Signals.Node implements Reservation.Holde
     boolean transition(ConnectionEvent event) {
         ConnectionState from = state;
         ConnectionState to = from.next(event);
-        if (awaitingDispatch != null
-                && (event == ConnectionEvent.REQUEST_READ || event == ConnectionEvent.EXCLUSIVE_HELD)) {
+        if (dispatch.active() && (event == ConnectionEvent.REQUEST_READ || event == ConnectionEvent.EXCLUSIVE_HELD)) {
             to = null; // a read while the previous request is in the dispatch phase: the connection was muted
         }
         boolean legal = to != null;
@@ -222,38 +206,14 @@ final class ConnectionPipeline extends Signals.Node implements Reservation.Holde
         return legal;
     }
 
-    /** @return true if {@link #invariantViolation} finds nothing; network thread (or a test) */
+    /** @return true if {@link ConnectionInvariants#violation} finds nothing; network thread (or a test) */
     boolean invariantsHold() {
         return invariantViolation() == null;
     }
 
-    /**
-     * The invariants of one connection's bookkeeping, checked by the fake broker after every step: {@code held} is set
-     * exactly in {@code DRAINING_EXCLUSIVE} and {@code DRAINING_REAUTHENTICATION} and may be set in
-     * {@code CLOSING_AFTER_DRAIN}; the requests in flight keep theirs ({@link InflightRequests#invariantViolation});
-     * the reservation keeps its own; a terminal connection holds nothing (no request, no held request, no reservation,
-     * no wait). Network thread.
-     *
-     * @return a description of the first violation, or {@code null} if every invariant holds
-     */
+    /** @return the first violated invariant ({@link ConnectionInvariants#violation}), or {@code null}; network thread */
     String invariantViolation() {
-        ConnectionState s = state;
-        boolean heldAllowed = s == ConnectionState.CLOSING_AFTER_DRAIN;
-        boolean heldRequired =
-                s == ConnectionState.DRAINING_EXCLUSIVE || s == ConnectionState.DRAINING_REAUTHENTICATION;
-        if (heldRequired ? held == null : held != null && !heldAllowed) {
-            return s + " with held=" + held;
-        }
-        String v = inflight.invariantViolation();
-        if (v == null) {
-            v = reservation.invariantViolation();
-        }
-        if (v == null
-                && !s.owned()
-                && (!inflight.isEmpty() || held != null || reservation.reserved() != 0 || reservation.waiting())) {
-            v = s + " but still holds state";
-        }
-        return v;
+        return ConnectionInvariants.violation(this);
     }
 
     // ---------------------------------------------------------------- reading and the dispatch phase
@@ -274,62 +234,9 @@ final class ConnectionPipeline extends Signals.Node implements Reservation.Holde
             context = ctx;
         }
         inflight.add(request, size, ticker.nanos());
-        awaitingDispatch = request;
+        dispatch.start(request);
         stats.waitStarted(WaitReason.AWAITING_DISPATCH);
         muted = true;
-    }
-
-    /** @return the request in the dispatch phase, or {@code null}; thread: any (volatile) */
-    Object awaitingDispatch() {
-        return awaitingDispatch;
-    }
-
-    /** @return the request whose dispatch waits for an order-defining step after handle, or stale; thread: any */
-    Object awaitingAppend() {
-        return awaitingAppend;
-    }
-
-    /**
-     * Ends {@code request}'s dispatch phase if it is still the one in it: compare-and-set, so that of a handler's
-     * dispatch signal and the network thread's dequeue of the response (or written-response fallback) exactly one
-     * wins, and neither clears a later request's phase. Thread: any.
-     *
-     * @param request the broker's request handle
-     * @return true if this call ended it
-     */
-    boolean endDispatch(Object request) {
-        if (!AWAITING_DISPATCH.compareAndSet(this, request, null)) {
-            return false;
-        }
-        AWAITING_APPEND.compareAndSet(this, request, null);
-        return true;
-    }
-
-    /**
-     * The request's response reached the network thread before any dispatch signal: ends its dispatch phase unless
-     * its order-defining step is deferred past handle (then only that step's signal, or its written response, ends
-     * it). Network thread.
-     *
-     * @param request the request the response answers
-     * @return true if this call ended the dispatch phase
-     */
-    boolean endDispatchByResponse(Object request) {
-        return awaitingDispatch == request && awaitingAppend != request && endDispatch(request);
-    }
-
-    /**
-     * {@code KafkaApis.handle} returned for {@code request} before its order-defining step (a KIP-890 verification):
-     * its dispatch phase lasts until that step is signalled. Thread: a handler thread.
-     *
-     * @param request the broker's request handle
-     * @return true if it is the request in the dispatch phase (now deferred); false if not (nothing changed)
-     */
-    boolean deferAppend(Object request) {
-        if (awaitingDispatch != request) {
-            return false;
-        }
-        awaitingAppend = request;
-        return true;
     }
 
     // ---------------------------------------------------------------- responses
@@ -467,10 +374,9 @@ final class ConnectionPipeline extends Signals.Node implements Reservation.Holde
             stats.waitStarted(WaitReason.INFLIGHT_LIMIT);
         }
         atLimit = limited;
-        Object dispatching = awaitingDispatch;
         int r = 0;
-        if (dispatching != null) {
-            r |= (awaitingAppend == dispatching ? WaitReason.AWAITING_APPEND : WaitReason.AWAITING_DISPATCH).bit();
+        if (dispatch.active()) {
+            r |= (dispatch.deferred() ? WaitReason.AWAITING_APPEND : WaitReason.AWAITING_DISPATCH).bit();
         }
         if (throttle.throttled()) {
             r |= WaitReason.THROTTLED.bit();
@@ -483,29 +389,9 @@ final class ConnectionPipeline extends Signals.Node implements Reservation.Holde
 
     // ---------------------------------------------------------------- throttle windows (KIP-219)
 
-    /** @return true if a throttle window opened on a connection with none open (now throttled) */
-    boolean throttleStarted(long nowNanos) {
-        return throttle.started(nowNanos);
-    }
-
-    /** @return how long it was throttled, ns, if this closed its last window; -1 otherwise */
-    long throttleEnded(long nowNanos) {
-        return throttle.ended(nowNanos);
-    }
-
-    /** @return how long it has been throttled, ns, if a window is open; -1 otherwise */
-    long throttledFor(long nowNanos) {
-        return throttle.throttledFor(nowNanos);
-    }
-
-    /** @return the throttle windows open now */
-    int openThrottleWindows() {
-        return throttle.open();
-    }
-
-    /** @return true while a throttle window is open; thread: any (a moment stale from another) */
-    boolean throttled() {
-        return throttle.throttled();
+    /** @return its open throttle windows; their count is read by the dump from a JMX thread (a moment stale) */
+    ThrottleWindows throttle() {
+        return throttle;
     }
 
     // ---------------------------------------------------------------- storage pressure
@@ -570,7 +456,7 @@ final class ConnectionPipeline extends Signals.Node implements Reservation.Holde
     @Override
     public String toString() {
         return "connection " + id + " " + state + " " + inflight + " throttles=" + throttle.open()
-                + " awaitingDispatch=" + (awaitingDispatch != null) + " held=" + (held != null) + " muted=" + muted
+                + " awaitingDispatch=" + dispatch.active() + " held=" + (held != null) + " muted=" + muted
                 + " " + reservation;
     }
 }

@@ -66,9 +66,9 @@ public record ConnectionSnapshot(
         long bytes = requests.publishedBytes();
         long oldest = requests.publishedOldestReadNanos();
         EnumSet<WaitReason> reasons = EnumSet.noneOf(WaitReason.class);
-        Object dispatching = c.awaitingDispatch();
-        if (dispatching != null) {
-            reasons.add(c.awaitingAppend() == dispatching ? WaitReason.AWAITING_APPEND : WaitReason.AWAITING_DISPATCH);
+        DispatchPhase dispatch = c.dispatch();
+        if (dispatch.active()) {
+            reasons.add(dispatch.deferred() ? WaitReason.AWAITING_APPEND : WaitReason.AWAITING_DISPATCH);
         }
         if (c.reservation().waiting()) {
             reasons.add(WaitReason.BUDGET);
@@ -79,7 +79,7 @@ public record ConnectionSnapshot(
         if (c.pressureBlocked()) {
             reasons.add(WaitReason.STORAGE_PRESSURE);
         }
-        if (c.throttled()) {
+        if (c.throttle().throttled()) {
             reasons.add(WaitReason.THROTTLED);
         }
         WaitReason ofState = state.waitReason();

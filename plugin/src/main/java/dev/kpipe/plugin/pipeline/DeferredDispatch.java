@@ -7,15 +7,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Pipelined transactional produce whose append the broker defers past {@code KafkaApis.handle} (KIP-890 transaction
- * verification; {@code NetworkEventListener.onDispatchDeferred}): the connection's {@code awaitingDispatch} stays set,
+ * verification; {@code NetworkEventListener.onDispatchDeferred}): the connection's {@link DispatchPhase} stays active,
  * so it reads its next request only once the append happened ({@code onRequestDispatched}), which keeps at most one
  * verification of a connection outstanding and its requests appended in arrival order.
  *
- * <p>Invariants: {@code awaitingAppend} is {@code null} or the connection's {@code awaitingDispatch}; a deferred
+ * <p>Invariants: only the request in the dispatch phase is deferred; a deferred
  * request is counted once ({@code deferred-dispatch-total}, {@code wait-awaiting-append-total}). A written response
  * of the deferred request also ends the wait (the broker answers a produce only after its append), so a completion the
  * broker's hooks missed cannot keep the connection muted for good ({@code deferred-dispatch-fallback-total}); the
- * dispatch signal and this fallback end the dispatch phase by compare-and-set ({@code ConnectionPipeline.endDispatch}),
+ * dispatch signal and this fallback end the dispatch phase by compare-and-set ({@link DispatchPhase#end}),
  * so exactly one of them does, and never a later request's.
  *
  * <p>Threads: {@link #deferred} on a request handler thread; {@link #responseWritten} on the connection's network
@@ -42,7 +42,7 @@ final class DeferredDispatch {
      */
     void deferred(String connectionId, Object request) {
         ConnectionPipeline conn = connections.get(connectionId);
-        if (conn != null && conn.deferAppend(request)) {
+        if (conn != null && conn.dispatch().defer(request)) {
             stats.deferredDispatches.increment();
             stats.waitStarted(WaitReason.AWAITING_APPEND);
         }
@@ -56,8 +56,9 @@ final class DeferredDispatch {
      * @param response the broker's response handle
      */
     void responseWritten(NetworkProcessor processor, ConnectionPipeline conn, Object response) {
-        Object appending = conn.awaitingAppend();
-        if (appending != null && processor.requestOf(response) == appending && conn.endDispatch(appending)) {
+        Object request = processor.requestOf(response);
+        DispatchPhase dispatch = conn.dispatch();
+        if (dispatch.deferredFor(request) && dispatch.end(request)) {
             stats.deferredDispatchFallbacks.increment();
         }
     }

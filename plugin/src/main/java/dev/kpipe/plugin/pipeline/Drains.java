@@ -49,7 +49,9 @@ final class Drains {
      * @param conn a draining connection
      */
     void evaluate(ConnectionPipeline conn) {
-        if (conn.inflight().isEmpty() && !conn.throttled() && conn.awaitingDispatch() == null) {
+        if (conn.inflight().isEmpty()
+                && !conn.throttle().throttled()
+                && !conn.dispatch().active()) {
             if (conn.state() == ConnectionState.DRAINING_REAUTHENTICATION && quiet.await(conn)) {
                 return;
             }

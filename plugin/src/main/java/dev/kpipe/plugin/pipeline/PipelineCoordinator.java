@@ -257,7 +257,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
     @Override
     public void onRequestDispatched(Object request, RequestContext context) {
         ConnectionPipeline conn = connections.get(context.connectionId);
-        if (conn == null || !conn.endDispatch(request)) {
+        if (conn == null || !conn.dispatch().end(request)) {
             return;
         }
         ProcessorPipelines p = conn.processor();

@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * {@link ProcessorPipelines#ready} when the one before it completes, or discarded when its connection closes. Control
  * responses (KIP-219 throttle start/end) bypass the order.
  *
- * <p>A response also ends its request's dispatch phase ({@link ConnectionPipeline#endDispatch}) when it reaches the
+ * <p>A response also ends its request's dispatch phase ({@link DispatchPhase#endByResponse}) when it reaches the
  * network thread before the handler's dispatch signal ({@code KafkaApis.handle}'s exit): the broker answers a request
  * only once it has handled it (a produce after its append), so the next request may be read, and the processor reads
  * it in this round instead of after a wake-up of its own. A deferred transactional append (KIP-890) is left to
@@ -101,7 +101,7 @@ final class ResponseSequencer {
         if (placement == InflightRequests.Placement.NOT_OURS) {
             return true;
         }
-        if (conn.endDispatchByResponse(request)) {
+        if (conn.dispatch().endByResponse(request)) {
             // answered before the handler's dispatch signal: the dispatch phase ends here (see the class comment)
             conn.schedule();
         }

@@ -128,8 +128,8 @@ final class Rounds {
             if (c.state() == ConnectionState.PIPELINED
                     && c.muted()
                     && c.inflight().isEmpty()
-                    && c.awaitingDispatch() == null
-                    && !c.throttled()) {
+                    && !c.dispatch().active()
+                    && !c.throttle().throttled()) {
                 release.release(c, ConnectionEvent.HAND_BACK);
                 // Kafka's channel is MUTED (kpipe muted it); unmuting leaves it NOT_MUTED, as after a response.
                 c.unmute();
@@ -149,7 +149,7 @@ final class Rounds {
             return;
         }
         if (state == ConnectionState.CLOSING_AFTER_DRAIN) {
-            if (conn.inflight().isEmpty() && conn.awaitingDispatch() == null) {
+            if (conn.inflight().isEmpty() && !conn.dispatch().active()) {
                 conn.processor().processor.close(conn.id()); // onConnectionClosed follows
             } else {
                 conn.mute();

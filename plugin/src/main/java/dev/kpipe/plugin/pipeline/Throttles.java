@@ -31,7 +31,7 @@ final class Throttles {
 
     /** @param conn a connection a throttle window opened on ({@code THROTTLE_STARTED}) */
     void started(ConnectionPipeline conn) {
-        if (conn.throttleStarted(ticker.nanos())) {
+        if (conn.throttle().started(ticker.nanos())) {
             stats.throttledConnections.incrementAndGet();
             stats.waitStarted(WaitReason.THROTTLED);
         }
@@ -40,12 +40,12 @@ final class Throttles {
 
     /** @param conn a connection a throttle window closed on ({@code THROTTLE_ENDED}) */
     void ended(ConnectionPipeline conn) {
-        account(conn.throttleEnded(ticker.nanos()));
+        account(conn.throttle().ended(ticker.nanos()));
     }
 
     /** @param conn a connection kpipe lets go of (handed back or closed): its open windows end for kpipe */
     void forget(ConnectionPipeline conn) {
-        account(conn.throttledFor(ticker.nanos()));
+        account(conn.throttle().throttledFor(ticker.nanos()));
     }
 
     /** @param throttledFor the time the connection was throttled, ns, or negative if it still is (or never was) */

@@ -62,7 +62,7 @@ class ConnectionStateTest {
         d.requestRead(new Object(), null, 10);
         assertFalse(d.transition(ConnectionEvent.EXCLUSIVE_HELD), "an exclusive request read then is illegal too");
         assertEquals(ConnectionState.CLOSING_AFTER_DRAIN, d.state());
-        assertTrue(c.endDispatch(first));
+        assertTrue(c.dispatch().end(first));
     }
 
     @Test

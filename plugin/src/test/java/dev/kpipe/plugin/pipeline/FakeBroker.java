@@ -1379,13 +1379,13 @@ final class FakeBroker {
         Conn c = r.conn;
         ConnectionPipeline cp = owned.get(c.id);
         if (cp != null) {
-            if (cp.awaitingDispatch() != null) {
+            if (cp.dispatch().active()) {
                 fail("connection " + c.index + " read while a request awaits dispatch: " + r);
             }
             if (cp.state().draining()) {
                 fail("connection " + c.index + " read while draining: " + r);
             }
-            if (cp.throttled()) {
+            if (cp.throttle().throttled()) {
                 fail("connection " + c.index + " read while throttled: " + r);
             }
             if (!coordinator
@@ -1451,7 +1451,9 @@ final class FakeBroker {
             if (cp != null) {
                 note("read after disable, before the drain");
             }
-            expected = cp == null || (cp.inflight().isEmpty() && !cp.throttled()) ? Admission.CLASSIC : Admission.HELD;
+            expected = cp == null || (cp.inflight().isEmpty() && !cp.throttle().throttled())
+                    ? Admission.CLASSIC
+                    : Admission.HELD;
         } else if (cp == null) {
             boolean upgrades = scenario.upgrades(kind) && !classificationFaulted;
             expected = upgrades && budgetAdmitsUpgrade ? Admission.PIPELINED : Admission.CLASSIC;
@@ -1459,7 +1461,7 @@ final class FakeBroker {
                 note("upgrade deferred: no budget room");
             }
         } else if (exclusive) {
-            expected = cp.inflight().isEmpty() && !cp.throttled() ? Admission.CLASSIC : Admission.HELD;
+            expected = cp.inflight().isEmpty() && !cp.throttle().throttled() ? Admission.CLASSIC : Admission.HELD;
         } else {
             expected = Admission.PIPELINED;
         }
@@ -1488,7 +1490,10 @@ final class FakeBroker {
                 cp != null && nanos() - cp.lastWrittenNanos() < PipelineCoordinator.REAUTHENTICATION_QUIET_NANOS;
         boolean deferred = listen("onReauthentication", () -> coordinator.onReauthentication(p, c.id, r));
         boolean outstanding = cp != null
-                && (!cp.inflight().isEmpty() || cp.awaitingDispatch() != null || cp.throttled() || recentlyWritten);
+                && (!cp.inflight().isEmpty()
+                        || cp.dispatch().active()
+                        || cp.throttle().throttled()
+                        || recentlyWritten);
         if (deferred != outstanding) {
             fail("re-authentication of " + r + (deferred ? " deferred" : " not deferred") + " with "
                     + (cp == null ? "a classic connection" : cp.toString()));
@@ -1603,7 +1608,7 @@ final class FakeBroker {
         if (cp.inflight().heldResponses() > 0) {
             note("close with parked responses");
         }
-        if (cp.throttled()) {
+        if (cp.throttle().throttled()) {
             note("close while throttled");
         }
         if (cp.reservation().waiting()) {
@@ -1733,7 +1738,9 @@ final class FakeBroker {
                     .admitsAnother(cp.inflight().size(), cp.inflight().bytes())) {
                 note("in-flight limit reached");
             }
-            if (cp.state().draining() && cp.inflight().isEmpty() && cp.throttled()) {
+            if (cp.state().draining()
+                    && cp.inflight().isEmpty()
+                    && cp.throttle().throttled()) {
                 note("drained but throttled");
             }
             boolean drainingWithNothingHeld = cp.state() == ConnectionState.DRAINING_DISABLED;
@@ -1748,7 +1755,7 @@ final class FakeBroker {
             }
             inflight += cp.inflight().size();
             heldRequests += cp.held() != null ? 1 : 0;
-            throttled += cp.throttled() ? 1 : 0;
+            throttled += cp.throttle().throttled() ? 1 : 0;
             int[] held = {0};
             boolean[] head = {true};
             boolean sending = cp.inflight().sendOutstanding();
@@ -1916,7 +1923,7 @@ final class FakeBroker {
             if (cp.reservation().reserved() > 0
                     && !cp.muted()
                     && cp.inflight().isEmpty()
-                    && cp.awaitingDispatch() == null) {
+                    && !cp.dispatch().active()) {
                 idle += cp.reservation().reserved();
             }
         }
@@ -1977,8 +1984,8 @@ final class FakeBroker {
                 if (cp != null
                         && (!cp.inflight().isEmpty()
                                 || cp.held() != null
-                                || cp.awaitingDispatch() != null
-                                || cp.throttled()
+                                || cp.dispatch().active()
+                                || cp.throttle().throttled()
                                 || cp.state() != ConnectionState.PIPELINED)) {
                     fail("kpipe still holds state for connection " + c.index + ": " + cp);
                 }
@@ -2256,12 +2263,12 @@ final class FakeBroker {
                 .append('L')
                 .append(cp.largestRequest())
                 .append('t')
-                .append(cp.openThrottleWindows())
+                .append(cp.throttle().open())
                 .append('b')
                 .append(cp.inflight().bytes())
                 .append('a')
-                .append(req(cp.awaitingDispatch()))
-                .append(cp.awaitingAppend() != null && cp.awaitingAppend() == cp.awaitingDispatch() ? "A" : "")
+                .append(req(cp.dispatch().request()))
+                .append(cp.dispatch().deferred() ? "A" : "")
                 .append('h')
                 .append(req(cp.held()))
                 // what the clock decides: quiet (re-authentication), idle reservation (revocable)

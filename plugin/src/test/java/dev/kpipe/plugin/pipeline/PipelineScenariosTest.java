@@ -72,7 +72,7 @@ class PipelineScenariosTest {
                 new Scenario(1, 4, 16, Long.MAX_VALUE, false, List.of(Scenario.client(pAll(), pAll(), pAll())), 3));
         run.except(RETURN, COMPLETE);
         assertEquals(1, run.conn(0).dispatchPhase.size(), "the second is not read before the first is dispatched");
-        assertNotNull(run.kpipe(0).awaitingDispatch());
+        assertNotNull(run.kpipe(0).dispatch().request());
         assertEquals(2, run.conn(0).inbound.size(), "two requests wait in the socket");
         assertTrue(run.conn(0).channel.isMuted());
 
@@ -98,7 +98,7 @@ class PipelineScenariosTest {
         run.except(RETURN);
         run.assertReceivedInOrder(0);
         assertEquals(3, run.received(0).size(), "each response let the next request be read");
-        assertNull(run.kpipe(0).awaitingDispatch());
+        assertNull(run.kpipe(0).dispatch().request());
         assertEquals(0, run.conn(0).inbound.size());
 
         FakeBroker.Proc proc = run.broker.procs.get(0);
@@ -244,7 +244,7 @@ class PipelineScenariosTest {
         ConnectionPipeline cp = run.kpipe(0);
         assertNotNull(cp, "still draining: the throttle window is open");
         assertTrue(cp.inflight().isEmpty(), "the produce response is written");
-        assertTrue(cp.throttled());
+        assertTrue(cp.throttle().throttled());
         assertEquals(1, run.stats().throttledConnections());
         assertEquals(1, run.received(0).size());
         assertFalse(run.request(0, 1).queued);
@@ -264,7 +264,7 @@ class PipelineScenariosTest {
         assertTrue(run.kpipe(0).state().draining());
         run.except(END_THROTTLE);
         ConnectionPipeline cp = run.kpipe(0);
-        assertEquals(2, cp.openThrottleWindows());
+        assertEquals(2, cp.throttle().open());
         assertTrue(cp.inflight().isEmpty());
         assertEquals(1, run.stats().throttledConnections(), "one connection, two windows");
         run.step(END_THROTTLE, 0).except(END_THROTTLE);
