@@ -4,9 +4,11 @@ import dev.kpipe.spi.NetworkEventListener;
 import java.lang.instrument.Instrumentation;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import net.bytebuddy.ByteBuddy;
@@ -16,13 +18,14 @@ import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.dynamic.DynamicType;
 import net.bytebuddy.matcher.ElementMatchers;
 import net.bytebuddy.utility.JavaModule;
+import org.apache.kafka.common.protocol.ApiKeys;
 
 /**
  * Installs kpipe's advice into the running broker, once per JVM.
  *
  * <p>Steps: pick the binding for the running Kafka version line; check every hook point it needs by
  * reflection (loading, not initializing, the broker classes); check the optional hook points of deferred dispatch
- * (KIP-890 verified appends) and tell the listener whether it has them; retransform the broker classes with
+ * per API (KIP-890 verified writes) and tell the listener for which APIs it has them; retransform the broker classes with
  * the binding's advice; check that every class was transformed, and undo everything if one was
  * not. Until {@link #install} succeeds the broker is untouched.
  */
@@ -67,20 +70,25 @@ public final class Interceptor {
         List<String> transformedClasses();
 
         /**
-         * @return the hook points of deferred dispatch (when a verified transactional append happened, KIP-890):
-         *     optional, checked at install like the others; if one is missing, {@link #disableDeferredDispatch()}
-         *     is called and the listener is told ({@code onDeferredDispatchSupport(false, ...)})
+         * @return per API, the hook points that report its deferred dispatch (when a verified transactional write
+         *     happened, KIP-890): optional, checked at install like the others; the APIs whose points all exist are
+         *     passed to {@link #deferredDispatch(Set)} and the listener is told ({@code onDeferredDispatchSupport})
          */
-        default List<HookPoint> deferredDispatchHookPoints() {
-            return List.of();
+        default Map<ApiKeys, List<HookPoint>> deferredDispatchHookPoints() {
+            return Map.of();
         }
 
-        /** Leaves the deferred-dispatch hooks out of {@link #advise} and {@link #transformedClasses()}; install only. */
-        default void disableDeferredDispatch() {}
+        /**
+         * Keeps the deferred-dispatch hooks of these APIs only in {@link #advise} and {@link #transformedClasses()};
+         * install only.
+         *
+         * @param apis the APIs whose hook points exist
+         */
+        default void deferredDispatch(Set<ApiKeys> apis) {}
 
-        /** @return whether the deferred-dispatch hooks are installed with the others */
-        default boolean deferredDispatch() {
-            return false;
+        /** @return the APIs whose deferred-dispatch hooks are installed with the others */
+        default Set<ApiKeys> deferredDispatch() {
+            return Set.of();
         }
 
         /**
@@ -169,17 +177,22 @@ public final class Interceptor {
                     "kpipe cannot hook Kafka " + version + ": missing hook point(s) " + missing);
         }
         binding.link();
-        List<String> missingDeferred = HookPoint.missing(loader, binding.deferredDispatchHookPoints());
-        if (!missingDeferred.isEmpty() || binding.deferredDispatchHookPoints().isEmpty()) {
-            binding.disableDeferredDispatch();
+        Set<ApiKeys> deferrable = EnumSet.noneOf(ApiKeys.class);
+        List<String> missingDeferred = new ArrayList<>();
+        for (Map.Entry<ApiKeys, List<HookPoint>> api :
+                binding.deferredDispatchHookPoints().entrySet()) {
+            List<String> missingForApi = HookPoint.missing(loader, api.getValue());
+            if (missingForApi.isEmpty()) {
+                deferrable.add(api.getKey());
+            } else {
+                missingDeferred.add(api.getKey() + " " + missingForApi);
+            }
         }
+        binding.deferredDispatch(deferrable);
         try {
             listener.onDeferredDispatchSupport(
-                    binding.deferredDispatch(),
-                    binding.deferredDispatch()
-                            ? ""
-                            : "Kafka " + version + " lacks "
-                                    + (missingDeferred.isEmpty() ? "the hook points" : missingDeferred));
+                    Collections.unmodifiableSet(deferrable),
+                    missingDeferred.isEmpty() ? "" : "Kafka " + version + " lacks " + missingDeferred);
         } catch (RuntimeException e) {
             hookFault();
         }

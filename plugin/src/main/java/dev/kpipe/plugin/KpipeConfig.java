@@ -44,6 +44,8 @@ public final class KpipeConfig extends AbstractConfig {
     public static final String TOPICS_EXCLUDE = "kpipe.topics.exclude";
     /** Transactional produce may be pipelined (KIP-890 verified appends: dispatch waits for the append). */
     public static final String TRANSACTIONS_PIPELINED = "kpipe.transactions.pipelined";
+    /** Offset commits and group heartbeats may be pipelined. */
+    public static final String OFFSET_COMMITS_PIPELINED = "kpipe.offset.commits.pipelined";
 
     /**
      * Default for {@link #MAX_INFLIGHT_REQUESTS_PER_CONNECTION}: the Java producer keeps at most 5
@@ -76,7 +78,8 @@ public final class KpipeConfig extends AbstractConfig {
                     MAX_DELAYED_PRODUCE_REQUESTS,
                     TOPICS_INCLUDE,
                     TOPICS_EXCLUDE,
-                    TRANSACTIONS_PIPELINED)));
+                    TRANSACTIONS_PIPELINED,
+                    OFFSET_COMMITS_PIPELINED)));
 
     /**
      * The unit of each setting that counts something, for the settings table of the documentation (generated from
@@ -196,8 +199,22 @@ public final class KpipeConfig extends AbstractConfig {
                     Importance.MEDIUM,
                     "Pipeline transactional produce (exactly-once producers) to included topics: its connection reads the "
                             + "next request once the append happened, after KIP-890 verification with the transaction coordinator "
-                            + "when the broker verifies. The other transaction requests stay exclusive. False: transactional "
-                            + "produce is exclusive. Applies to requests read from then on.");
+                            + "when the broker verifies. TXN_OFFSET_COMMIT is pipelined only while this and "
+                            + OFFSET_COMMITS_PIPELINED
+                            + " are both true; the other transaction requests (END_TXN among them) "
+                            + "stay exclusive. False: transactional produce is exclusive. Applies to requests read from then on.")
+            .define(
+                    OFFSET_COMMITS_PIPELINED,
+                    Type.BOOLEAN,
+                    true,
+                    Importance.MEDIUM,
+                    "Pipeline offset commits: OFFSET_COMMIT upgrades a connection and is pipelined like a produce (the "
+                            + "connection reads the next request once the group coordinator appended the commit, or enqueued it "
+                            + "in its offsets partition's queue: a later commit is applied after it), TXN_OFFSET_COMMIT too "
+                            + "(with " + TRANSACTIONS_PIPELINED
+                            + "), and HEARTBEAT and CONSUMER_GROUP_HEARTBEAT are pipelined on a "
+                            + "pipelined connection. JOIN_GROUP, SYNC_GROUP, LEAVE_GROUP and OFFSET_FETCH stay exclusive. False: "
+                            + "all four exclusive. Applies to requests read from then on.");
 
     /**
      * @param originals the broker's configuration (other keys are ignored)
@@ -261,6 +278,11 @@ public final class KpipeConfig extends AbstractConfig {
     /** @return {@value #TRANSACTIONS_PIPELINED} */
     public boolean transactionsPipelined() {
         return getBoolean(TRANSACTIONS_PIPELINED);
+    }
+
+    /** @return {@value #OFFSET_COMMITS_PIPELINED} */
+    public boolean offsetCommitsPipelined() {
+        return getBoolean(OFFSET_COMMITS_PIPELINED);
     }
 
     /** @return the compiled {@value #TOPICS_INCLUDE} */

@@ -2,6 +2,7 @@ package dev.kpipe.plugin;
 
 import dev.kpipe.backpressure.ByteBudget;
 import dev.kpipe.interceptor.Interceptor;
+import dev.kpipe.plugin.classify.PipelinedApi;
 import dev.kpipe.plugin.pipeline.PipelineStats;
 import dev.kpipe.plugin.pipeline.WaitReason;
 import java.util.List;
@@ -105,15 +106,15 @@ public final class KpipeMetrics implements AutoCloseable {
                 stats);
         gauge(
                 "deferred-dispatch-total",
-                "Produce requests whose dispatch waited for an asynchronous append after"
-                        + " KafkaApis.handle returned: transactional produce the broker verified with the transaction coordinator"
-                        + " first (KIP-890); their connection read its next request only once the append had happened.",
+                "Requests whose dispatch waited for an asynchronous write after KafkaApis.handle returned: a transactional"
+                        + " produce or TXN_OFFSET_COMMIT the broker verified with the transaction coordinator first (KIP-890);"
+                        + " their connection read its next request only once the append (or the offsets' write) had happened.",
                 s -> s.deferredDispatches(),
                 stats);
         gauge(
                 "deferred-dispatch-fallback-total",
                 "Deferred dispatches (deferred-dispatch-total) whose wait ended"
-                        + " because their response was written before the broker's completion of the append was seen: rare races;"
+                        + " because their response was written before the broker's completion of the write was seen: rare races;"
                         + " a rising share means kpipe's completion hooks miss on this broker.",
                 s -> s.deferredDispatchFallbacks(),
                 stats);
@@ -191,11 +192,40 @@ public final class KpipeMetrics implements AutoCloseable {
                 gauge(reason.metricName(), reason.metricDescription(), s -> s.waits(reason), stats);
             }
         }
+        // Two per row of the table of pipelined APIs: a row added there gets its metrics here.
+        for (PipelinedApi api : PipelinedApi.values()) {
+            gauge(
+                    pipelinedMetricName(api),
+                    api.api().name() + " requests admitted on pipelined connections since start.",
+                    s -> s.pipelinedRequests(api),
+                    stats);
+            gauge(
+                    inflightMetricName(api),
+                    "The most " + api.api().name() + " requests in flight at once on one connection since start.",
+                    s -> s.maxInflightPerConnection(api),
+                    stats);
+        }
         gauge(
                 "plugin-fault-total",
                 "Throwables caught in kpipe code on broker threads (the broker's own path proceeded).",
                 s -> s.pluginFaults() + Interceptor.hookFaults(),
                 stats);
+    }
+
+    /**
+     * @param api a row of the table of pipelined APIs
+     * @return its counter of admitted requests, {@code pipelined-<api>-total}, e.g. {@code pipelined-offset-commit-total}
+     */
+    public static String pipelinedMetricName(PipelinedApi api) {
+        return "pipelined-" + api.metricLabel() + "-total";
+    }
+
+    /**
+     * @param api a row of the table of pipelined APIs
+     * @return its gauge of the most in flight on one connection, {@code inflight-<api>-per-connection-max}
+     */
+    public static String inflightMetricName(PipelinedApi api) {
+        return "inflight-" + api.metricLabel() + "-per-connection-max";
     }
 
     private void gauge(String name, String description, ToDoubleFunction<PipelineStats> f, PipelineStats stats) {

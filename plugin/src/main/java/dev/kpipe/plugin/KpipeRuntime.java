@@ -240,6 +240,7 @@ final class KpipeRuntime {
                 Ticker.SYSTEM,
                 WakeupTimer.daemon());
         pipeline.transactionsPipelined(config.transactionsPipelined());
+        pipeline.offsetCommitsPipelined(config.offsetCommitsPipelined());
         StoragePressure pluginPressure = config.storagePressure();
         if (pluginPressure != null) {
             pipeline.pressure(pluginPressure);
@@ -277,6 +278,9 @@ final class KpipeRuntime {
         }
         if (changes.containsKey(KpipeConfig.TRANSACTIONS_PIPELINED)) {
             pipeline.transactionsPipelined(config.transactionsPipelined());
+        }
+        if (changes.containsKey(KpipeConfig.OFFSET_COMMITS_PIPELINED)) {
+            pipeline.offsetCommitsPipelined(config.offsetCommitsPipelined());
         }
         if (pipeline.enabled() != config.enabled()) {
             pipeline.enabled(config.enabled());

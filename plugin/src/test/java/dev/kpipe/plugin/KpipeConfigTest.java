@@ -205,6 +205,7 @@ class KpipeConfigTest {
                         KpipeConfig.MAX_INFLIGHT_BYTES,
                         KpipeConfig.MAX_INFLIGHT_BYTES_PER_CONNECTION,
                         KpipeConfig.MAX_INFLIGHT_REQUESTS_PER_CONNECTION,
+                        KpipeConfig.OFFSET_COMMITS_PIPELINED,
                         KpipeConfig.STORAGE_PRESSURE_CLASS,
                         KpipeConfig.TOPICS_EXCLUDE,
                         KpipeConfig.TOPICS_INCLUDE,

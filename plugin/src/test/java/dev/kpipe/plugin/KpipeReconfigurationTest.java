@@ -62,7 +62,8 @@ class KpipeReconfigurationTest {
                         KpipeConfig.MAX_DELAYED_PRODUCE_REQUESTS,
                         KpipeConfig.TOPICS_INCLUDE,
                         KpipeConfig.TOPICS_EXCLUDE,
-                        KpipeConfig.TRANSACTIONS_PIPELINED),
+                        KpipeConfig.TRANSACTIONS_PIPELINED,
+                        KpipeConfig.OFFSET_COMMITS_PIPELINED),
                 new KpipePlugin().reconfigurableConfigs());
         assertTrue(KpipeConfig.CONFIG_DEF.names().containsAll(KpipeConfig.RECONFIGURABLE_CONFIGS));
         for (String startOnly : List.of(
@@ -208,7 +209,7 @@ class KpipeReconfigurationTest {
     void transactionalProduceIsPipelinedByDefaultAndExclusiveOnceTheSettingIsTurnedOff() {
         runtime.start(config(KpipeConfig.ENABLE, "true"));
         PipelineCoordinator coordinator = runtime.coordinator();
-        coordinator.onDeferredDispatchSupport(true, "");
+        coordinator.onDeferredDispatchSupport(java.util.Set.of(org.apache.kafka.common.protocol.ApiKeys.PRODUCE), "");
         StubProcessor processor = new StubProcessor();
         assertEquals(Admission.PIPELINED, receiveTransactionalProduce(coordinator, processor, "t1"));
 
@@ -218,7 +219,7 @@ class KpipeReconfigurationTest {
 
         runtime.reconfigure(config(KpipeConfig.ENABLE, "true", KpipeConfig.TRANSACTIONS_PIPELINED, "true"));
         assertEquals(Admission.PIPELINED, receiveTransactionalProduce(coordinator, processor, "t4"));
-        coordinator.onDeferredDispatchSupport(false, "Kafka 9.9 lacks [a hook point]");
+        coordinator.onDeferredDispatchSupport(java.util.Set.of(), "Kafka 9.9 lacks [PRODUCE [a hook point]]");
         assertEquals(
                 Admission.CLASSIC,
                 receiveTransactionalProduce(coordinator, processor, "t5"),
@@ -226,10 +227,30 @@ class KpipeReconfigurationTest {
     }
 
     @Test
+    void offsetCommitsArePipelinedByDefaultAndExclusiveOnceTheSettingIsTurnedOff() {
+        runtime.start(config(KpipeConfig.ENABLE, "true"));
+        PipelineCoordinator coordinator = runtime.coordinator();
+        StubProcessor processor = new StubProcessor();
+        assertEquals(Admission.PIPELINED, receive(coordinator, processor, KafkaRequests.offsetCommit("o1", 1, 10)));
+
+        runtime.reconfigure(config(KpipeConfig.ENABLE, "true", KpipeConfig.OFFSET_COMMITS_PIPELINED, "false"));
+        assertEquals(Admission.CLASSIC, receive(coordinator, processor, KafkaRequests.offsetCommit("o2", 1, 11)));
+        assertEquals(Admission.PIPELINED, receiveProduce(coordinator, processor, "o3", KafkaRequests.INCLUDED));
+
+        runtime.reconfigure(config(KpipeConfig.ENABLE, "true", KpipeConfig.OFFSET_COMMITS_PIPELINED, "true"));
+        assertEquals(Admission.PIPELINED, receive(coordinator, processor, KafkaRequests.offsetCommit("o4", 1, 12)));
+    }
+
+    private static Admission receive(
+            PipelineCoordinator coordinator, NetworkProcessor processor, KafkaRequests.Parsed p) {
+        return coordinator.onRequestReceived(processor, new Object(), p.context(), p.body(), p.sizeInBytes());
+    }
+
+    @Test
     void startedWithTransactionsOffTransactionalProduceIsExclusive() {
         runtime.start(config(KpipeConfig.ENABLE, "true", KpipeConfig.TRANSACTIONS_PIPELINED, "false"));
         PipelineCoordinator coordinator = runtime.coordinator();
-        coordinator.onDeferredDispatchSupport(true, "");
+        coordinator.onDeferredDispatchSupport(java.util.Set.of(org.apache.kafka.common.protocol.ApiKeys.PRODUCE), "");
         assertEquals(Admission.CLASSIC, receiveTransactionalProduce(coordinator, new StubProcessor(), "t1"));
     }
 

@@ -1,5 +1,7 @@
 package dev.kpipe.spi;
 
+import java.util.Set;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.RequestContext;
 
@@ -62,8 +64,8 @@ public interface NetworkEventListener {
      * transactional partitions to the transaction coordinator for verification (KIP-890) and will append in a
      * {@code CallbackRequest} on a request handler thread once the answer arrives. {@link #onRequestDispatched}
      * follows when that callback has run; never before this method returned. Not called when the verification
-     * finished (or failed) before handle returned: then {@code onRequestDispatched} comes at once. Only called on a
-     * broker whose binding reported {@link #onDeferredDispatchSupport onDeferredDispatchSupport(true, ...)}.
+     * finished (or failed) before handle returned: then {@code onRequestDispatched} comes at once. Only called for a
+     * request of an API the binding reported in {@link #onDeferredDispatchSupport}.
      * Thread: a request handler thread.
      *
      * @param request the broker's request handle
@@ -72,17 +74,17 @@ public interface NetworkEventListener {
     default void onDispatchDeferred(Object request, RequestContext context) {}
 
     /**
-     * Whether this broker reports deferred dispatch ({@link #onDispatchDeferred}), told once at install, before any
-     * request event. {@code false} means the running Kafka lacks a hook point kpipe needs to see when a verified
-     * transactional append (KIP-890) happened: {@link #onRequestDispatched} then comes at handle-return for every
-     * request, which for such a produce is before its append, so a plugin must not read a connection's next request
-     * early after a transactional produce. Everything else works as usual.
+     * For which APIs this broker reports deferred dispatch ({@link #onDispatchDeferred}), told once at install, before
+     * any request event. For a request of any other API, {@link #onRequestDispatched} comes at handle-return, which for
+     * a transactional request the broker verifies first (KIP-890) is before its write, so a plugin must not read a
+     * connection's next request early after a transactional request of such an API. Everything else works as usual.
      * Thread: the installing thread.
      *
-     * @param supported true if deferred dispatch is reported
-     * @param detail the missing hook points when not supported, else empty
+     * @param apis the APIs whose deferred order-defining step is reported (a subset of PRODUCE and
+     *     TXN_OFFSET_COMMIT), unmodifiable
+     * @param detail the missing hook points, per API, of those the running Kafka lacks; empty if none
      */
-    default void onDeferredDispatchSupport(boolean supported, String detail) {}
+    default void onDeferredDispatchSupport(Set<ApiKeys> apis, String detail) {}
 
     /**
      * The processor took a response from its response queue. The listener returns the response the

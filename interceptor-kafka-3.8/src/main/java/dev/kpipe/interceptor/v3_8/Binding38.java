@@ -52,6 +52,20 @@ public final class Binding38 extends KafkaBinding {
     }
 
     @Override
+    protected HookPoint partitionVerification() {
+        return HookPoint.method(
+                "kafka.server.ReplicaManager",
+                "maybeStartTransactionVerificationForPartition",
+                "org.apache.kafka.common.TopicPartition",
+                String.class.getName(),
+                "long",
+                "short",
+                "int",
+                "scala.Function1",
+                "kafka.server.TransactionSupportedOperation");
+    }
+
+    @Override
     protected HookPoint callbackCompletion() {
         return HookPoint.method(RequestModel38.REQUEST, "callbackRequestCompleteTimeNanos_$eq", "scala.Option");
     }

@@ -1,73 +1,40 @@
 package dev.kpipe.interceptor.v4_0;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kpipe.interceptor.HookPoint;
-import dev.kpipe.interceptor.Interceptor;
+import dev.kpipe.interceptor.core.KafkaBinding;
+import dev.kpipe.interceptor.testkit.BindingContractTest;
 import dev.kpipe.interceptor.v3_8.Binding38;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
-/** The 4.0 binding against the Kafka 4.0.2 jars this module compiles and tests with. */
-class Binding40Test {
+/** The 4.0 binding against the Kafka 4.0.2 jars this module compiles and tests with: the contract, and its line's own. */
+class Binding40Test extends BindingContractTest {
 
-    @ParameterizedTest
-    @ValueSource(strings = {"4.0.0", "4.0.2"})
-    void itsLinesGetThisBinding(String version) throws Exception {
-        Interceptor.Binding b = Interceptor.bindingFor(version);
-        assertInstanceOf(Binding40.class, b);
-        assertEquals("4.0", b.versionLine());
+    @Override
+    protected KafkaBinding binding() {
+        return new Binding40();
     }
 
-    @Test
-    void everyHookPointExistsInKafka40() {
-        assertEquals(List.of(), HookPoint.missing(getClass().getClassLoader(), new Binding40().hookPoints()));
+    @Override
+    protected List<String> versions() {
+        return List.of("4.0.0", "4.0.2");
     }
 
-    @Test
-    void theBindingsAccessorsOfBrokerInternalsLinkAgainstKafka40() throws Exception {
-        new Binding40().link(); // throws UnsupportedBrokerException if a private member's type differs
+    @Override
+    protected String versionLine() {
+        return "4.0";
     }
 
-    @Test
-    void theHookListIsCheckedAndInstalledFromOneList() {
-        Binding40 b = new Binding40();
-        List<String> checked = b.hookPoints().stream().map(HookPoint::toString).toList();
-        assertTrue(
-                b.advisedMethods().stream()
-                        .allMatch(m -> checked.contains(m.method().toString())),
-                checked::toString);
-        assertEquals(
-                List.of(
-                        "kafka.network.Processor",
-                        "kafka.network.RequestChannel",
-                        "kafka.server.KafkaApis",
-                        "org.apache.kafka.common.network.KafkaChannel",
-                        "kafka.server.AddPartitionsToTxnManager",
-                        "kafka.server.KafkaRequestHandler$",
-                        "kafka.network.RequestChannel$Request"),
-                b.transformedClasses());
-        b.disableDeferredDispatch();
-        assertEquals(
-                List.of(
-                        "kafka.network.Processor",
-                        "kafka.network.RequestChannel",
-                        "kafka.server.KafkaApis",
-                        "org.apache.kafka.common.network.KafkaChannel"),
-                b.transformedClasses());
+    @Override
+    protected String transactionManagerClass() {
+        return "kafka.server.AddPartitionsToTxnManager";
     }
 
-    /** KIP-890: the hooks that tell when a verified transactional append happened exist in Kafka 4.0.2. */
-    @Test
-    void everyDeferredDispatchHookPointExists() {
-        Binding40 b = new Binding40();
-        assertEquals(3, b.deferredDispatchHookPoints().size());
-        assertEquals(List.of(), HookPoint.missing(getClass().getClassLoader(), b.deferredDispatchHookPoints()));
-        assertTrue(b.deferredDispatch());
+    @Override
+    protected String requestClass() {
+        return "kafka.network.RequestChannel$Request";
     }
 
     /** The 3.8 binding on a 4.0 broker would be refused before anything is installed. */

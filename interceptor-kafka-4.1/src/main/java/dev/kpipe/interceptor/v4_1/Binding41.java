@@ -44,6 +44,11 @@ public final class Binding41 extends KafkaBinding {
     }
 
     @Override
+    protected HookPoint partitionVerification() {
+        return PARTITION_VERIFICATION_4_1;
+    }
+
+    @Override
     protected HookPoint callbackCompletion() {
         return HookPoint.method(RequestModel38.REQUEST, "callbackRequestCompleteTimeNanos_$eq", "scala.Option");
     }

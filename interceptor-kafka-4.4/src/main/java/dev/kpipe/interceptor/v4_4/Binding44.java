@@ -55,6 +55,11 @@ public final class Binding44 extends KafkaBinding {
     }
 
     @Override
+    protected HookPoint partitionVerification() {
+        return PARTITION_VERIFICATION_4_1;
+    }
+
+    @Override
     protected HookPoint callbackCompletion() {
         return HookPoint.method(REQUEST, "callbackRequestCompleteTimeNanos", "java.util.OptionalLong");
     }

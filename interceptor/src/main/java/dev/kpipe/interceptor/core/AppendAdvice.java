@@ -33,6 +33,25 @@ final class AppendAdvice {
         }
     }
 
+    /**
+     * {@code ReplicaManager.maybeSendPartitionToTransactionCoordinator} ({@code
+     * maybeStartTransactionVerificationForPartition} up to 3.9): the callback of one partition's verification.
+     */
+    static final class PartitionVerification {
+        @Advice.OnMethodEnter(suppress = Throwable.class)
+        static void enter(@Advice.Argument(5) Object callback) {
+            AppendHooks.partitionVerification(callback);
+        }
+    }
+
+    /** {@code ReplicaManager.generalizedCallback$1(results, callback, partition)}: that callback returned. */
+    static final class VerificationCallbackReturned {
+        @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+        static void exit(@Advice.Argument(1) Object callback) {
+            AppendHooks.verificationCallbackReturned(callback);
+        }
+    }
+
     /** The request's {@code callbackRequestCompleteTimeNanos} setter: its {@code CallbackRequest} has run. */
     static final class CallbackCompleted {
         @Advice.OnMethodExit(suppress = Throwable.class)

@@ -2,6 +2,7 @@ package dev.kpipe.interceptor.core;
 
 import dev.kpipe.interceptor.Interceptor;
 import dev.kpipe.spi.NetworkEventListener;
+import java.util.Set;
 import org.apache.kafka.common.protocol.ApiKeys;
 
 /**
@@ -20,6 +21,8 @@ public final class AppendHooks {
     private static volatile DeferredAppends appends;
 
     private static volatile RequestModel model;
+    /** The APIs whose deferred dispatch the installed hooks report. */
+    private static volatile Set<ApiKeys> tracked = Set.of();
 
     private AppendHooks() {}
 
@@ -28,11 +31,14 @@ public final class AppendHooks {
      *
      * @param l the listener, or {@code null} on deactivation
      * @param requestModel the line's request model
-     * @param deferredDispatch whether the binding's deferred-dispatch hooks are installed
+     * @param deferredDispatch the APIs whose deferred-dispatch hooks are installed
      */
-    static void activate(NetworkEventListener l, RequestModel requestModel, boolean deferredDispatch) {
+    static void activate(NetworkEventListener l, RequestModel requestModel, Set<ApiKeys> deferredDispatch) {
         model = requestModel;
-        appends = l != null && deferredDispatch ? new DeferredAppends(new AppendSignals(l, requestModel)) : null;
+        tracked = Set.copyOf(deferredDispatch);
+        appends = l != null && !deferredDispatch.isEmpty()
+                ? new DeferredAppends(new AppendSignals(l, requestModel))
+                : null;
     }
 
     /** Tells the listener about deferred and completed appends; swallows (and counts) what it throws. */
@@ -98,7 +104,8 @@ public final class AppendHooks {
 
     /**
      * {@code AddPartitionsToTxnManager.addOrVerifyTransaction} (or {@code verifyTransaction}) enter: on a handler
-     * inside {@code KafkaApis.handle} of a PRODUCE, its append is deferred. Thread: any.
+     * inside {@code KafkaApis.handle} of a request whose API's deferred dispatch the hooks report (PRODUCE,
+     * TXN_OFFSET_COMMIT), its order-defining write is deferred. Thread: any.
      */
     public static void verificationStarted() {
         DeferredAppends a = appends;
@@ -106,14 +113,51 @@ public final class AppendHooks {
             return;
         }
         try {
-            a.verificationStarted(AppendHooks::isProduce);
+            a.verificationStarted(AppendHooks::isTracked);
         } catch (Throwable t) {
             Interceptor.hookFault();
         }
     }
 
-    private static boolean isProduce(Object request) {
-        return model.contextOf(request).header.apiKey() == ApiKeys.PRODUCE;
+    private static boolean isTracked(Object request) {
+        return tracked.contains(model.contextOf(request).header.apiKey());
+    }
+
+    /**
+     * {@code ReplicaManager.maybeSendPartitionToTransactionCoordinator} ({@code
+     * maybeStartTransactionVerificationForPartition} up to 3.9) enter: the callback a caller (the group coordinator's
+     * partition writer) gives the verification of one partition. Thread: a request handler.
+     *
+     * @param callback the callback ({@code scala.Function1})
+     */
+    public static void partitionVerification(Object callback) {
+        DeferredAppends a = appends;
+        if (a == null) {
+            return;
+        }
+        try {
+            a.partitionVerification(callback);
+        } catch (Throwable t) {
+            Interceptor.hookFault();
+        }
+    }
+
+    /**
+     * {@code ReplicaManager.generalizedCallback$1} exit: a partition verification's callback returned; for the group
+     * coordinator runtime it enqueued the transactional write. Thread: any.
+     *
+     * @param callback the callback it invoked
+     */
+    public static void verificationCallbackReturned(Object callback) {
+        DeferredAppends a = appends;
+        if (a == null) {
+            return;
+        }
+        try {
+            a.verificationCallbackReturned(callback);
+        } catch (Throwable t) {
+            Interceptor.hookFault();
+        }
     }
 
     /** {@code addOrVerifyTransaction} threw. Thread: any. */

@@ -3,8 +3,9 @@ package dev.kpipe.interceptor.core;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * When a produce request's append happened, for requests whose append the broker defers past {@code KafkaApis.handle}
- * (KIP-890 transaction verification): the two-party hand-off between handle-return and the post-verification callback.
+ * When a request's order-defining write happened, for requests whose write the broker defers past
+ * {@code KafkaApis.handle} (KIP-890 transaction verification: a transactional PRODUCE's append, a TXN_OFFSET_COMMIT's
+ * offsets): the two-party hand-off between handle-return and the post-verification callback.
  *
  * <p>The broker's path (3.8 to 4.4, {@code javap}): inside {@code KafkaApis.handle(R)},
  * {@code ReplicaManager.handleProduceAppend} wraps its append callback with {@code KafkaRequestHandler.wrapAsyncCallback}
@@ -14,8 +15,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * runs inline ({@link #callbackInvoked} with {@code inline}), elsewhere it queues a {@code CallbackRequest} for R; a
  * request handler runs that later, and R's {@code callbackRequestCompleteTimeNanos} is set once it has appended (by
  * {@code RequestChannel.sendResponse} if the response went out during the callback, else in the handler's
- * {@code finally}) — {@link #callbackCompleted}. {@link #handleReturned} is the other party: whichever of
- * handle-return and callback-completion comes last signals the dispatch.
+ * {@code finally}) — {@link #callbackCompleted}. KIP-848's group coordinator runtime (3.8+) verifies a TXN_OFFSET_COMMIT
+ * differently: its partition writer passes its own callback to {@code ReplicaManager.maybeSendPartitionToTransactionCoordinator}
+ * ({@code maybeStartTransactionVerificationForPartition} up to 3.9) — {@link #partitionVerification}, inside handle,
+ * before the verification starts — and that callback, invoked by {@code generalizedCallback$1} on the thread that
+ * completes the verification (inline, or the coordinator's send thread), enqueues the write into the runtime before it
+ * returns — {@link #verificationCallbackReturned}. {@link #handleReturned} is the other party: whichever of
+ * handle-return and the completion comes last signals the dispatch.
  *
  * <p>States of one deferred request ({@link State}), moved only by {@link State#next}:
  * <table>
@@ -23,6 +29,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <tr><th>from</th><th>event</th><th>to</th><th>signal</th></tr>
  *   <tr><td>VERIFYING</td><td>CALLBACK_INLINE</td><td>APPENDED_INLINE</td><td></td></tr>
  *   <tr><td>VERIFYING</td><td>CALLBACK_QUEUED</td><td>CALLBACK_QUEUED</td><td></td></tr>
+ *   <tr><td>VERIFYING</td><td>WRITE_ENQUEUED_INLINE</td><td>APPENDED_INLINE</td><td></td></tr>
+ *   <tr><td>VERIFYING</td><td>WRITE_ENQUEUED</td><td>CALLBACK_DONE</td><td></td></tr>
  *   <tr><td>VERIFYING</td><td>VERIFICATION_THREW</td><td>DONE</td><td>(handle-return dispatches)</td></tr>
  *   <tr><td>VERIFYING</td><td>HANDLE_RETURNED</td><td>DEFERRED</td><td>deferred</td></tr>
  *   <tr><td>APPENDED_INLINE</td><td>HANDLE_RETURNED</td><td>DONE</td><td>dispatched</td></tr>
@@ -30,18 +38,21 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <tr><td>CALLBACK_QUEUED</td><td>HANDLE_RETURNED</td><td>DEFERRED_QUEUED</td><td>deferred</td></tr>
  *   <tr><td>CALLBACK_DONE</td><td>HANDLE_RETURNED</td><td>DONE</td><td>dispatched</td></tr>
  *   <tr><td>DEFERRED</td><td>CALLBACK_QUEUED</td><td>DEFERRED_QUEUED</td><td></td></tr>
+ *   <tr><td>DEFERRED</td><td>WRITE_ENQUEUED</td><td>DONE</td><td>dispatched</td></tr>
  *   <tr><td>DEFERRED_QUEUED</td><td>CALLBACK_COMPLETED</td><td>DONE</td><td>dispatched</td></tr>
  * </table>
  * Any other event leaves the state as it is (a second completion time, a callback of another kind for the same
- * request). So {@code dispatched} is signalled exactly once per request, after both its handle-return and its append,
+ * request: on the classic group coordinator the verification callback is {@code wrapAsyncCallback}'s wrapper, so
+ * {@code WRITE_ENQUEUED} comes after {@code CALLBACK_QUEUED} or {@code CALLBACK_INLINE} and is ignored). So {@code dispatched} is signalled exactly once per request, after both its handle-return and its append,
  * and {@code deferred}, if at all, before it: the deferred signal is given under the request's lock, which the
  * completing party takes before signalling.
  *
  * <p>Threads: {@link #handling}, {@link #verificationStarted}, {@link #verificationThrew} and {@link #handleReturned} on
  * the request handler thread inside {@code KafkaApis.handle}; {@link #callbackInvoked} on the thread that completes the
  * verification (the coordinator's inter-broker send thread, a scheduler thread, or the handler itself);
- * {@link #callbackCompleted} on a request handler (or whichever thread sends the response). Lock-free on the path of
- * a request that is not deferred (one thread-local read); a deferred one takes its own monitor.
+ * {@link #callbackCompleted} on a request handler (or whichever thread sends the response); {@link
+ * #partitionVerification} on the handler inside handle, {@link #verificationCallbackReturned} on any thread. Lock-free
+ * on the path of a request that is not deferred (one thread-local read); a deferred one takes its own monitor.
  */
 public final class DeferredAppends {
 
@@ -62,11 +73,11 @@ public final class DeferredAppends {
     public enum State {
         /** Inside handle; the verification was sent, its callback not invoked yet. */
         VERIFYING,
-        /** Inside handle; the callback ran inline on this thread: the append is done. */
+        /** Inside handle; the callback ran inline on this thread: the write is done (appended or enqueued). */
         APPENDED_INLINE,
         /** Inside handle; the callback was queued as a {@code CallbackRequest}. */
         CALLBACK_QUEUED,
-        /** Inside handle; the {@code CallbackRequest} already ran on another handler. */
+        /** Inside handle; the {@code CallbackRequest}, or the verification callback, already ran on another thread. */
         CALLBACK_DONE,
         /** Handle returned; the verification is outstanding. */
         DEFERRED,
@@ -83,8 +94,9 @@ public final class DeferredAppends {
             return switch (this) {
                 case VERIFYING ->
                     switch (e) {
-                        case CALLBACK_INLINE -> APPENDED_INLINE;
+                        case CALLBACK_INLINE, WRITE_ENQUEUED_INLINE -> APPENDED_INLINE;
                         case CALLBACK_QUEUED -> CALLBACK_QUEUED;
+                        case WRITE_ENQUEUED -> CALLBACK_DONE;
                         case VERIFICATION_THREW -> DONE;
                         case HANDLE_RETURNED -> DEFERRED;
                         default -> null;
@@ -97,7 +109,12 @@ public final class DeferredAppends {
                         default -> null;
                     };
                 case CALLBACK_DONE -> e == Event.HANDLE_RETURNED ? DONE : null;
-                case DEFERRED -> e == Event.CALLBACK_QUEUED ? DEFERRED_QUEUED : null;
+                case DEFERRED ->
+                    switch (e) {
+                        case CALLBACK_QUEUED -> DEFERRED_QUEUED;
+                        case WRITE_ENQUEUED -> DONE;
+                        default -> null;
+                    };
                 case DEFERRED_QUEUED -> e == Event.CALLBACK_COMPLETED ? DONE : null;
                 case DONE -> null;
             };
@@ -112,6 +129,13 @@ public final class DeferredAppends {
         CALLBACK_QUEUED,
         /** The {@code CallbackRequest} ran: {@code callbackRequestCompleteTimeNanos} was set. */
         CALLBACK_COMPLETED,
+        /**
+         * The verification callback the group coordinator runtime gave returned on the thread inside handle: its
+         * write is enqueued.
+         */
+        WRITE_ENQUEUED_INLINE,
+        /** That callback returned on another thread (the verification answered after handle): the write is enqueued. */
+        WRITE_ENQUEUED,
         /** {@code addOrVerifyTransaction} threw: no callback will come. */
         VERIFICATION_THREW,
         /** {@code KafkaApis.handle} returned. */
@@ -121,17 +145,25 @@ public final class DeferredAppends {
     /** A deferred request; its monitor guards {@link #state}. */
     private static final class Deferral {
         final Object request;
+        /** The verification callback it is known by ({@link #byCallback}), or {@code null}. */
+        final Object callback;
+
         State state = State.VERIFYING;
 
-        Deferral(Object request) {
+        Deferral(Object request, Object callback) {
             this.request = request;
+            this.callback = callback;
         }
     }
 
-    /** The request a handler thread is inside {@code KafkaApis.handle} for, and its deferral if any. */
+    /**
+     * The request a handler thread is inside {@code KafkaApis.handle} for, its deferral if any, and the callback of a
+     * partition verification it started, if any (until that verification's deferral takes it).
+     */
     private static final class Handling {
         Object request;
         Deferral deferral;
+        Object callback;
     }
 
     /** Identity key: the broker's request classes do not override equals, but kpipe does not rely on it. */
@@ -149,6 +181,9 @@ public final class DeferredAppends {
 
     private final ThreadLocal<Handling> handling = ThreadLocal.withInitial(Handling::new);
     private final ConcurrentHashMap<Key, Deferral> pending = new ConcurrentHashMap<>();
+    /** Deferrals known by their verification callback ({@link #verificationCallbackReturned}). */
+    private final ConcurrentHashMap<Key, Deferral> byCallback = new ConcurrentHashMap<>();
+
     private final Signals signals;
 
     /** @param signals where the hand-off reports */
@@ -165,6 +200,36 @@ public final class DeferredAppends {
         Handling h = handling.get();
         h.request = request;
         h.deferral = null;
+        h.callback = null;
+    }
+
+    /**
+     * {@code maybeSendPartitionToTransactionCoordinator} is entered on this thread with {@code callback}: if a
+     * verification starts next inside the same handle, its deferral is known by that callback.
+     *
+     * @param callback the callback the verification is given
+     */
+    public void partitionVerification(Object callback) {
+        Handling h = handling.get();
+        if (h.request != null) {
+            h.callback = callback;
+        }
+    }
+
+    /**
+     * A partition verification's callback returned on this thread: the write it enqueued is the order-defining step
+     * of the deferral it is known by, if any.
+     *
+     * @param callback the callback
+     */
+    public void verificationCallbackReturned(Object callback) {
+        if (byCallback.isEmpty()) {
+            return;
+        }
+        Deferral d = byCallback.remove(new Key(callback));
+        if (d != null) {
+            apply(d, handling.get().request == d.request ? Event.WRITE_ENQUEUED_INLINE : Event.WRITE_ENQUEUED);
+        }
     }
 
     /**
@@ -180,9 +245,13 @@ public final class DeferredAppends {
         if (h.request == null || h.deferral != null || !isProduce.test(h.request)) {
             return false;
         }
-        Deferral d = new Deferral(h.request);
+        Deferral d = new Deferral(h.request, h.callback);
         h.deferral = d;
         pending.put(new Key(h.request), d);
+        if (h.callback != null) {
+            byCallback.put(new Key(h.callback), d);
+            h.callback = null;
+        }
         return true;
     }
 
@@ -239,6 +308,7 @@ public final class DeferredAppends {
         Deferral d = h.deferral;
         h.request = null;
         h.deferral = null;
+        h.callback = null;
         if (d == null) {
             return true;
         }
@@ -263,10 +333,10 @@ public final class DeferredAppends {
             if (e == Event.HANDLE_RETURNED && to != State.DONE) {
                 signals.deferred(d.request);
             }
-            dispatchNow = to == State.DONE && e == Event.CALLBACK_COMPLETED;
+            dispatchNow = to == State.DONE && (e == Event.CALLBACK_COMPLETED || e == Event.WRITE_ENQUEUED);
         }
         if (to == State.DONE) {
-            pending.remove(new Key(d.request), d);
+            forget(d);
         }
         if (dispatchNow) {
             signals.dispatched(d.request);
@@ -286,11 +356,20 @@ public final class DeferredAppends {
         if (pending.isEmpty()) {
             return;
         }
-        Deferral d = pending.remove(new Key(request));
+        Deferral d = pending.get(new Key(request));
         if (d != null) {
             synchronized (d) {
                 d.state = State.DONE;
             }
+            forget(d);
+        }
+    }
+
+    /** Forgets a deferral that is done: its entries in {@link #pending} and {@link #byCallback}, if still there. */
+    private void forget(Deferral d) {
+        pending.remove(new Key(d.request), d);
+        if (d.callback != null) {
+            byCallback.remove(new Key(d.callback), d);
         }
     }
 
@@ -299,8 +378,11 @@ public final class DeferredAppends {
         return !pending.isEmpty();
     }
 
-    /** @return deferred requests whose dispatch is not signalled yet (a leak check); thread: any */
+    /**
+     * @return deferred requests whose dispatch is not signalled yet, and verification callbacks not returned yet (a
+     *     leak check); thread: any
+     */
     public int pending() {
-        return pending.size();
+        return pending.size() + byCallback.size();
     }
 }

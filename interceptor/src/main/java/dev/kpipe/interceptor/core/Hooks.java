@@ -4,12 +4,14 @@ import dev.kpipe.interceptor.Interceptor;
 import dev.kpipe.spi.Admission;
 import dev.kpipe.spi.MuteEvent;
 import dev.kpipe.spi.NetworkEventListener;
+import java.util.Set;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import kafka.network.Processor;
 import kafka.server.KafkaApis;
 import org.apache.kafka.common.network.KafkaChannel;
 import org.apache.kafka.common.network.NetworkReceive;
+import org.apache.kafka.common.protocol.ApiKeys;
 
 /**
  * The static entry points the inlined advice calls, for every Kafka version line: the hooked members of
@@ -44,7 +46,7 @@ public final class Hooks {
             Predicate<String> filter,
             RequestModel requestModel,
             KafkaBinding kafkaBinding,
-            boolean deferredDispatch) {
+            Set<ApiKeys> deferredDispatch) {
         listenerFilter = filter;
         model = requestModel;
         binding = kafkaBinding;

@@ -10,15 +10,19 @@ import dev.kpipe.spi.TopicNames;
 import java.lang.invoke.MethodHandles;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.IntSupplier;
 import java.util.function.Predicate;
 import kafka.server.KafkaApis;
 import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.dynamic.DynamicType;
+import org.apache.kafka.common.protocol.ApiKeys;
 
 /**
  * The part of a binding that is the same for Kafka 3.8 to 4.4: the hook list, written once ({@link #advisedMethods()},
@@ -55,8 +59,8 @@ public abstract class KafkaBinding implements Interceptor.Binding {
     protected static final String REQUEST_HANDLER_OBJECT = "kafka.server.KafkaRequestHandler$";
 
     private final String versionLine;
-    /** Deferred dispatch is installed; cleared by {@link #disableDeferredDispatch()} before install. */
-    private volatile boolean deferredDispatch = true;
+    /** The APIs whose deferred-dispatch hooks are installed; set by {@link #deferredDispatch(Set)} before install. */
+    private volatile Set<ApiKeys> deferredDispatch = EnumSet.of(ApiKeys.PRODUCE, ApiKeys.TXN_OFFSET_COMMIT);
 
     private final String requestClass;
     private final String responseClass;
@@ -98,12 +102,36 @@ public abstract class KafkaBinding implements Interceptor.Binding {
             "org.apache.kafka.server.transaction.AddPartitionsToTxnManager$TransactionSupportedOperation");
 
     /**
+     * {@code kafka.server.ReplicaManager.maybeSendPartitionToTransactionCoordinator} with its parameter types, as in
+     * 4.1 and later (the {@code TransactionSupportedOperation} moved with the manager to the {@code server} module).
+     */
+    protected static final HookPoint PARTITION_VERIFICATION_4_1 = HookPoint.method(
+            REPLICA_MANAGER,
+            "maybeSendPartitionToTransactionCoordinator",
+            "org.apache.kafka.common.TopicPartition",
+            String.class.getName(),
+            "long",
+            "short",
+            "int",
+            "scala.Function1",
+            "org.apache.kafka.server.transaction.AddPartitionsToTxnManager$TransactionSupportedOperation");
+
+    /**
      * @return the line's transaction verification entry point: {@code kafka.server.AddPartitionsToTxnManager}'s
      *     {@code verifyTransaction} (3.8–3.9) or {@code addOrVerifyTransaction} (4.0), or
      *     {@code org.apache.kafka.server.transaction.AddPartitionsToTxnManager.addOrVerifyTransaction} (4.1+), with
      *     its parameter types
      */
     protected abstract HookPoint transactionVerification();
+
+    /**
+     * @return the line's {@code ReplicaManager} method that starts the verification of one partition for a caller with
+     *     its own callback (the group coordinator's transactional offset commits): {@code
+     *     maybeStartTransactionVerificationForPartition} (3.8–3.9) or {@code maybeSendPartitionToTransactionCoordinator}
+     *     (4.0+), public, with its parameter types; its callback (argument 5) is the one {@code generalizedCallback$1}
+     *     invokes
+     */
+    protected abstract HookPoint partitionVerification();
 
     /**
      * @return the setter of the request's {@code callbackRequestCompleteTimeNanos}: the Scala
@@ -184,16 +212,17 @@ public abstract class KafkaBinding implements Interceptor.Binding {
     }
 
     /**
-     * The hooks of deferred dispatch (KIP-890 transaction verification; see {@link DeferredAppends}): the line's
-     * verification entry point, the wrapped callback of {@code KafkaRequestHandler.wrapAsyncCallback} (the lambda
-     * {@code $anonfun$wrapAsyncCallback$2(request, Function2, RequestLocal, RequestChannel, Object)}, the same name
-     * on every line, its request and {@code RequestLocal} types the line's) and the callback-completion setter.
-     * Optional: when one is missing the others are not installed either, and the plugin is told
-     * ({@code NetworkEventListener.onDeferredDispatchSupport}).
+     * The hooks of deferred dispatch through a {@code CallbackRequest} (KIP-890 transaction verification; see
+     * {@link DeferredAppends}): the line's verification entry point, the wrapped callback of
+     * {@code KafkaRequestHandler.wrapAsyncCallback} (the lambda {@code $anonfun$wrapAsyncCallback$2(request,
+     * Function2, RequestLocal, RequestChannel, Object)}, the same name on every line, its request and
+     * {@code RequestLocal} types the line's) and the callback-completion setter. A transactional PRODUCE needs these,
+     * and so does a TXN_OFFSET_COMMIT on the classic group coordinator (3.8–3.9), which wraps its post-verification
+     * append the same way.
      *
-     * @return the advised methods of deferred dispatch
+     * @return the advised methods of deferred dispatch through a {@code CallbackRequest}
      */
-    public final List<AdvisedMethod> deferredDispatchMethods() {
+    public final List<AdvisedMethod> callbackRequestMethods() {
         return List.of(
                 new AdvisedMethod(transactionVerification(), AppendAdvice.Verification.class),
                 new AdvisedMethod(
@@ -209,28 +238,79 @@ public abstract class KafkaBinding implements Interceptor.Binding {
                 new AdvisedMethod(callbackCompletion(), AppendAdvice.CallbackCompleted.class));
     }
 
-    @Override
-    public final List<HookPoint> deferredDispatchHookPoints() {
-        return deferredDispatchMethods().stream().map(AdvisedMethod::method).toList();
+    /**
+     * The hooks of deferred dispatch through a verification callback (KIP-848's group coordinator runtime: a
+     * TXN_OFFSET_COMMIT's write is enqueued by the callback of its partition's verification, on the thread that
+     * completes it): the line's {@link #partitionVerification()} (the callback it is given) and
+     * {@code ReplicaManager.generalizedCallback$1(Tuple2, Function1, TopicPartition)}, the private method that
+     * invokes that callback, the same on every line (3.8–4.4, {@code javap -p}).
+     *
+     * @return the advised methods of deferred dispatch through a verification callback
+     */
+    public final List<AdvisedMethod> verificationCallbackMethods() {
+        return List.of(
+                new AdvisedMethod(partitionVerification(), AppendAdvice.PartitionVerification.class),
+                new AdvisedMethod(
+                        HookPoint.method(
+                                REPLICA_MANAGER,
+                                "generalizedCallback$1",
+                                "scala.Tuple2",
+                                "scala.Function1",
+                                "org.apache.kafka.common.TopicPartition"),
+                        AppendAdvice.VerificationCallbackReturned.class));
+    }
+
+    /**
+     * @return per API, the methods that report its deferred dispatch: PRODUCE through a {@code CallbackRequest};
+     *     TXN_OFFSET_COMMIT through a {@code CallbackRequest} (classic coordinator) or a verification callback
+     *     (KIP-848's coordinator runtime), so both
+     */
+    public final Map<ApiKeys, List<AdvisedMethod>> deferredDispatchMethods() {
+        List<AdvisedMethod> both = new ArrayList<>(callbackRequestMethods());
+        both.addAll(verificationCallbackMethods());
+        Map<ApiKeys, List<AdvisedMethod>> m = new EnumMap<>(ApiKeys.class);
+        m.put(ApiKeys.PRODUCE, callbackRequestMethods());
+        m.put(ApiKeys.TXN_OFFSET_COMMIT, List.copyOf(both));
+        return m;
     }
 
     @Override
-    public final void disableDeferredDispatch() {
-        deferredDispatch = false;
+    public final Map<ApiKeys, List<HookPoint>> deferredDispatchHookPoints() {
+        Map<ApiKeys, List<HookPoint>> m = new EnumMap<>(ApiKeys.class);
+        deferredDispatchMethods()
+                .forEach((api, methods) ->
+                        m.put(api, methods.stream().map(AdvisedMethod::method).toList()));
+        return m;
     }
 
     @Override
-    public final boolean deferredDispatch() {
+    public final void deferredDispatch(Set<ApiKeys> apis) {
+        deferredDispatch = Set.copyOf(apis);
+    }
+
+    @Override
+    public final Set<ApiKeys> deferredDispatch() {
         return deferredDispatch;
     }
 
-    /** @return what {@link #advise} installs: {@link #advisedMethods()}, and the deferred-dispatch hooks if enabled */
+    /**
+     * @return what {@link #advise} installs: {@link #advisedMethods()}, and the deferred-dispatch hooks of the APIs
+     *     that have them, each method once
+     */
     private List<AdvisedMethod> installedMethods() {
-        List<AdvisedMethod> all = new ArrayList<>(advisedMethods());
-        if (deferredDispatch) {
-            all.addAll(deferredDispatchMethods());
+        Map<String, AdvisedMethod> all = new LinkedHashMap<>();
+        for (AdvisedMethod m : advisedMethods()) {
+            all.put(m.method().toString(), m);
         }
-        return all;
+        Set<ApiKeys> apis = deferredDispatch;
+        deferredDispatchMethods().forEach((api, methods) -> {
+            if (apis.contains(api)) {
+                for (AdvisedMethod m : methods) {
+                    all.putIfAbsent(m.method().toString(), m);
+                }
+            }
+        });
+        return List.copyOf(all.values());
     }
 
     /** @return the broker members the core calls or reads (not advised), the same on every line */

@@ -221,6 +221,149 @@ class DeferredAppendsTest {
         assertEquals(0, violations.get());
     }
 
+    // ------------------------------------------------------------------ the group coordinator runtime (KIP-848)
+
+    /**
+     * A TXN_OFFSET_COMMIT on the coordinator runtime: its partition writer gives its own callback to the verification
+     * ({@code maybeSendPartitionToTransactionCoordinator}); handle returns; the coordinator's send thread runs that
+     * callback, which enqueues the write: dispatched when it returns.
+     */
+    @Test
+    void handleReturnsFirstThenTheVerificationCallbackEnqueuesTheWriteOnAnotherThread() throws Exception {
+        Object callback = new Object();
+        appends.handling("c1");
+        appends.partitionVerification(callback);
+        assertTrue(appends.verificationStarted(r -> true));
+        handleReturns("c1");
+        assertEquals(List.of("deferred c1"), signals);
+        onOtherThread(() -> appends.verificationCallbackReturned(callback));
+        assertEquals(List.of("deferred c1", "dispatched c1"), signals);
+        onOtherThread(() -> appends.verificationCallbackReturned(callback)); // no second signal
+        assertEquals(2, signals.size());
+        assertEquals(0, appends.pending());
+    }
+
+    @Test
+    void theVerificationCallbackReturnsBeforeHandleReturnsThenHandleReturnDispatches() throws Exception {
+        Object callback = new Object();
+        appends.handling("c1");
+        appends.partitionVerification(callback);
+        appends.verificationStarted(r -> true);
+        onOtherThread(() -> appends.verificationCallbackReturned(callback));
+        assertEquals(List.of(), signals, "nothing before handle returned");
+        handleReturns("c1");
+        assertEquals(List.of("dispatched c1"), signals);
+        assertEquals(0, appends.pending());
+    }
+
+    /** The verification answered at once on the handler (no coordinator known): inline, dispatched at handle-return. */
+    @Test
+    void aVerificationCallbackRunInlineDispatchesAtHandleReturn() {
+        Object callback = new Object();
+        appends.handling("c1");
+        appends.partitionVerification(callback);
+        appends.verificationStarted(r -> true);
+        appends.verificationCallbackReturned(callback);
+        handleReturns("c1");
+        assertEquals(List.of("dispatched c1"), signals);
+        assertEquals(0, appends.pending());
+    }
+
+    /**
+     * The classic coordinator (3.8–3.9) gives {@code wrapAsyncCallback}'s wrapper as the callback: the wrapper queues a
+     * {@code CallbackRequest} inside the callback, so its return ends nothing; the {@code CallbackRequest} does.
+     */
+    @Test
+    void aWrappedCallbackReturningEndsNothingItsCallbackRequestDoes() throws Exception {
+        Object wrapper = new Object();
+        appends.handling("c1");
+        appends.partitionVerification(wrapper);
+        appends.verificationStarted(r -> true);
+        handleReturns("c1");
+        onOtherThread(() -> {
+            appends.callbackInvoked("c1"); // the wrapper re-schedules the append as a CallbackRequest
+            appends.verificationCallbackReturned(wrapper);
+        });
+        assertEquals(List.of("deferred c1"), signals, "queued, not written");
+        onOtherThread(() -> appends.callbackCompleted("c1"));
+        assertEquals(List.of("deferred c1", "dispatched c1"), signals);
+        assertEquals(0, appends.pending());
+    }
+
+    /** A verification the broker did not need (the partition already verified) leaves nothing behind. */
+    @Test
+    void aPartitionVerificationThatNeverVerifiesLeavesNothingBehind() {
+        Object callback = new Object();
+        appends.handling("c1");
+        appends.partitionVerification(callback);
+        appends.verificationCallbackReturned(callback); // inline: no verification was sent
+        handleReturns("c1");
+        assertEquals(List.of("dispatched c1"), signals);
+        assertEquals(0, appends.pending());
+        appends.handling("c2");
+        assertTrue(appends.verificationStarted(r -> true), "a later verification of another request");
+        handleReturns("c2");
+        assertEquals(List.of("dispatched c1", "deferred c2"), signals, "not known by c1's callback");
+        assertEquals(1, appends.pending());
+        appends.responseSent("c2");
+        assertEquals(0, appends.pending());
+    }
+
+    /** Handle-return and the verification callback race on two threads: exactly one dispatch, after both. */
+    @Test
+    void handleReturnAndTheVerificationCallbackRaceAndTheLastOneDispatchesExactlyOnce() throws Exception {
+        int rounds = 2000;
+        ExecutorService sendThread = Executors.newSingleThreadExecutor();
+        AtomicInteger violations = new AtomicInteger();
+        try {
+            for (int i = 0; i < rounds; i++) {
+                String request = "c" + i;
+                Object callbackObject = new Object();
+                AtomicBoolean handleArrived = new AtomicBoolean();
+                AtomicBoolean callbackArrived = new AtomicBoolean();
+                AtomicInteger dispatched = new AtomicInteger();
+                DeferredAppends.Signals check = new DeferredAppends.Signals() {
+                    @Override
+                    public void deferred(Object r) {
+                        if (dispatched.get() != 0) {
+                            violations.incrementAndGet();
+                        }
+                    }
+
+                    @Override
+                    public void dispatched(Object r) {
+                        if (!handleArrived.get() || !callbackArrived.get() || dispatched.incrementAndGet() != 1) {
+                            violations.incrementAndGet();
+                        }
+                    }
+                };
+                DeferredAppends a = new DeferredAppends(check);
+                CyclicBarrier barrier = new CyclicBarrier(2);
+                a.handling(request);
+                a.partitionVerification(callbackObject);
+                a.verificationStarted(r -> true);
+                CompletableFuture<Void> callback = CompletableFuture.runAsync(
+                        () -> {
+                            await(barrier);
+                            callbackArrived.set(true); // the write is enqueued inside the callback, before it returns
+                            a.verificationCallbackReturned(callbackObject);
+                        },
+                        sendThread);
+                await(barrier);
+                handleArrived.set(true);
+                if (a.handleReturned(request)) {
+                    check.dispatched(request);
+                }
+                callback.get(10, TimeUnit.SECONDS);
+                assertEquals(1, dispatched.get(), request);
+                assertEquals(0, a.pending(), request);
+            }
+        } finally {
+            sendThread.shutdownNow();
+        }
+        assertEquals(0, violations.get());
+    }
+
     private static void await(CyclicBarrier b) {
         try {
             b.await(10, TimeUnit.SECONDS);

@@ -1,28 +1,35 @@
 package dev.kpipe.plugin.classify;
 
 import dev.kpipe.spi.TopicNames;
+import java.util.Set;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
 
 /**
- * The default classification policy (see {@link RequestClass}): PRODUCE (any acks) whose every topic the
- * {@link TopicPolicy} pipelines is {@link RequestClass#PIPELINED}, a transactional one only while
- * {@code kpipe.transactions.pipelined} is on and the broker reports deferred dispatch (KIP-890: its append may come
- * after {@code KafkaApis.handle} returned; see {@code NetworkEventListener.onDispatchDeferred});
- * METADATA, API_VERSIONS, GET_TELEMETRY_SUBSCRIPTIONS and PUSH_TELEMETRY are
- * {@link RequestClass#PIPELINED_NO_UPGRADE}; everything else (the transaction APIs among them), a transactional
- * produce otherwise, and produce that names a topic outside the policy or an unknown topic id, is
- * {@link RequestClass#EXCLUSIVE}. Thread-safe; runs on network threads; allocates nothing for a cached topic.
+ * The default classification policy (see {@link RequestClass}): an API's row of {@link PipelinedApi} gives its class,
+ * unless its setting is off or the request is one the row does not cover; everything without a row is
+ * {@link RequestClass#EXCLUSIVE}. Per request: PRODUCE only if the {@link TopicPolicy} pipelines every topic it names
+ * (an unknown topic id: exclusive); a transactional request of a row whose {@link DispatchPoint} is
+ * {@link DispatchPoint#AFTER_VERIFICATION} (transactional PRODUCE, TXN_OFFSET_COMMIT) only while
+ * {@code kpipe.transactions.pipelined} is on and the broker reports deferred dispatch for its API (KIP-890: its
+ * order-defining step may come after {@code KafkaApis.handle} returned; see
+ * {@code NetworkEventListener.onDispatchDeferred}). Thread-safe; runs on network threads; allocates nothing for a
+ * cached topic.
  */
 public final class RequestClassifier {
     private volatile TopicPolicy topics;
     private volatile TopicNames topicNames;
     /** {@code kpipe.transactions.pipelined}. */
     private volatile boolean transactionsPipelined = true;
-    /** The broker reports deferred dispatch (told at install); until then transactional produce is exclusive. */
-    private volatile boolean deferredDispatch;
+    /** {@code kpipe.offset.commits.pipelined}. */
+    private volatile boolean offsetCommitsPipelined = true;
+    /**
+     * The APIs for which the broker reports deferred dispatch (told at install); until then their transactional
+     * requests are exclusive.
+     */
+    private volatile Set<ApiKeys> deferredDispatch = Set.of();
 
     /** @param topics the topic policy */
     public RequestClassifier(TopicPolicy topics) {
@@ -56,13 +63,37 @@ public final class RequestClassifier {
     }
 
     /**
-     * Sets whether the broker's hooks report deferred dispatch (KIP-890 verified appends). Without it a
-     * transactional produce is exclusive whatever {@code kpipe.transactions.pipelined} says. Thread: any.
+     * Sets {@code kpipe.offset.commits.pipelined}: the rows it turns off ({@link PipelinedApi.Switch#OFFSET_COMMITS})
+     * are exclusive while false. Requests read from now on are classified with it. Thread: any.
      *
-     * @param supported what the binding reported
+     * @param pipelined whether offset commits and group heartbeats may be pipelined
      */
-    public void deferredDispatch(boolean supported) {
-        this.deferredDispatch = supported;
+    public void offsetCommitsPipelined(boolean pipelined) {
+        this.offsetCommitsPipelined = pipelined;
+    }
+
+    /** @return {@code kpipe.offset.commits.pipelined} as last set; thread: any */
+    public boolean offsetCommitsPipelined() {
+        return offsetCommitsPipelined;
+    }
+
+    /**
+     * Sets the APIs for which the broker's hooks report deferred dispatch (KIP-890 verified writes). Without it a
+     * transactional request of such an API is exclusive whatever {@code kpipe.transactions.pipelined} says. Thread:
+     * any.
+     *
+     * @param apis what the binding reported
+     */
+    public void deferredDispatch(Set<ApiKeys> apis) {
+        this.deferredDispatch = Set.copyOf(apis);
+    }
+
+    /**
+     * @param api an API
+     * @return true if the broker reports deferred dispatch for it
+     */
+    public boolean deferredDispatch(ApiKeys api) {
+        return deferredDispatch.contains(api);
     }
 
     /**
@@ -83,21 +114,27 @@ public final class RequestClassifier {
      * @return its class
      */
     public RequestClass classify(ApiKeys apiKey, AbstractRequest body) {
-        switch (apiKey) {
+        PipelinedApi row = PipelinedApi.of(apiKey);
+        if (row == null || (row.turnedOffBy() == PipelinedApi.Switch.OFFSET_COMMITS && !offsetCommitsPipelined)) {
+            return RequestClass.EXCLUSIVE;
+        }
+        switch (row) {
             case PRODUCE:
                 return classifyProduce((ProduceRequest) body);
-            case METADATA:
-            case API_VERSIONS:
-            case GET_TELEMETRY_SUBSCRIPTIONS:
-            case PUSH_TELEMETRY:
-                return RequestClass.PIPELINED_NO_UPGRADE;
+            case TXN_OFFSET_COMMIT:
+                return transactional(row) ? row.requestClass() : RequestClass.EXCLUSIVE;
             default:
-                return RequestClass.EXCLUSIVE;
+                return row.requestClass();
         }
     }
 
+    /** @return true if a transactional request of the row may be pipelined (its deferred step is reported) */
+    private boolean transactional(PipelinedApi row) {
+        return transactionsPipelined && deferredDispatch.contains(row.api());
+    }
+
     private RequestClass classifyProduce(ProduceRequest produce) {
-        if (produce.transactionalId() != null && !(transactionsPipelined && deferredDispatch)) {
+        if (produce.transactionalId() != null && !transactional(PipelinedApi.PRODUCE)) {
             return RequestClass.EXCLUSIVE;
         }
         ProduceRequestData.TopicProduceDataCollection data = produce.data().topicData();

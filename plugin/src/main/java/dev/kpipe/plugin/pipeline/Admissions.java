@@ -2,6 +2,7 @@ package dev.kpipe.plugin.pipeline;
 
 import dev.kpipe.backpressure.Reservations;
 import dev.kpipe.backpressure.Ticker;
+import dev.kpipe.plugin.classify.PipelinedApi;
 import dev.kpipe.plugin.classify.RequestClass;
 import dev.kpipe.plugin.classify.RequestClassifier;
 import dev.kpipe.spi.Admission;
@@ -155,7 +156,7 @@ final class Admissions {
             return holdUntilClose(conn, request);
         }
         reservations.settle(conn.reservation(), sizeInBytes, upgrade);
-        conn.requestRead(request, context, sizeInBytes);
+        conn.requestRead(request, context, sizeInBytes, PipelinedApi.of(context.header.apiKey()));
         return Admission.PIPELINED;
     }
 

@@ -4,6 +4,7 @@ import dev.kpipe.backpressure.ByteBudget;
 import dev.kpipe.backpressure.InflightLimits;
 import dev.kpipe.backpressure.Reservation;
 import dev.kpipe.backpressure.Ticker;
+import dev.kpipe.plugin.classify.PipelinedApi;
 import dev.kpipe.quotas.ThrottleWindows;
 import org.apache.kafka.common.requests.RequestContext;
 import org.slf4j.Logger;
@@ -225,15 +226,16 @@ final class ConnectionPipeline extends Signals.Node implements Reservation.Holde
      * @param request the broker's request handle
      * @param ctx its context (kept for the dump if none is yet)
      * @param size its size, bytes, already charged on the budget (the permit its slot holds)
+     * @param api its row of the table of pipelined APIs
      */
-    void requestRead(Object request, RequestContext ctx, int size) {
+    void requestRead(Object request, RequestContext ctx, int size, PipelinedApi api) {
         if (size > largestRequest) {
             largestRequest = size;
         }
         if (context == null) {
             context = ctx;
         }
-        inflight.add(request, size, ticker.nanos());
+        inflight.add(request, size, ticker.nanos(), api);
         dispatch.start(request);
         stats.waitStarted(WaitReason.AWAITING_DISPATCH);
         muted = true;

@@ -1,7 +1,13 @@
 package dev.kpipe.plugin.pipeline;
 
+import dev.kpipe.plugin.classify.DispatchPoint;
+import dev.kpipe.plugin.classify.PipelinedApi;
 import dev.kpipe.plugin.classify.RequestClassifier;
 import dev.kpipe.spi.NetworkProcessor;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,18 +70,25 @@ final class DeferredDispatch {
     }
 
     /**
-     * Whether the broker's hooks report deferred appends; without them transactional produce stays exclusive, with one
-     * ERROR.
+     * For which APIs the broker's hooks report a deferred order-defining step; the transactional requests of a
+     * {@link DispatchPoint#AFTER_VERIFICATION} row without them stay exclusive, with one ERROR naming them.
      *
-     * @param supported what the binding reported
-     * @param detail what it lacks, when not supported
+     * @param apis the APIs the binding reports deferred dispatch for
+     * @param detail what it lacks, when some are missing
      */
-    void support(boolean supported, String detail) {
-        classifier.deferredDispatch(supported);
-        if (!supported) {
+    void support(Set<ApiKeys> apis, String detail) {
+        classifier.deferredDispatch(apis);
+        List<String> missing = new ArrayList<>();
+        for (PipelinedApi row : PipelinedApi.values()) {
+            if (row.dispatchPoint() == DispatchPoint.AFTER_VERIFICATION && !apis.contains(row.api())) {
+                missing.add(row.api().name());
+            }
+        }
+        if (!missing.isEmpty()) {
             LOG.error(
-                    "kpipe: cannot see when a verified transactional append happens (KIP-890): {}; transactional "
-                            + "produce stays exclusive on this broker, everything else is pipelined",
+                    "kpipe: cannot see when a verified transactional write happens (KIP-890) for {}: {}; their "
+                            + "transactional requests stay exclusive on this broker, everything else is pipelined",
+                    missing,
                     detail);
         }
     }

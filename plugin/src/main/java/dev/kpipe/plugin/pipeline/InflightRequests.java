@@ -1,6 +1,7 @@
 package dev.kpipe.plugin.pipeline;
 
 import dev.kpipe.backpressure.ByteBudget;
+import dev.kpipe.plugin.classify.PipelinedApi;
 import dev.kpipe.spi.NetworkProcessor;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -35,6 +36,8 @@ final class InflightRequests {
     private boolean sendOutstanding;
     /** Slots with a response other than the outstanding head: this connection's share of {@code held-responses}. */
     private int heldResponses;
+    /** Requests in flight per row of the table of pipelined APIs, by ordinal. */
+    private final int[] byApi = new int[PipelinedApi.values().length];
 
     private int publishedCount;
     private long publishedBytes;
@@ -69,15 +72,17 @@ final class InflightRequests {
      * @param request the broker's request handle
      * @param size its size on the wire, bytes, charged on the byte budget by the caller: the slot's permit
      * @param readNanos when it was read (the coordinator's clock)
+     * @param api its row of the table of pipelined APIs
      * @return the requests in flight now
      */
-    int add(Object request, int size, long readNanos) {
+    int add(Object request, int size, long readNanos, PipelinedApi api) {
         Slot s = freeSlots.pollFirst();
-        slots.addLast((s == null ? new Slot() : s).fill(request, size, readNanos));
+        slots.addLast((s == null ? new Slot() : s).fill(request, size, readNanos, api));
         bytes += size;
         stats.inflightRequests.incrementAndGet();
         stats.pipelinedRequests.increment();
         stats.recordInflight(slots.size());
+        stats.requestAdmitted(api, ++byApi[api.ordinal()]);
         publish();
         return slots.size();
     }
@@ -173,11 +178,13 @@ final class InflightRequests {
         }
         slots.pollFirst();
         bytes -= head.bytes;
+        byApi[head.api.ordinal()]--;
         head.releasePermit(budget);
         sendOutstanding = false;
         stats.inflightRequests.decrementAndGet();
         head.request = null;
         head.response = null;
+        head.api = null;
         freeSlots.addFirst(head);
         publish();
         return true;
@@ -212,6 +219,7 @@ final class InflightRequests {
             s.releasePermit(budget);
         }
         slots.clear();
+        java.util.Arrays.fill(byApi, 0);
         bytes = 0;
         sendOutstanding = false;
         publish();

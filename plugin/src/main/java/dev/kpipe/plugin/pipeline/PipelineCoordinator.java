@@ -14,7 +14,9 @@ import dev.kpipe.spi.NetworkProcessor;
 import dev.kpipe.spi.StoragePressure;
 import dev.kpipe.spi.TopicNames;
 import java.util.ArrayList;
+import java.util.Set;
 import java.util.function.Function;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.RequestContext;
 
@@ -275,10 +277,13 @@ public final class PipelineCoordinator implements NetworkEventListener {
         deferredDispatch.deferred(context.connectionId, request);
     }
 
-    /** Without deferred dispatch, transactional produce stays exclusive (one ERROR). Thread: the installing thread. */
+    /**
+     * Without deferred dispatch for an API, its transactional requests stay exclusive (one ERROR). Thread: the
+     * installing thread.
+     */
     @Override
-    public void onDeferredDispatchSupport(boolean supported, String detail) {
-        deferredDispatch.support(supported, detail);
+    public void onDeferredDispatchSupport(Set<ApiKeys> apis, String detail) {
+        deferredDispatch.support(apis, detail);
     }
 
     /**
@@ -289,6 +294,16 @@ public final class PipelineCoordinator implements NetworkEventListener {
      */
     public void transactionsPipelined(boolean pipelined) {
         classifier.transactionsPipelined(pipelined);
+    }
+
+    /**
+     * Sets {@code kpipe.offset.commits.pipelined} (see {@link RequestClassifier#offsetCommitsPipelined(boolean)}).
+     * Thread: any.
+     *
+     * @param pipelined whether offset commits and group heartbeats may be pipelined
+     */
+    public void offsetCommitsPipelined(boolean pipelined) {
+        classifier.offsetCommitsPipelined(pipelined);
     }
 
     // ---------------------------------------------------------------- rounds (see Rounds)

@@ -1,5 +1,6 @@
 package dev.kpipe.plugin.pipeline;
 
+import dev.kpipe.plugin.classify.PipelinedApi;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -70,6 +71,51 @@ public final class PipelineStats {
      */
     public long deferredDispatchFallbacks() {
         return deferredDispatchFallbacks.sum();
+    }
+
+    /** Requests admitted on pipelined connections, by {@link PipelinedApi#ordinal()}. */
+    private final LongAdder[] pipelinedByApi = new LongAdder[PipelinedApi.values().length];
+    /** The most requests of one API in flight at once on one connection, by {@link PipelinedApi#ordinal()}. */
+    private final AtomicLong[] maxInflightByApi = new AtomicLong[PipelinedApi.values().length];
+
+    {
+        for (int i = 0; i < pipelinedByApi.length; i++) {
+            pipelinedByApi[i] = new LongAdder();
+            maxInflightByApi[i] = new AtomicLong();
+        }
+    }
+
+    /**
+     * A request of {@code api} was admitted on a pipelined connection. Thread: the connection's network thread; no
+     * allocation.
+     *
+     * @param api its row of the table of pipelined APIs
+     * @param inflightOfApi requests of that API in flight on its connection now, this one included
+     */
+    void requestAdmitted(PipelinedApi api, int inflightOfApi) {
+        pipelinedByApi[api.ordinal()].increment();
+        AtomicLong max = maxInflightByApi[api.ordinal()];
+        long m = max.get();
+        while (inflightOfApi > m && !max.compareAndSet(m, inflightOfApi)) {
+            m = max.get();
+        }
+    }
+
+    /**
+     * @param api a row of the table of pipelined APIs
+     * @return requests of that API admitted on pipelined connections since start ({@code pipelined-<api>-total})
+     */
+    public long pipelinedRequests(PipelinedApi api) {
+        return pipelinedByApi[api.ordinal()].sum();
+    }
+
+    /**
+     * @param api a row of the table of pipelined APIs
+     * @return the most requests of that API in flight at once on one connection since start
+     *     ({@code inflight-<api>-per-connection-max})
+     */
+    public long maxInflightPerConnection(PipelinedApi api) {
+        return maxInflightByApi[api.ordinal()].get();
     }
 
     /** Waits started on connections kpipe owns, by {@link WaitReason#ordinal()}. */

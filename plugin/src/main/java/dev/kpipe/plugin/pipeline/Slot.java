@@ -1,6 +1,7 @@
 package dev.kpipe.plugin.pipeline;
 
 import dev.kpipe.backpressure.ByteBudget;
+import dev.kpipe.plugin.classify.PipelinedApi;
 
 /**
  * One request read on a pipelined connection, in arrival order, and its response once ready. The slot owns the
@@ -22,6 +23,8 @@ final class Slot {
     long readNanos;
     /** The response, once the processor dequeued it; {@code null} before. */
     Object response;
+    /** The request's row of the table of pipelined APIs. */
+    PipelinedApi api;
 
     /**
      * Takes the slot for a request just read (a new slot, or one its connection reuses: {@link
@@ -30,13 +33,15 @@ final class Slot {
      * @param request the request
      * @param bytes its size, bytes, charged on the budget: the permit
      * @param readNanos when it was read
+     * @param api its row of the table of pipelined APIs
      * @return this slot
      */
-    Slot fill(Object request, int bytes, long readNanos) {
+    Slot fill(Object request, int bytes, long readNanos, PipelinedApi api) {
         this.request = request;
         this.bytes = bytes;
         this.readNanos = readNanos;
         this.response = null;
+        this.api = api;
         return this;
     }
 

@@ -16,13 +16,15 @@ public enum WaitReason {
             "awaiting-dispatch",
             "a request was read and the connection waited for its dispatch (every pipelined request)"),
     /**
-     * Its last request is a transactional produce whose {@code KafkaApis.handle} returned while the broker verifies it
-     * with the transaction coordinator (KIP-890): the next request is read once the append, run later in a
-     * {@code CallbackRequest}, happened ({@code deferred-dispatch-total}).
+     * Its last request is a transactional produce or TXN_OFFSET_COMMIT whose {@code KafkaApis.handle} returned while
+     * the broker verifies it with the transaction coordinator (KIP-890): the next request is read once its write, run
+     * later (in a {@code CallbackRequest}, or by the coordinator runtime's verification callback), happened
+     * ({@code deferred-dispatch-total}).
      */
     AWAITING_APPEND(
             "awaiting-append",
-            "a transactional produce's handle returned and the connection waited for its append after verification"),
+            "a transactional produce's or offset commit's handle returned and the connection waited for its write after"
+                    + " verification"),
     /** It waits in line for the broker-wide in-flight byte budget ({@code kpipe.max.inflight.bytes}). */
     BUDGET("budget", "the connection waited in line for the in-flight byte budget"),
     /**

@@ -74,7 +74,7 @@ class RequestClassifierTest {
 
     @Test
     void transactionalProduceIsPipelinedWithDeferredDispatchAndTheSettingOnAndOnlyToIncludedTopics() {
-        classifier.deferredDispatch(true);
+        classifier.deferredDispatch(Set.of(ApiKeys.PRODUCE, ApiKeys.TXN_OFFSET_COMMIT));
         assertTrue(classifier.transactionsPipelined(), "kpipe.transactions.pipelined defaults to true");
         assertEquals(
                 RequestClass.PIPELINED,
@@ -101,7 +101,7 @@ class RequestClassifierTest {
                 classify(produce((short) -1, "txn-1", KafkaRequests.PRODUCE_BY_NAME, Topic.named(INCLUDED))));
         assertEquals(RequestClass.PIPELINED, classify(produceByName((short) -1, INCLUDED)), "others unaffected");
         classifier.transactionsPipelined(true);
-        classifier.deferredDispatch(false);
+        classifier.deferredDispatch(Set.of());
         assertEquals(
                 RequestClass.EXCLUSIVE,
                 classify(produce((short) -1, "txn-1", KafkaRequests.PRODUCE_BY_NAME, Topic.named(INCLUDED))));
@@ -111,16 +111,9 @@ class RequestClassifierTest {
     @ParameterizedTest
     @org.junit.jupiter.params.provider.EnumSource(
             value = ApiKeys.class,
-            names = {
-                "FIND_COORDINATOR",
-                "INIT_PRODUCER_ID",
-                "ADD_PARTITIONS_TO_TXN",
-                "ADD_OFFSETS_TO_TXN",
-                "TXN_OFFSET_COMMIT",
-                "END_TXN"
-            })
+            names = {"FIND_COORDINATOR", "INIT_PRODUCER_ID", "ADD_PARTITIONS_TO_TXN", "ADD_OFFSETS_TO_TXN", "END_TXN"})
     void theOtherTransactionApisStayExclusive(ApiKeys api) {
-        classifier.deferredDispatch(true);
+        classifier.deferredDispatch(Set.of(ApiKeys.PRODUCE, ApiKeys.TXN_OFFSET_COMMIT));
         assertEquals(RequestClass.EXCLUSIVE, classifier.classify(api, null));
     }
 
@@ -209,19 +202,91 @@ class RequestClassifierTest {
         assertEquals(RequestClass.EXCLUSIVE, classify(KafkaRequests.findCoordinator(CONN, 6)));
     }
 
-    /** Only PRODUCE bodies are inspected; every other API is decided by its key alone. */
+    /**
+     * Only PRODUCE bodies are inspected; every other API is decided by its key alone: its row of the table, or
+     * exclusive without one.
+     */
     @Test
-    void everyOtherApiIsExclusiveExceptTheCheapReadOnlyOnes() {
+    void everyOtherApiIsExclusiveExceptTheRowsOfTheTable() {
+        classifier.deferredDispatch(Set.of(ApiKeys.PRODUCE, ApiKeys.TXN_OFFSET_COMMIT));
         Set<ApiKeys> noUpgrade = EnumSet.of(
-                ApiKeys.METADATA, ApiKeys.API_VERSIONS, ApiKeys.GET_TELEMETRY_SUBSCRIPTIONS, ApiKeys.PUSH_TELEMETRY);
+                ApiKeys.METADATA,
+                ApiKeys.API_VERSIONS,
+                ApiKeys.GET_TELEMETRY_SUBSCRIPTIONS,
+                ApiKeys.PUSH_TELEMETRY,
+                ApiKeys.HEARTBEAT,
+                ApiKeys.CONSUMER_GROUP_HEARTBEAT);
+        Set<ApiKeys> upgrade = EnumSet.of(ApiKeys.OFFSET_COMMIT, ApiKeys.TXN_OFFSET_COMMIT);
         for (ApiKeys key : ApiKeys.values()) {
             if (key == ApiKeys.PRODUCE) {
                 continue;
             }
-            RequestClass expected =
-                    noUpgrade.contains(key) ? RequestClass.PIPELINED_NO_UPGRADE : RequestClass.EXCLUSIVE;
+            RequestClass expected = noUpgrade.contains(key)
+                    ? RequestClass.PIPELINED_NO_UPGRADE
+                    : upgrade.contains(key) ? RequestClass.PIPELINED : RequestClass.EXCLUSIVE;
             assertEquals(expected, classifier.classify(key, null), key.name());
         }
+    }
+
+    /** Group requests that wait for other members, end a membership or read committed offsets drain first. */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.EnumSource(
+            value = ApiKeys.class,
+            names = {"JOIN_GROUP", "SYNC_GROUP", "LEAVE_GROUP", "OFFSET_FETCH", "DESCRIBE_GROUPS", "FETCH"})
+    void groupRequestsThatCannotBePipelinedStayExclusive(ApiKeys api) {
+        assertEquals(RequestClass.EXCLUSIVE, classifier.classify(api, null));
+    }
+
+    @Test
+    void offsetCommitsAndHeartbeatsAreExclusiveWhileTheSettingIsOff() {
+        classifier.deferredDispatch(Set.of(ApiKeys.PRODUCE, ApiKeys.TXN_OFFSET_COMMIT));
+        assertTrue(classifier.offsetCommitsPipelined(), "kpipe.offset.commits.pipelined defaults to true");
+        assertEquals(RequestClass.PIPELINED, classify(KafkaRequests.offsetCommit(CONN, 3, 10)));
+        assertEquals(RequestClass.PIPELINED, classify(KafkaRequests.txnOffsetCommit(CONN, 4, 10)));
+        classifier.offsetCommitsPipelined(false);
+        for (ApiKeys api : List.of(
+                ApiKeys.OFFSET_COMMIT,
+                ApiKeys.TXN_OFFSET_COMMIT,
+                ApiKeys.HEARTBEAT,
+                ApiKeys.CONSUMER_GROUP_HEARTBEAT)) {
+            assertEquals(RequestClass.EXCLUSIVE, classifier.classify(api, null), api.name());
+        }
+        assertEquals(RequestClass.PIPELINED, classify(produceByName((short) -1, INCLUDED)), "produce unaffected");
+        assertEquals(RequestClass.PIPELINED_NO_UPGRADE, classifier.classify(ApiKeys.METADATA, null));
+    }
+
+    /**
+     * A transactional offset commit's write follows the verification of its offsets partition (KIP-890): pipelined
+     * only where the broker reports that step, and only with kpipe.transactions.pipelined on as well.
+     */
+    @Test
+    void aTransactionalOffsetCommitNeedsDeferredDispatchForItsApiAndBothSettings() {
+        Parsed commit = KafkaRequests.txnOffsetCommit(CONN, 4, 10);
+        assertEquals(RequestClass.EXCLUSIVE, classify(commit), "until the broker reports deferred dispatch");
+        classifier.deferredDispatch(Set.of(ApiKeys.PRODUCE));
+        assertEquals(RequestClass.EXCLUSIVE, classify(commit), "reported for produce only");
+        classifier.deferredDispatch(Set.of(ApiKeys.PRODUCE, ApiKeys.TXN_OFFSET_COMMIT));
+        assertEquals(RequestClass.PIPELINED, classify(commit));
+        classifier.transactionsPipelined(false);
+        assertEquals(RequestClass.EXCLUSIVE, classify(commit), "kpipe.transactions.pipelined off");
+        classifier.transactionsPipelined(true);
+        assertEquals(RequestClass.PIPELINED, classify(KafkaRequests.offsetCommit(CONN, 5, 10)));
+    }
+
+    /** Each row's class, dispatch point and switch, as the table documents them. */
+    @Test
+    void theTableOfPipelinedApis() {
+        assertEquals(9, PipelinedApi.values().length);
+        for (PipelinedApi row : PipelinedApi.values()) {
+            assertEquals(row, PipelinedApi.of(row.api()));
+            boolean transactional = row == PipelinedApi.PRODUCE || row == PipelinedApi.TXN_OFFSET_COMMIT;
+            assertEquals(
+                    transactional ? DispatchPoint.AFTER_VERIFICATION : DispatchPoint.HANDLE_RETURN,
+                    row.dispatchPoint(),
+                    row.name());
+        }
+        assertEquals("txn-offset-commit", PipelinedApi.TXN_OFFSET_COMMIT.metricLabel());
+        assertEquals(null, PipelinedApi.of(ApiKeys.JOIN_GROUP));
     }
 
     @Test

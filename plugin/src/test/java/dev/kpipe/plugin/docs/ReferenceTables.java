@@ -4,6 +4,7 @@ import dev.kpipe.backpressure.ByteBudget;
 import dev.kpipe.backpressure.Ticker;
 import dev.kpipe.plugin.KpipeConfig;
 import dev.kpipe.plugin.KpipeMetrics;
+import dev.kpipe.plugin.classify.PipelinedApi;
 import dev.kpipe.plugin.pipeline.PipelineStats;
 import dev.kpipe.plugin.pipeline.WaitReason;
 import java.util.ArrayList;
@@ -93,8 +94,20 @@ final class ReferenceTables {
                             .append('`');
                 }
             }
+            Set<String> perApi = new TreeSet<>();
+            StringBuilder apis = new StringBuilder();
+            for (PipelinedApi api : PipelinedApi.values()) {
+                if (g.getValue().containsKey(KpipeMetrics.pipelinedMetricName(api))) {
+                    perApi.add(KpipeMetrics.pipelinedMetricName(api));
+                    perApi.add(KpipeMetrics.inflightMetricName(api));
+                    apis.append(apis.length() == 0 ? "" : ", ")
+                            .append('`')
+                            .append(api.metricLabel())
+                            .append('`');
+                }
+            }
             g.getValue().forEach((name, description) -> {
-                if (!waits.contains(name)) {
+                if (!waits.contains(name) && !perApi.contains(name)) {
                     sb.append("| `")
                             .append(name)
                             .append("` | ")
@@ -102,6 +115,16 @@ final class ReferenceTables {
                             .append(" |\n");
                 }
             });
+            if (!perApi.isEmpty()) {
+                sb.append(
+                                "| `pipelined-<api>-total`, `inflight-<api>-per-connection-max` | Per row of the table of pipelined"
+                                        + " APIs (")
+                        .append(apis)
+                        .append(
+                                "): requests of that API admitted on pipelined connections since start, and the most of them"
+                                        + " in flight at once on one connection since start (above 1: that API was pipelined);"
+                                        + " the table: [docs/design.md](docs/design.md#the-table-of-pipelined-apis). |\n");
+            }
             if (!waits.isEmpty()) {
                 sb.append("| `wait-<reason>-total` | Waits of pipelined connections, one counter per reason (")
                         .append(reasons)

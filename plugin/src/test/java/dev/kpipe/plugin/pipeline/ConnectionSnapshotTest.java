@@ -240,7 +240,7 @@ class ConnectionSnapshotTest {
         // a connection whose first request carries that principal
         ConnectionPipeline cp = new ConnectionPipeline(
                 ctx.connectionId, new ProcessorPipelines(null), new PipelineStats(), () -> 0L, 0);
-        cp.requestRead(new Object(), brokenContext, 10);
+        cp.requestRead(new Object(), brokenContext, 10, dev.kpipe.plugin.classify.PipelinedApi.PRODUCE);
         ConnectionSnapshot s = ConnectionSnapshot.of(cp, new InflightLimits(16, 1 << 20), 0L);
         assertEquals("error=java.lang.IllegalStateException", s.principal());
         assertEquals(ctx.connectionId, s.connectionId(), "the rest of the connection is still listed");

@@ -53,13 +53,13 @@ class ConnectionStateTest {
         ConnectionPipeline c = new ConnectionPipeline("c", new ProcessorPipelines(null), stats, () -> 0L, 0);
         assertTrue(c.transition(ConnectionEvent.REQUEST_READ));
         Object first = new Object();
-        c.requestRead(first, null, 10);
+        c.requestRead(first, null, 10, dev.kpipe.plugin.classify.PipelinedApi.PRODUCE);
         assertFalse(c.transition(ConnectionEvent.REQUEST_READ), "kpipe keeps it muted until the dispatch");
         assertEquals(ConnectionState.CLOSING_AFTER_DRAIN, c.state());
         assertEquals(1, stats.pluginFaults());
 
         ConnectionPipeline d = new ConnectionPipeline("d", new ProcessorPipelines(null), stats, () -> 0L, 0);
-        d.requestRead(new Object(), null, 10);
+        d.requestRead(new Object(), null, 10, dev.kpipe.plugin.classify.PipelinedApi.PRODUCE);
         assertFalse(d.transition(ConnectionEvent.EXCLUSIVE_HELD), "an exclusive request read then is illegal too");
         assertEquals(ConnectionState.CLOSING_AFTER_DRAIN, d.state());
         assertTrue(c.dispatch().end(first));

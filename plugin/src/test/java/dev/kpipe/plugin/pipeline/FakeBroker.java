@@ -551,6 +551,11 @@ final class FakeBroker {
     final List<Request> verifications = new ArrayList<>();
     /** The interceptor misses every callback completion: only the written response can end a deferred dispatch. */
     boolean loseCallbackSignals;
+    /**
+     * A mutant binding: the dispatch of every request is signalled when {@code KafkaApis.handle} returns, even when its
+     * order-defining write comes later (a verified transactional produce or offset commit). Runs must then fail.
+     */
+    boolean dispatchAtHandleReturn;
     /** Post-verification callbacks queued as {@code CallbackRequest}s, not yet run by a handler. */
     final List<Request> callbacks = new ArrayList<>();
 
@@ -655,7 +660,11 @@ final class FakeBroker {
                 this::nanos,
                 (processor, delayNanos) -> wakeups.add(delayNanos));
         if (scenario.transactions) {
-            coordinator.onDeferredDispatchSupport(true, "");
+            coordinator.onDeferredDispatchSupport(
+                    java.util.EnumSet.of(
+                            org.apache.kafka.common.protocol.ApiKeys.PRODUCE,
+                            org.apache.kafka.common.protocol.ApiKeys.TXN_OFFSET_COMMIT),
+                    "");
         }
         Scenario.Faults faults = scenario.faults;
         coordinator.onTopicNames(id -> {
@@ -869,7 +878,7 @@ final class FakeBroker {
                 handlers[step.arg()] = null;
                 r.returned = true;
                 r.conn.dispatchPhase.remove(r);
-                if (scenario.transactions && !r.appended) {
+                if (scenario.transactions && !r.appended && !dispatchAtHandleReturn) {
                     // The interceptor's two-party hand-off: handle returned first; the callback completes it.
                     note("dispatch deferred");
                     listen("onDispatchDeferred", () -> {
@@ -877,7 +886,7 @@ final class FakeBroker {
                         return null;
                     });
                 } else {
-                    if (r.spec.kind() == Scenario.Kind.PRODUCE_TXN_VERIFIED) {
+                    if (r.spec.kind().verified()) {
                         note(r.appended ? "appended before handle returned" : "dispatched before append");
                     }
                     listen("onRequestDispatched", () -> {
@@ -886,7 +895,14 @@ final class FakeBroker {
                     });
                 }
             }
-            case VERIFIED -> callbacks.add(verifications.remove(step.arg()));
+            case VERIFIED -> {
+                Request r = verifications.remove(step.arg());
+                if (r.spec.kind() == Scenario.Kind.TXN_OFFSET_COMMIT_VERIFIED) {
+                    coordinatorWrite(r);
+                } else {
+                    callbacks.add(r);
+                }
+            }
             case CALLBACK -> runCallback(callbacks.remove(step.arg()));
             case COMPLETE -> respond(completions.remove(step.arg()));
             case END_THROTTLE -> {
@@ -1109,9 +1125,10 @@ final class FakeBroker {
                         + " (a verified transactional produce: KIP-890)");
             }
         }
-        if (r.spec.kind() == Scenario.Kind.PRODUCE_TXN_VERIFIED) {
-            // ReplicaManager.handleProduceAppend: AddPartitionsToTxnManager.addOrVerifyTransaction; the append runs
-            // in the post-verification callback, later, on some handler.
+        if (r.spec.kind().verified()) {
+            // ReplicaManager.handleProduceAppend (or the coordinator runtime's partition writer):
+            // AddPartitionsToTxnManager.addOrVerifyTransaction; the write runs in the post-verification callback,
+            // later: on some handler (produce), or on the coordinator's thread (TXN_OFFSET_COMMIT).
             r.verifying = true;
             verifications.add(r);
             if (verifications.stream().filter(v -> v.conn == r.conn).count() > 1) {
@@ -1142,6 +1159,9 @@ final class FakeBroker {
         } else {
             respond(r);
         }
+        if (dispatchAtHandleReturn) {
+            return; // the mutant signalled the dispatch at handle-return already
+        }
         if (scenario.transactions && r.returned && loseCallbackSignals) {
             note("callback signal lost");
         } else if (scenario.transactions && r.returned) {
@@ -1150,6 +1170,31 @@ final class FakeBroker {
                 coordinator.onRequestDispatched(r, r.context());
                 return null;
             });
+        }
+    }
+
+    /**
+     * The transaction coordinator answered the verification of a TXN_OFFSET_COMMIT on KIP-848's coordinator runtime:
+     * the verification callback, on the coordinator's own thread, enqueues the write into the runtime (its order is
+     * fixed now) and returns; the response follows once the write is committed (now or later). If handle returned
+     * already, the interceptor signals the dispatch when the callback returns.
+     */
+    private void coordinatorWrite(Request r) {
+        r.appended = true;
+        r.verifying = false;
+        if (r.spec.delayed()) {
+            completions.add(r);
+        } else {
+            respond(r);
+        }
+        if (scenario.transactions && r.returned && !loseCallbackSignals && !dispatchAtHandleReturn) {
+            note("write enqueued after handle returned");
+            listen("onRequestDispatched", () -> {
+                coordinator.onRequestDispatched(r, r.context());
+                return null;
+            });
+        } else if (scenario.transactions && r.returned) {
+            note("callback signal lost");
         }
     }
 

@@ -37,6 +37,19 @@ final class Scenario {
          * Exclusive, or pipelined when the scenario has {@link Scenario#transactions}.
          */
         PRODUCE_TXN_VERIFIED,
+        /**
+         * OFFSET_COMMIT: pipelined, upgrades; its order-defining step (the classic coordinator's append, or the enqueue
+         * of its write in KIP-848's coordinator runtime) happens inside {@code KafkaApis.handle}.
+         */
+        OFFSET_COMMIT,
+        /**
+         * TXN_OFFSET_COMMIT whose offsets partition KIP-848's coordinator runtime verifies with the transaction
+         * coordinator first (KIP-890): {@code KafkaApis.handle} returns before the write; the coordinator's answer (a
+         * VERIFIED step) runs the verification callback on the coordinator's thread, which enqueues the write there
+         * and then (no {@code CallbackRequest}). Exclusive, or pipelined when the scenario has
+         * {@link Scenario#transactions}.
+         */
+        TXN_OFFSET_COMMIT_VERIFIED,
         /** METADATA: pipelined on a pipelined connection, classic on a classic one. */
         METADATA,
         /** API_VERSIONS: pipelined on a pipelined connection, classic on a classic one. */
@@ -60,7 +73,10 @@ final class Scenario {
         }
 
         boolean upgrades() {
-            return this == PRODUCE_ACKS_ALL || this == PRODUCE_ACKS_1 || this == PRODUCE_ACKS_0;
+            return this == PRODUCE_ACKS_ALL
+                    || this == PRODUCE_ACKS_1
+                    || this == PRODUCE_ACKS_0
+                    || this == OFFSET_COMMIT;
         }
 
         /** @return exclusive whatever the scenario (transactional produce depends on {@link Scenario#exclusive}) */
@@ -69,7 +85,12 @@ final class Scenario {
         }
 
         boolean transactional() {
-            return this == PRODUCE_TRANSACTIONAL || this == PRODUCE_TXN_VERIFIED;
+            return this == PRODUCE_TRANSACTIONAL || this == PRODUCE_TXN_VERIFIED || this == TXN_OFFSET_COMMIT_VERIFIED;
+        }
+
+        /** @return true if the broker verifies its transaction first and writes after handle returned (KIP-890) */
+        boolean verified() {
+            return this == PRODUCE_TXN_VERIFIED || this == TXN_OFFSET_COMMIT_VERIFIED;
         }
 
         String code() {
@@ -80,6 +101,8 @@ final class Scenario {
                 case PRODUCE_EXCLUDED -> "Pexcl";
                 case PRODUCE_TRANSACTIONAL -> "Ptxn";
                 case PRODUCE_TXN_VERIFIED -> "Ptv";
+                case OFFSET_COMMIT -> "Oc";
+                case TXN_OFFSET_COMMIT_VERIFIED -> "Otv";
                 case METADATA -> "Meta";
                 case API_VERSIONS -> "ApiV";
                 case FETCH -> "Fetch";
@@ -402,6 +425,9 @@ final class Scenario {
             case PRODUCE_TRANSACTIONAL, PRODUCE_TXN_VERIFIED ->
                 KafkaRequests.produce(
                         connectionId, correlationId, (short) -1, "txn-1", r.byTopicId(), KafkaRequests.INCLUDED);
+            case OFFSET_COMMIT -> KafkaRequests.offsetCommit(connectionId, correlationId, correlationId);
+            case TXN_OFFSET_COMMIT_VERIFIED ->
+                KafkaRequests.txnOffsetCommit(connectionId, correlationId, correlationId);
             case METADATA -> KafkaRequests.metadata(connectionId, correlationId);
             case API_VERSIONS -> KafkaRequests.apiVersions(connectionId, correlationId);
             case FETCH -> KafkaRequests.fetch(connectionId, correlationId);

@@ -13,9 +13,11 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.GetTelemetrySubscriptionsRequestData;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.PushTelemetryRequestData;
 import org.apache.kafka.common.message.SaslHandshakeRequestData;
+import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
 import org.apache.kafka.common.network.ClientInformation;
 import org.apache.kafka.common.network.ListenerName;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -27,12 +29,14 @@ import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FindCoordinatorRequest;
 import org.apache.kafka.common.requests.GetTelemetrySubscriptionsRequest;
 import org.apache.kafka.common.requests.MetadataRequest;
+import org.apache.kafka.common.requests.OffsetCommitRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.PushTelemetryRequest;
 import org.apache.kafka.common.requests.RequestAndSize;
 import org.apache.kafka.common.requests.RequestContext;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.requests.SaslHandshakeRequest;
+import org.apache.kafka.common.requests.TxnOffsetCommitRequest;
 import org.apache.kafka.common.security.auth.KafkaPrincipal;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
 
@@ -216,6 +220,35 @@ public final class KafkaRequests {
                 correlationId,
                 new SaslHandshakeRequest.Builder(new SaslHandshakeRequestData().setMechanism("SCRAM-SHA-512")),
                 (short) 1);
+    }
+
+    /** @return an OFFSET_COMMIT of group {@code group} for partition 0 of {@link #INCLUDED}, as a consumer sends it */
+    public static Parsed offsetCommit(String connectionId, int correlationId, long offset) {
+        OffsetCommitRequestData data = new OffsetCommitRequestData()
+                .setGroupId("group")
+                .setMemberId("member-1")
+                .setGenerationIdOrMemberEpoch(1)
+                .setTopics(List.of(new OffsetCommitRequestData.OffsetCommitRequestTopic()
+                        .setName(INCLUDED)
+                        .setPartitions(List.of(new OffsetCommitRequestData.OffsetCommitRequestPartition()
+                                .setPartitionIndex(0)
+                                .setCommittedOffset(offset)))));
+        return parse(connectionId, correlationId, OffsetCommitRequest.Builder.forTopicNames(data), (short) 9);
+    }
+
+    /** @return a TXN_OFFSET_COMMIT of producer {@code txn-1} for group {@code group}, as an exactly-once producer sends it */
+    public static Parsed txnOffsetCommit(String connectionId, int correlationId, long offset) {
+        TxnOffsetCommitRequestData data = new TxnOffsetCommitRequestData()
+                .setTransactionalId("txn-1")
+                .setGroupId("group")
+                .setProducerId(7L)
+                .setProducerEpoch((short) 0)
+                .setTopics(List.of(new TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic()
+                        .setName(INCLUDED)
+                        .setPartitions(List.of(new TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition()
+                                .setPartitionIndex(0)
+                                .setCommittedOffset(offset)))));
+        return parse(connectionId, correlationId, TxnOffsetCommitRequest.Builder.forTopicNames(data, false), (short) 3);
     }
 
     public static Parsed findCoordinator(String connectionId, int correlationId) {
