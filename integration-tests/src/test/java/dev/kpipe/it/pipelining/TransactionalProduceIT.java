@@ -13,10 +13,13 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.Future;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -24,11 +27,13 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * A quick real-broker check of pipelined transactional produce (KIP-890 deferred dispatch): one transactional Java
- * producer (acks=all, 5 in flight, a commit every 500 records) against a one-node kpipe cluster. Its produce requests
- * are pipelined, the first one to each partition in each transaction waits for its verified append
- * ({@code deferred-dispatch-total}), and a {@code read_committed} consumer reads every record once, in order per
- * partition. The heavy transaction tests (commit/abort mixes, fencing, Streams exactly-once, a coordinator killed)
+ * A quick real-broker check of pipelined transactional produce and offset commits (KIP-890 deferred dispatch): one
+ * transactional Java producer (acks=all, 5 in flight, a commit every 500 records, each transaction also committing a
+ * consumer group's offset with {@code sendOffsetsToTransaction}, as an exactly-once application does) against a
+ * one-node kpipe cluster. Its produce requests and TXN_OFFSET_COMMITs are pipelined, the first write to each partition
+ * in each transaction waits for its verified write ({@code deferred-dispatch-total}), a {@code read_committed}
+ * consumer reads every record once, in order per partition, and the group's committed offset is the last
+ * transaction's (END_TXN drains: a transaction's offsets are in before its commit). The heavy transaction tests (commit/abort mixes, fencing, Streams exactly-once, a coordinator killed)
  * are elsewhere.
  */
 @Tag("core") // also run against every supported Kafka line (failsafe executions core-kafka-*)
@@ -39,6 +44,7 @@ class TransactionalProduceIT {
     private static final int PARTITIONS = 3;
     private static final int RECORDS = 6_000;
     private static final int PER_TRANSACTION = 500;
+    private static final String GROUP = "kpipe-txn-it-group";
 
     @Test
     void transactionalProduceIsPipelinedAndEveryCommittedRecordIsReadOnceInOrder(Cluster cluster) throws Exception {
@@ -46,6 +52,7 @@ class TransactionalProduceIT {
         KafkaNode node = cluster.node(1);
         double pipelinedBefore = KpipeJmx.kpipe(node, "pipelined-request-total");
         double deferredBefore = KpipeJmx.kpipe(node, "deferred-dispatch-total");
+        double txnCommitsBefore = KpipeJmx.kpipe(node, "pipelined-txn-offset-commit-total");
 
         Map<String, Object> cfg = new HashMap<>(cluster.clientConfig());
         cfg.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "kpipe-txn-it");
@@ -67,6 +74,9 @@ class TransactionalProduceIT {
                 byte[] padded = java.util.Arrays.copyOf(value, value.length + pad.length);
                 last = producer.send(new ProducerRecord<>(TOPIC, i % PARTITIONS, "k" + i, padded));
                 if (i % PER_TRANSACTION == PER_TRANSACTION - 1) {
+                    producer.sendOffsetsToTransaction(
+                            Map.of(new TopicPartition(TOPIC, 0), new OffsetAndMetadata(i + 1)),
+                            new ConsumerGroupMetadata(GROUP));
                     producer.commitTransaction();
                 }
             }
@@ -111,12 +121,25 @@ class TransactionalProduceIT {
         }
         assertEquals(RECORDS, counts.total(), "every committed record once");
 
+        long committedOffset = cluster.admin()
+                .listConsumerGroupOffsets(GROUP)
+                .partitionsToOffsetAndMetadata()
+                .get(10, java.util.concurrent.TimeUnit.SECONDS)
+                .get(new TopicPartition(TOPIC, 0))
+                .offset();
+        assertEquals(RECORDS, committedOffset, "the last transaction's offset is the group's committed offset");
+
         double pipelined = KpipeJmx.kpipe(node, "pipelined-request-total") - pipelinedBefore;
         double deferred = KpipeJmx.kpipe(node, "deferred-dispatch-total") - deferredBefore;
+        double txnCommits = KpipeJmx.kpipe(node, "pipelined-txn-offset-commit-total") - txnCommitsBefore;
         System.out.printf(
-                "TransactionalProduceIT (Kafka %s): %d records in %d transactions, %.0f pipelined requests,"
-                        + " %.0f deferred dispatches%n",
-                cluster.kafkaVersion(), RECORDS, RECORDS / PER_TRANSACTION, pipelined, deferred);
+                "TransactionalProduceIT (Kafka %s): %d records in %d transactions, %.0f pipelined requests"
+                        + " (%.0f TXN_OFFSET_COMMIT), %.0f deferred dispatches%n",
+                cluster.kafkaVersion(), RECORDS, RECORDS / PER_TRANSACTION, pipelined, txnCommits, deferred);
+        assertTrue(
+                txnCommits >= RECORDS / PER_TRANSACTION,
+                "every transaction's TXN_OFFSET_COMMIT was pipelined (kpipe.offset.commits.pipelined; the client retries"
+                        + " one the coordinator answers CONCURRENT_TRANSACTIONS): " + txnCommits);
         assertTrue(pipelined > RECORDS / PER_TRANSACTION, "transactional produce pipelined: " + pipelined);
         assertTrue(deferred > 0, "some produce waited for its verified append: " + deferred);
         double fallbacks = KpipeJmx.kpipe(node, "deferred-dispatch-fallback-total");
