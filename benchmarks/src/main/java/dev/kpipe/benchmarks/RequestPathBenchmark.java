@@ -9,8 +9,9 @@ import dev.kpipe.plugin.pipeline.PipelineCoordinator;
 import dev.kpipe.plugin.pipeline.PipelineStats;
 import dev.kpipe.plugin.pipeline.WakeupTimer;
 import dev.kpipe.spi.Admission;
-import dev.kpipe.spi.MuteEvent;
 import dev.kpipe.spi.NetworkProcessor;
+import dev.kpipe.spi.ProcessorAttachment;
+import dev.kpipe.spi.Reauthentication;
 import dev.kpipe.spi.ResponseKind;
 import java.net.InetAddress;
 import java.util.Optional;
@@ -59,7 +60,7 @@ public class RequestPathBenchmark {
 
     private static final String CONNECTION = "127.0.0.1:9092-127.0.0.1:50000-0";
 
-    private PipelineCoordinator coordinator;
+    private PipelineCoordinator<Object, Object> coordinator;
     private RequestClassifier classifier;
     private BenchProcessor processor;
     private RequestContext context;
@@ -71,8 +72,8 @@ public class RequestPathBenchmark {
     record BenchResponse(Object request, RequestContext context) {}
 
     /** The least a network processor must do for the plugin: nothing but answer accessors. */
-    static final class BenchProcessor implements NetworkProcessor {
-        private Object attachment;
+    static final class BenchProcessor implements NetworkProcessor<Object, Object> {
+        private ProcessorAttachment attachment;
         long unmutes;
 
         @Override
@@ -99,13 +100,13 @@ public class RequestPathBenchmark {
         }
 
         @Override
-        public void forward(Object request) {}
+        public void release(Object request) {}
 
         @Override
-        public void deliverMuteEvent(String connectionId, MuteEvent event) {}
+        public void handBack(String connectionId, Object heldRequest) {}
 
         @Override
-        public void beginReauthentication(String connectionId, Object reauthentication) {}
+        public void beginReauthentication(String connectionId, Reauthentication reauthentication) {}
 
         @Override
         public Object pollResponse() {
@@ -119,12 +120,12 @@ public class RequestPathBenchmark {
         public void discard(Object response) {}
 
         @Override
-        public void attach(Object attachment) {
+        public void attach(ProcessorAttachment attachment) {
             this.attachment = attachment;
         }
 
         @Override
-        public Object attachment() {
+        public ProcessorAttachment attachment() {
             return attachment;
         }
 
@@ -152,7 +153,7 @@ public class RequestPathBenchmark {
     @Setup
     public void setup() throws Exception {
         classifier = new RequestClassifier(new TopicPolicy(Pattern.compile(".*"), null));
-        coordinator = new PipelineCoordinator(
+        coordinator = new PipelineCoordinator<>(
                 classifier,
                 new InflightLimits(16, 64L << 20),
                 new ByteBudget(100L << 20, 90L << 20, Ticker.SYSTEM),
@@ -194,19 +195,17 @@ public class RequestPathBenchmark {
     }
 
     private Object step() {
-        Admission a = coordinator.onRequestReceived(processor, request, context, body, 1100);
+        Admission a = coordinator.onRequestRead(processor, request, context, body, 1100);
         if (a != Admission.PIPELINED) {
             throw new IllegalStateException("not pipelined: " + a);
         }
         coordinator.onRequestDispatched(request, context);
         coordinator.onProcessorRound(processor);
-        Object out = coordinator.onResponseDequeued(processor, response);
+        Object out = coordinator.onResponseReady(processor, response);
         if (out != response) {
             throw new IllegalStateException("response not delivered in order");
         }
-        coordinator.onResponseCompleted(processor, response);
-        coordinator.onMuteEvent(processor, CONNECTION, MuteEvent.RESPONSE_SENT);
-        coordinator.onTryUnmute(processor, CONNECTION);
+        coordinator.onResponseWritten(processor, response);
         coordinator.onProcessorRound(processor);
         return out;
     }

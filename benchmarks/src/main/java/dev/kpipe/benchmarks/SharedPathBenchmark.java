@@ -9,7 +9,6 @@ import dev.kpipe.plugin.pipeline.PipelineCoordinator;
 import dev.kpipe.plugin.pipeline.PipelineStats;
 import dev.kpipe.plugin.pipeline.WakeupTimer;
 import dev.kpipe.spi.Admission;
-import dev.kpipe.spi.MuteEvent;
 import java.net.InetAddress;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -54,14 +53,14 @@ public class SharedPathBenchmark {
     /** What the network threads share: the coordinator, its budget, the classification policy. */
     @State(Scope.Benchmark)
     public static class Shared {
-        PipelineCoordinator coordinator;
+        PipelineCoordinator<Object, Object> coordinator;
         ProduceRequest body;
         final AtomicInteger threads = new AtomicInteger();
 
         @Setup
         public void setup() {
             RequestClassifier classifier = new RequestClassifier(new TopicPolicy(Pattern.compile(".*"), null));
-            coordinator = new PipelineCoordinator(
+            coordinator = new PipelineCoordinator<>(
                     classifier,
                     new InflightLimits(16, 64L << 20),
                     new ByteBudget(100L << 20, 90L << 20, Ticker.SYSTEM),
@@ -111,20 +110,18 @@ public class SharedPathBenchmark {
         return step(shared.coordinator, shared.body, t);
     }
 
-    private static Object step(PipelineCoordinator coordinator, ProduceRequest body, NetworkThread t) {
-        Admission a = coordinator.onRequestReceived(t.processor, t.request, t.context, body, 1100);
+    private static Object step(PipelineCoordinator<Object, Object> coordinator, ProduceRequest body, NetworkThread t) {
+        Admission a = coordinator.onRequestRead(t.processor, t.request, t.context, body, 1100);
         if (a != Admission.PIPELINED) {
             throw new IllegalStateException("not pipelined: " + a);
         }
         coordinator.onRequestDispatched(t.request, t.context);
         coordinator.onProcessorRound(t.processor);
-        Object out = coordinator.onResponseDequeued(t.processor, t.response);
+        Object out = coordinator.onResponseReady(t.processor, t.response);
         if (out != t.response) {
             throw new IllegalStateException("response not delivered in order");
         }
-        coordinator.onResponseCompleted(t.processor, t.response);
-        coordinator.onMuteEvent(t.processor, t.connection, MuteEvent.RESPONSE_SENT);
-        coordinator.onTryUnmute(t.processor, t.connection);
+        coordinator.onResponseWritten(t.processor, t.response);
         coordinator.onProcessorRound(t.processor);
         return out;
     }

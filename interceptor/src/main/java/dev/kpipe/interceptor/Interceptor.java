@@ -1,5 +1,6 @@
 package dev.kpipe.interceptor;
 
+import dev.kpipe.spi.BrokerCapabilities;
 import dev.kpipe.spi.NetworkEventListener;
 import java.lang.instrument.Instrumentation;
 import java.util.ArrayList;
@@ -72,7 +73,7 @@ public final class Interceptor {
         /**
          * @return per API, the hook points that report its deferred dispatch (when a verified transactional write
          *     happened, KIP-890): optional, checked at install like the others; the APIs whose points all exist are
-         *     passed to {@link #deferredDispatch(Set)} and the listener is told ({@code onDeferredDispatchSupport})
+         *     passed to {@link #deferredDispatch(Set)} and the listener is told ({@code onInstalled})
          */
         default Map<ApiKeys, List<HookPoint>> deferredDispatchHookPoints() {
             return Map.of();
@@ -112,7 +113,7 @@ public final class Interceptor {
          * @param listener the plugin
          * @param listenerFilter which broker listeners (by name) the plugin sees
          */
-        void activate(NetworkEventListener listener, Predicate<String> listenerFilter);
+        void activate(NetworkEventListener<Object, Object> listener, Predicate<String> listenerFilter);
     }
 
     /**
@@ -167,7 +168,10 @@ public final class Interceptor {
      *     the broker is unchanged then
      */
     public static Binding install(
-            Instrumentation inst, ClassLoader loader, NetworkEventListener listener, Predicate<String> listenerFilter)
+            Instrumentation inst,
+            ClassLoader loader,
+            NetworkEventListener<Object, Object> listener,
+            Predicate<String> listenerFilter)
             throws UnsupportedBrokerException {
         String version = KafkaVersion.of(loader);
         Binding binding = bindingFor(version);
@@ -190,9 +194,10 @@ public final class Interceptor {
         }
         binding.deferredDispatch(deferrable);
         try {
-            listener.onDeferredDispatchSupport(
-                    Collections.unmodifiableSet(deferrable),
-                    missingDeferred.isEmpty() ? "" : "Kafka " + version + " lacks " + missingDeferred);
+            listener.onInstalled(new BrokerCapabilities(
+                    version,
+                    deferrable,
+                    missingDeferred.isEmpty() ? "" : "Kafka " + version + " lacks " + missingDeferred));
         } catch (RuntimeException e) {
             hookFault();
         }

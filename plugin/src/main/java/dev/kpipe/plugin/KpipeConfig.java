@@ -36,8 +36,10 @@ public final class KpipeConfig extends AbstractConfig {
     public static final String MAX_INFLIGHT_BYTES = "kpipe.max.inflight.bytes";
     /** Produce requests waiting for acks in the purgatory above which pipelined connections pause. */
     public static final String MAX_DELAYED_PRODUCE_REQUESTS = "kpipe.max.delayed.produce.requests";
-    /** A {@code dev.kpipe.spi.StoragePressure} implementation reporting storage-side saturation. */
+    /** A {@code dev.kpipe.extension.StoragePressure} implementation reporting storage-side saturation. */
     public static final String STORAGE_PRESSURE_CLASS = "kpipe.storage.pressure.class";
+    /** A {@code dev.kpipe.extension.ClassificationPolicy} implementation: which topics' writes may be pipelined. */
+    public static final String CLASSIFICATION_POLICY_CLASS = "kpipe.classification.policy.class";
     /** Topics whose produce requests may be pipelined (regex). */
     public static final String TOPICS_INCLUDE = "kpipe.topics.include";
     /** Topics whose produce requests are never pipelined (regex). */
@@ -66,7 +68,7 @@ public final class KpipeConfig extends AbstractConfig {
      * The keys that can be changed while the broker runs, through Kafka's dynamic broker config (KIP-226):
      * {@code kafka-configs --bootstrap-server ... --alter --entity-type brokers (--entity-name <id> | --entity-default)
      * --add-config kpipe.enable=false}. The others ({@value #LISTENERS}, {@value #FAIL_ON_UNSUPPORTED_BROKER},
-     * {@value #STORAGE_PRESSURE_CLASS}) are read at start-up only: Kafka stores a dynamic value for them but never
+     * {@value #STORAGE_PRESSURE_CLASS}, {@value #CLASSIFICATION_POLICY_CLASS}) are read at start-up only: Kafka stores a dynamic value for them but never
      * hands it to kpipe. In definition order.
      */
     public static final Set<String> RECONFIGURABLE_CONFIGS =
@@ -173,8 +175,18 @@ public final class KpipeConfig extends AbstractConfig {
                     Type.CLASS,
                     null,
                     Importance.LOW,
-                    "A dev.kpipe.spi.StoragePressure (optionally Configurable) through which a storage plugin reports "
-                            + "saturation, in addition to the broker's own queues.")
+                    "A dev.kpipe.extension.StoragePressure (optionally Configurable) through which a storage plugin reports "
+                            + "saturation, broker-wide or per topic (only connections producing to a saturated topic wait), in "
+                            + "addition to the broker's own queues; it may wake the waiting connections when it clears.")
+            .define(
+                    CLASSIFICATION_POLICY_CLASS,
+                    Type.CLASS,
+                    null,
+                    Importance.LOW,
+                    "A dev.kpipe.extension.ClassificationPolicy (optionally Configurable) that decides which topics' writes "
+                            + "may be pipelined, instead of the regular expressions of " + "kpipe.topics.include and "
+                            + "kpipe.topics.exclude (the default, RegexClassificationPolicy). Internal topics are never "
+                            + "pipelined. A new instance is configured when kpipe.topics.include or kpipe.topics.exclude change.")
             .define(
                     TOPICS_INCLUDE,
                     Type.STRING,
@@ -271,8 +283,20 @@ public final class KpipeConfig extends AbstractConfig {
     }
 
     /** @return the configured {@value #STORAGE_PRESSURE_CLASS}, instantiated and configured, or {@code null} */
-    public dev.kpipe.spi.StoragePressure storagePressure() {
-        return getConfiguredInstance(STORAGE_PRESSURE_CLASS, dev.kpipe.spi.StoragePressure.class);
+    public dev.kpipe.extension.StoragePressure storagePressure() {
+        return getConfiguredInstance(STORAGE_PRESSURE_CLASS, dev.kpipe.extension.StoragePressure.class);
+    }
+
+    /**
+     * @return the configured {@value #CLASSIFICATION_POLICY_CLASS}, instantiated and configured; without one, the
+     *     regular expressions of {@value #TOPICS_INCLUDE} and {@value #TOPICS_EXCLUDE}
+     */
+    public dev.kpipe.extension.ClassificationPolicy classificationPolicy() {
+        dev.kpipe.extension.ClassificationPolicy policy =
+                getConfiguredInstance(CLASSIFICATION_POLICY_CLASS, dev.kpipe.extension.ClassificationPolicy.class);
+        return policy != null
+                ? policy
+                : new dev.kpipe.extension.RegexClassificationPolicy(topicsInclude(), topicsExclude());
     }
 
     /** @return {@value #TRANSACTIONS_PIPELINED} */

@@ -62,7 +62,7 @@ final class KpipeConnections implements DynamicMBean, MBeanRegistration {
      * @param coordinator the connections to list
      * @param limit how many to list at most ({@link ConnectionDump#MAX_CONNECTIONS} in a broker)
      */
-    KpipeConnections(PipelineCoordinator coordinator, int limit) {
+    KpipeConnections(PipelineCoordinator<?, ?> coordinator, int limit) {
         this(coordinator::connectionSnapshots, limit, LoggerFactory.getLogger(KpipeConnections.class));
     }
 

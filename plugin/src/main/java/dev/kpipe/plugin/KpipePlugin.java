@@ -85,7 +85,7 @@ public final class KpipePlugin implements MetricsReporter {
      * Installs the hooks (the {@link KpipeRuntime.HookInstaller} of a real broker). Thread: the
      * caller of {@link KpipeRuntime#start} or {@link KpipeRuntime#reconfigure}.
      */
-    private static String installHooks(KpipeConfig config, PipelineCoordinator pipeline)
+    private static String installHooks(KpipeConfig config, PipelineCoordinator<Object, Object> pipeline)
             throws UnsupportedBrokerException {
         ClassLoader loader = KpipePlugin.class.getClassLoader();
         Set<String> listeners = new TreeSet<>(config.pipelinedListeners());
@@ -178,7 +178,7 @@ public final class KpipePlugin implements MetricsReporter {
     }
 
     /** @return the JVM's pipelining coordinator, or {@code null} if kpipe is not installed */
-    static PipelineCoordinator coordinator() {
+    static PipelineCoordinator<Object, Object> coordinator() {
         return RUNTIME.coordinator();
     }
 

@@ -3,6 +3,7 @@ package dev.kpipe.plugin;
 import dev.kpipe.backpressure.ByteBudget;
 import dev.kpipe.backpressure.InflightLimits;
 import dev.kpipe.backpressure.Ticker;
+import dev.kpipe.extension.StoragePressure;
 import dev.kpipe.interceptor.UnsupportedBrokerException;
 import dev.kpipe.plugin.classify.RequestClassifier;
 import dev.kpipe.plugin.classify.TopicPolicy;
@@ -10,7 +11,6 @@ import dev.kpipe.plugin.pipeline.PipelineCoordinator;
 import dev.kpipe.plugin.pipeline.PipelineStats;
 import dev.kpipe.plugin.pipeline.WakeupTimer;
 import dev.kpipe.plugin.pressure.BrokerQueuePressure;
-import dev.kpipe.spi.StoragePressure;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -51,7 +51,8 @@ final class KpipeRuntime {
          * @return how they were installed, for the INFO line, e.g. {@code install mode attach, listeners=[PLAINTEXT]}
          * @throws UnsupportedBrokerException if they cannot be installed; the broker is unchanged then
          */
-        String install(KpipeConfig config, PipelineCoordinator coordinator) throws UnsupportedBrokerException;
+        String install(KpipeConfig config, PipelineCoordinator<Object, Object> coordinator)
+                throws UnsupportedBrokerException;
     }
 
     private final HookInstaller installer;
@@ -65,7 +66,7 @@ final class KpipeRuntime {
     /** A runtime install is under way (on {@link #runtimeInstalls}). */
     private boolean installing;
 
-    private volatile PipelineCoordinator coordinator;
+    private volatile PipelineCoordinator<Object, Object> coordinator;
     private ByteBudget budget;
     private AtomicInteger maxDelayedProduce;
     private volatile KpipeMetrics metrics;
@@ -165,7 +166,7 @@ final class KpipeRuntime {
         }
         KpipeConfig old = settings;
         settings = config;
-        PipelineCoordinator pipeline = coordinator;
+        PipelineCoordinator<Object, Object> pipeline = coordinator;
         if (pipeline != null) {
             apply(pipeline, old, config);
             return;
@@ -220,7 +221,7 @@ final class KpipeRuntime {
 
     /** What an install made. */
     private record Installed(
-            PipelineCoordinator coordinator,
+            PipelineCoordinator<Object, Object> coordinator,
             ByteBudget budget,
             AtomicInteger maxDelayedProduce,
             PipelineStats stats,
@@ -232,8 +233,8 @@ final class KpipeRuntime {
         long budgetBytes = config.maxInflightBytes();
         ByteBudget byteBudget = new ByteBudget(budgetBytes, lowWatermark(budgetBytes), Ticker.SYSTEM);
         AtomicInteger maxDelayed = new AtomicInteger(config.maxDelayedProduceRequests());
-        PipelineCoordinator pipeline = new PipelineCoordinator(
-                new RequestClassifier(new TopicPolicy(config.topicsInclude(), config.topicsExclude())),
+        PipelineCoordinator<Object, Object> pipeline = new PipelineCoordinator<>(
+                new RequestClassifier(new TopicPolicy(config.classificationPolicy())),
                 new InflightLimits(config.maxInflightRequestsPerConnection(), config.maxInflightBytesPerConnection()),
                 byteBudget,
                 stats,
@@ -261,7 +262,7 @@ final class KpipeRuntime {
     }
 
     /** Applies the dynamic settings that changed to the running coordinator. Guarded by this. */
-    private void apply(PipelineCoordinator pipeline, KpipeConfig old, KpipeConfig config) {
+    private void apply(PipelineCoordinator<Object, Object> pipeline, KpipeConfig old, KpipeConfig config) {
         Map<String, String> changes = changes(old, config);
         InflightLimits limits =
                 new InflightLimits(config.maxInflightRequestsPerConnection(), config.maxInflightBytesPerConnection());
@@ -274,7 +275,7 @@ final class KpipeRuntime {
         }
         maxDelayedProduce.set(config.maxDelayedProduceRequests());
         if (changes.containsKey(KpipeConfig.TOPICS_INCLUDE) || changes.containsKey(KpipeConfig.TOPICS_EXCLUDE)) {
-            pipeline.topics(new TopicPolicy(config.topicsInclude(), config.topicsExclude()));
+            pipeline.topics(new TopicPolicy(config.classificationPolicy()));
         }
         if (changes.containsKey(KpipeConfig.TRANSACTIONS_PIPELINED)) {
             pipeline.transactionsPipelined(config.transactionsPipelined());
@@ -320,7 +321,7 @@ final class KpipeRuntime {
     }
 
     /** @return the coordinator, or {@code null} while the hooks are not installed; thread: any */
-    PipelineCoordinator coordinator() {
+    PipelineCoordinator<Object, Object> coordinator() {
         return coordinator;
     }
 

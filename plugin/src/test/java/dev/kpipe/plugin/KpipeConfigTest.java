@@ -198,6 +198,7 @@ class KpipeConfigTest {
         Map<String, Object> settings = config(KpipeConfig.ENABLE, "true").effectiveSettings();
         assertEquals(
                 List.of(
+                        KpipeConfig.CLASSIFICATION_POLICY_CLASS,
                         KpipeConfig.ENABLE,
                         KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER,
                         KpipeConfig.LISTENERS,

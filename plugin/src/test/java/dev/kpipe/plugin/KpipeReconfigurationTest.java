@@ -13,8 +13,10 @@ import dev.kpipe.interceptor.UnsupportedBrokerException;
 import dev.kpipe.plugin.pipeline.PipelineCoordinator;
 import dev.kpipe.plugin.testkit.KafkaRequests;
 import dev.kpipe.spi.Admission;
-import dev.kpipe.spi.MuteEvent;
+import dev.kpipe.spi.BrokerCapabilities;
 import dev.kpipe.spi.NetworkProcessor;
+import dev.kpipe.spi.ProcessorAttachment;
+import dev.kpipe.spi.Reauthentication;
 import dev.kpipe.spi.ResponseKind;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -67,7 +69,10 @@ class KpipeReconfigurationTest {
                 new KpipePlugin().reconfigurableConfigs());
         assertTrue(KpipeConfig.CONFIG_DEF.names().containsAll(KpipeConfig.RECONFIGURABLE_CONFIGS));
         for (String startOnly : List.of(
-                KpipeConfig.LISTENERS, KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER, KpipeConfig.STORAGE_PRESSURE_CLASS)) {
+                KpipeConfig.LISTENERS,
+                KpipeConfig.FAIL_ON_UNSUPPORTED_BROKER,
+                KpipeConfig.STORAGE_PRESSURE_CLASS,
+                KpipeConfig.CLASSIFICATION_POLICY_CLASS)) {
             assertFalse(KpipeConfig.RECONFIGURABLE_CONFIGS.contains(startOnly), startOnly);
         }
     }
@@ -129,7 +134,8 @@ class KpipeReconfigurationTest {
         UnsupportedBrokerException failure;
 
         @Override
-        public String install(KpipeConfig config, PipelineCoordinator coordinator) throws UnsupportedBrokerException {
+        public String install(KpipeConfig config, PipelineCoordinator<Object, Object> coordinator)
+                throws UnsupportedBrokerException {
             if (failure != null) {
                 throw failure;
             }
@@ -149,7 +155,7 @@ class KpipeReconfigurationTest {
     @Test
     void startedEnabledEveryDynamicSettingIsAppliedToTheRunningCoordinator() {
         runtime.start(config(KpipeConfig.ENABLE, "true"));
-        PipelineCoordinator coordinator = runtime.coordinator();
+        PipelineCoordinator<Object, Object> coordinator = runtime.coordinator();
         assertEquals(List.of(coordinator), hooks.installed);
         assertTrue(coordinator.enabled());
         assertNotNull(runtime.metrics());
@@ -177,7 +183,7 @@ class KpipeReconfigurationTest {
     @Test
     void disablingAndReEnablingFlipsTheCoordinatorWithoutReinstalling() {
         runtime.start(config(KpipeConfig.ENABLE, "true"));
-        PipelineCoordinator coordinator = runtime.coordinator();
+        PipelineCoordinator<Object, Object> coordinator = runtime.coordinator();
 
         runtime.reconfigure(config(KpipeConfig.ENABLE, "false"));
         assertFalse(coordinator.enabled());
@@ -189,7 +195,7 @@ class KpipeReconfigurationTest {
     @Test
     void theTopicPolicyIsReplacedForRequestsReadFromThenOn() {
         runtime.start(config(KpipeConfig.ENABLE, "true"));
-        PipelineCoordinator coordinator = runtime.coordinator();
+        PipelineCoordinator<Object, Object> coordinator = runtime.coordinator();
         StubProcessor processor = new StubProcessor();
         assertEquals(Admission.PIPELINED, receiveProduce(coordinator, processor, "c1", KafkaRequests.INCLUDED));
 
@@ -208,8 +214,9 @@ class KpipeReconfigurationTest {
     @Test
     void transactionalProduceIsPipelinedByDefaultAndExclusiveOnceTheSettingIsTurnedOff() {
         runtime.start(config(KpipeConfig.ENABLE, "true"));
-        PipelineCoordinator coordinator = runtime.coordinator();
-        coordinator.onDeferredDispatchSupport(java.util.Set.of(org.apache.kafka.common.protocol.ApiKeys.PRODUCE), "");
+        PipelineCoordinator<Object, Object> coordinator = runtime.coordinator();
+        coordinator.onInstalled(
+                new BrokerCapabilities("test", java.util.Set.of(org.apache.kafka.common.protocol.ApiKeys.PRODUCE), ""));
         StubProcessor processor = new StubProcessor();
         assertEquals(Admission.PIPELINED, receiveTransactionalProduce(coordinator, processor, "t1"));
 
@@ -219,7 +226,8 @@ class KpipeReconfigurationTest {
 
         runtime.reconfigure(config(KpipeConfig.ENABLE, "true", KpipeConfig.TRANSACTIONS_PIPELINED, "true"));
         assertEquals(Admission.PIPELINED, receiveTransactionalProduce(coordinator, processor, "t4"));
-        coordinator.onDeferredDispatchSupport(java.util.Set.of(), "Kafka 9.9 lacks [PRODUCE [a hook point]]");
+        coordinator.onInstalled(
+                new BrokerCapabilities("9.9", java.util.Set.of(), "Kafka 9.9 lacks [PRODUCE [a hook point]]"));
         assertEquals(
                 Admission.CLASSIC,
                 receiveTransactionalProduce(coordinator, processor, "t5"),
@@ -229,7 +237,7 @@ class KpipeReconfigurationTest {
     @Test
     void offsetCommitsArePipelinedByDefaultAndExclusiveOnceTheSettingIsTurnedOff() {
         runtime.start(config(KpipeConfig.ENABLE, "true"));
-        PipelineCoordinator coordinator = runtime.coordinator();
+        PipelineCoordinator<Object, Object> coordinator = runtime.coordinator();
         StubProcessor processor = new StubProcessor();
         assertEquals(Admission.PIPELINED, receive(coordinator, processor, KafkaRequests.offsetCommit("o1", 1, 10)));
 
@@ -242,23 +250,28 @@ class KpipeReconfigurationTest {
     }
 
     private static Admission receive(
-            PipelineCoordinator coordinator, NetworkProcessor processor, KafkaRequests.Parsed p) {
-        return coordinator.onRequestReceived(processor, new Object(), p.context(), p.body(), p.sizeInBytes());
+            PipelineCoordinator<Object, Object> coordinator,
+            NetworkProcessor<Object, Object> processor,
+            KafkaRequests.Parsed p) {
+        return coordinator.onRequestRead(processor, new Object(), p.context(), p.body(), p.sizeInBytes());
     }
 
     @Test
     void startedWithTransactionsOffTransactionalProduceIsExclusive() {
         runtime.start(config(KpipeConfig.ENABLE, "true", KpipeConfig.TRANSACTIONS_PIPELINED, "false"));
-        PipelineCoordinator coordinator = runtime.coordinator();
-        coordinator.onDeferredDispatchSupport(java.util.Set.of(org.apache.kafka.common.protocol.ApiKeys.PRODUCE), "");
+        PipelineCoordinator<Object, Object> coordinator = runtime.coordinator();
+        coordinator.onInstalled(
+                new BrokerCapabilities("test", java.util.Set.of(org.apache.kafka.common.protocol.ApiKeys.PRODUCE), ""));
         assertEquals(Admission.CLASSIC, receiveTransactionalProduce(coordinator, new StubProcessor(), "t1"));
     }
 
     private static Admission receiveTransactionalProduce(
-            PipelineCoordinator coordinator, NetworkProcessor processor, String connectionId) {
+            PipelineCoordinator<Object, Object> coordinator,
+            NetworkProcessor<Object, Object> processor,
+            String connectionId) {
         KafkaRequests.Parsed p =
                 KafkaRequests.produce(connectionId, 1, (short) -1, "txn-1", false, KafkaRequests.INCLUDED);
-        return coordinator.onRequestReceived(processor, new Object(), p.context(), p.body(), p.sizeInBytes());
+        return coordinator.onRequestRead(processor, new Object(), p.context(), p.body(), p.sizeInBytes());
     }
 
     @Test
@@ -276,7 +289,7 @@ class KpipeReconfigurationTest {
                 "3",
                 KpipeConfig.MAX_INFLIGHT_BYTES,
                 "5000"));
-        PipelineCoordinator coordinator = runtime.coordinator();
+        PipelineCoordinator<Object, Object> coordinator = runtime.coordinator();
         assertEquals(List.of(coordinator), hooks.installed);
         assertTrue(coordinator.enabled());
         assertEquals(3, coordinator.limits().maxRequests());
@@ -307,7 +320,7 @@ class KpipeReconfigurationTest {
             assertEquals(1, background.size(), "one install at a time");
 
             background.get(0).run();
-            PipelineCoordinator coordinator = later.coordinator();
+            PipelineCoordinator<Object, Object> coordinator = later.coordinator();
             assertEquals(List.of(coordinator), hooks.installed);
             assertEquals(7, coordinator.limits().maxRequests(), "the latest change applies once installed");
             assertTrue(coordinator.enabled());
@@ -393,14 +406,17 @@ class KpipeReconfigurationTest {
     }
 
     private static Admission receiveProduce(
-            PipelineCoordinator coordinator, NetworkProcessor processor, String connectionId, String topic) {
+            PipelineCoordinator<Object, Object> coordinator,
+            NetworkProcessor<Object, Object> processor,
+            String connectionId,
+            String topic) {
         KafkaRequests.Parsed p = KafkaRequests.produce(connectionId, 1, (short) 1, null, false, topic);
-        return coordinator.onRequestReceived(processor, new Object(), p.context(), p.body(), p.sizeInBytes());
+        return coordinator.onRequestRead(processor, new Object(), p.context(), p.body(), p.sizeInBytes());
     }
 
     /** Only what admitting a first request uses. */
-    private static final class StubProcessor implements NetworkProcessor {
-        private Object attachment;
+    private static final class StubProcessor implements NetworkProcessor<Object, Object> {
+        private ProcessorAttachment attachment;
 
         @Override
         public String listenerName() {
@@ -427,17 +443,17 @@ class KpipeReconfigurationTest {
         }
 
         @Override
-        public void forward(Object request) {
+        public void release(Object request) {
             throw new UnsupportedOperationException();
         }
 
         @Override
-        public void deliverMuteEvent(String connectionId, MuteEvent event) {
+        public void handBack(String connectionId, Object heldRequest) {
             throw new UnsupportedOperationException();
         }
 
         @Override
-        public void beginReauthentication(String connectionId, Object reauthentication) {
+        public void beginReauthentication(String connectionId, Reauthentication reauthentication) {
             throw new UnsupportedOperationException();
         }
 
@@ -452,12 +468,12 @@ class KpipeReconfigurationTest {
         }
 
         @Override
-        public void attach(Object attachment) {
+        public void attach(ProcessorAttachment attachment) {
             this.attachment = attachment;
         }
 
         @Override
-        public Object attachment() {
+        public ProcessorAttachment attachment() {
             return attachment;
         }
 

@@ -2,25 +2,25 @@ package dev.kpipe.spi;
 
 /**
  * What the broker does with a request it has just read and parsed, as decided by
- * {@link NetworkEventListener#onRequestReceived}.
+ * {@link NetworkEventListener#onRequestRead}.
  */
 public enum Admission {
     /**
-     * Stock handling: the broker queues the request for the handlers and feeds its own
-     * {@code KafkaChannel} mute state machine ({@code REQUEST_RECEIVED}, later {@code RESPONSE_SENT}).
+     * Stock handling: the broker queues the request for the handlers and keeps the connection muted until its response
+     * is written. On a connection the plugin owned, the plugin gives it back with this request (nothing of the
+     * connection may be outstanding).
      */
     CLASSIC,
     /**
-     * The broker queues the request for the handlers, but the plugin owns the connection's mute
-     * state: the broker mutes the connection as usual and then does not feed the request's mute
-     * events to its own state machine; the plugin unmutes the connection when it chooses
-     * ({@link NetworkProcessor#unmute}).
+     * The broker queues the request for the handlers, and the plugin owns the connection's mute state: the read muted
+     * it as usual, and the plugin unmutes it when it chooses ({@link NetworkProcessor#unmute}), typically once the
+     * request is dispatched.
      */
     PIPELINED,
     /**
-     * The broker neither queues the request nor feeds its mute state machine; the connection stays
-     * muted. The plugin later hands the request over with {@link NetworkProcessor#forward}
-     * (or the broker forwards it when the connection closes).
+     * The broker does not queue the request; the plugin owns the connection, which stays muted. The plugin queues the
+     * request later with {@link NetworkProcessor#release} or {@link NetworkProcessor#handBack}, or, if the connection
+     * closes first, with {@code release} as it learns of the close.
      */
     HELD
 }

@@ -3,131 +3,126 @@ package dev.kpipe.spi;
 import org.apache.kafka.common.requests.RequestContext;
 
 /**
- * The actions one broker network processor ({@code kafka.network.Processor}) offers a plugin, and
- * the accessors for the opaque request and response handles it passes to
- * {@link NetworkEventListener}.
+ * What one broker network processor offers a plugin: actions on the connections it serves, and the accessors of the
+ * broker's opaque requests and responses.
  *
- * <p>Threads: every method must be called on this processor's own network thread, except
- * {@link #wakeup()}, {@link #listenerName()}, {@link #id()}, {@link #contextOf(Object)} and the
- * response accessors, which any thread may call. The network layer's selector is not thread-safe.
+ * <p>Threads: every action must be called on this processor's own network thread (the network layer's selector is not
+ * thread-safe); {@link #wakeup()}, {@link #listenerName()}, {@link #id()} and the accessors ({@link #contextOf},
+ * {@link #requestOf}, {@link #kindOf}) may be called from any thread.
+ *
+ * @param <Q> the broker's request type
+ * @param <S> the broker's response type
  */
-public interface NetworkProcessor {
+public interface NetworkProcessor<Q, S> {
 
     /** @return the listener this processor serves, e.g. {@code PLAINTEXT}; thread: any */
     String listenerName();
 
-    /** @return the processor id, unique within its listener's socket server; thread: any */
+    /** @return the processor id, unique within its listener; thread: any */
     int id();
 
     /**
-     * Mutes the connection: the selector reads nothing more from it. Mirrors
-     * {@code Selector.mute}. No-op for a connection that is not open.
+     * Stops reading a connection the plugin owns: nothing more is read from it until {@link #unmute}. No-op for a
+     * connection that is not open.
      *
-     * @param connectionId the connection id ({@code RequestContext.connectionId})
+     * @param connectionId the connection ({@code RequestContext.connectionId})
      */
     void mute(String connectionId);
 
     /**
-     * Unmutes the connection so the selector reads its next request. Mirrors
-     * {@code Selector.unmute}: only a connection in Kafka's {@code MUTED} state is unmuted. No-op
-     * for a connection that is not open.
+     * Reads a connection the plugin owns again. No-op for a connection that is not open.
      *
-     * @param connectionId the connection id
+     * @param connectionId the connection
      */
     void unmute(String connectionId);
 
     /**
-     * @param connectionId the connection id
-     * @return true while the connection is open or closing in the selector
+     * @param connectionId the connection
+     * @return true while it is open or closing
      */
     boolean isOpen(String connectionId);
 
     /**
-     * Hands a request held by {@link Admission#HELD} to the request channel (the handler queue),
-     * exactly as the broker would have queued it. The listener is not called again for it.
+     * Queues a request the plugin held ({@link Admission#HELD}) for the request handlers, exactly as the broker would
+     * have queued it when it read it. The listener is not told about it again.
      *
-     * @param request the held request handle
+     * @param request the held request
      */
-    void forward(Object request);
+    void release(Q request);
 
     /**
-     * Begins a re-authentication the plugin took over in {@link NetworkEventListener#onReauthentication}, exactly as
-     * the broker would have begun it when it read the {@code SASL_HANDSHAKE} ({@code
-     * KafkaChannel.maybeBeginServerReauthentication} with the handshake and the processor's clock): the broker's
-     * authenticator answers the handshake at once. The connection must be in the state the broker leaves it in
-     * after writing a response: unmuted, no response in progress. If beginning fails, the connection is closed as
-     * {@code Processor.processCompletedReceives} closes it on an exception (error logged, connection quota
-     * released). No-op if the connection was closed meanwhile. Server-side re-authentication is KIP-368
-     * ({@code connections.max.reauth.ms}). Thread: this processor's network thread only.
+     * Gives a connection the plugin owns back to the broker. With {@code heldRequest}: as the broker leaves a
+     * connection right after reading that request (muted until its response is written), and the request is queued;
+     * without: as after writing a response (nothing outstanding, readable). Every earlier response of the connection
+     * must have been written and no throttle window be open. From now on the broker mutes and unmutes it itself.
      *
-     * @param connectionId the connection id
-     * @param reauthentication the handle given to {@link NetworkEventListener#onReauthentication}
+     * @param connectionId the connection
+     * @param heldRequest the request the plugin held for the hand-back, or {@code null}
      */
-    void beginReauthentication(String connectionId, Object reauthentication);
+    void handBack(String connectionId, Q heldRequest);
 
     /**
-     * Feeds one event to the broker's own mute state machine for the connection (used to hand a
-     * connection back to classic handling in a legal state).
+     * Begins a re-authentication the plugin deferred ({@link NetworkEventListener#onReauthentication}), exactly as the
+     * broker would have begun it: the broker answers the client's handshake at once. If beginning fails the connection
+     * is closed as the broker closes one on an error. No-op if the connection closed meanwhile.
      *
-     * @param connectionId the connection id
-     * @param event the event
-     * @throws IllegalStateException if the event is not a legal transition from the channel's state
+     * @param connectionId the connection
+     * @param reauthentication the handle the broker gave
      */
-    void deliverMuteEvent(String connectionId, MuteEvent event);
+    void beginReauthentication(String connectionId, Reauthentication reauthentication);
 
     /**
-     * Closes the connection as the broker closes one itself ({@code Processor.close}: the selector closes the channel,
-     * the connection quota and disconnect listeners are told, a response in flight is completed);
-     * {@link NetworkEventListener#onConnectionClosed} follows. No-op for a connection that is not open. Used to finish
-     * a close taken over with {@link NetworkEventListener#onRequestRejected}.
+     * Closes the connection as the broker closes one itself (the connection quota and disconnect listeners are told,
+     * a response being written is completed); {@link NetworkEventListener#onConnectionClosed} follows. No-op for a
+     * connection that is not open.
      *
-     * @param connectionId the connection id
+     * @param connectionId the connection
      */
     void close(String connectionId);
 
     /**
-     * Takes the next entry from this processor's response queue without consulting the listener.
+     * Takes the next response from this processor's response queue without telling the listener.
      *
-     * @return a response handle, or {@code null} if the queue is empty
+     * @return a response, or {@code null} if the queue is empty
      */
-    Object pollResponse();
+    S pollResponse();
 
     /**
-     * Completes a response of a connection that is already closed without sending it, as the
-     * broker does for a response whose connection is gone (request metrics are updated).
+     * Completes, without writing it, a response of a connection that closed, as the broker does for such a response
+     * (its request metrics are updated).
      *
-     * @param response the response handle
+     * @param response the response
      */
-    void discard(Object response);
+    void discard(S response);
 
     /**
-     * Attaches one plugin object to this processor, like {@code SelectionKey.attach}.
+     * Attaches the plugin's state for this processor (see {@link ProcessorAttachment}).
      *
-     * @param attachment the object, or {@code null}
+     * @param attachment the state, or {@code null}
      */
-    void attach(Object attachment);
+    void attach(ProcessorAttachment attachment);
 
-    /** @return the object last given to {@link #attach}, or {@code null} */
-    Object attachment();
+    /** @return the state last given to {@link #attach}, or {@code null} */
+    ProcessorAttachment attachment();
 
-    /** Wakes the processor's selector so that it runs a round promptly. Thread: any. */
+    /** Wakes the processor so that it runs a round promptly. Thread: any. */
     void wakeup();
 
     /**
-     * @param response a response handle
+     * @param response a response
      * @return its kind; thread: any
      */
-    ResponseKind kindOf(Object response);
+    ResponseKind kindOf(S response);
 
     /**
-     * @param response a response handle
-     * @return the request handle it answers; thread: any
+     * @param response a response
+     * @return the request it answers; thread: any
      */
-    Object requestOf(Object response);
+    Q requestOf(S response);
 
     /**
-     * @param request a request handle
+     * @param request a request
      * @return its context (header, connection id, principal, listener); thread: any
      */
-    RequestContext contextOf(Object request);
+    RequestContext contextOf(Q request);
 }

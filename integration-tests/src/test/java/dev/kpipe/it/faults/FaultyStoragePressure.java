@@ -1,6 +1,6 @@
 package dev.kpipe.it.faults;
 
-import dev.kpipe.spi.StoragePressure;
+import dev.kpipe.extension.StoragePressure;
 import java.lang.management.ManagementFactory;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;

@@ -33,7 +33,8 @@ public final class AppendHooks {
      * @param requestModel the line's request model
      * @param deferredDispatch the APIs whose deferred-dispatch hooks are installed
      */
-    static void activate(NetworkEventListener l, RequestModel requestModel, Set<ApiKeys> deferredDispatch) {
+    static void activate(
+            NetworkEventListener<Object, Object> l, RequestModel requestModel, Set<ApiKeys> deferredDispatch) {
         model = requestModel;
         tracked = Set.copyOf(deferredDispatch);
         appends = l != null && !deferredDispatch.isEmpty()
@@ -42,7 +43,8 @@ public final class AppendHooks {
     }
 
     /** Tells the listener about deferred and completed appends; swallows (and counts) what it throws. */
-    private record AppendSignals(NetworkEventListener l, RequestModel m) implements DeferredAppends.Signals {
+    private record AppendSignals(NetworkEventListener<Object, Object> l, RequestModel m)
+            implements DeferredAppends.Signals {
         @Override
         public void deferred(Object request) {
             try {

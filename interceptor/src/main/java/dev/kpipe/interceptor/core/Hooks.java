@@ -2,7 +2,7 @@ package dev.kpipe.interceptor.core;
 
 import dev.kpipe.interceptor.Interceptor;
 import dev.kpipe.spi.Admission;
-import dev.kpipe.spi.MuteEvent;
+import dev.kpipe.spi.BrokerServices;
 import dev.kpipe.spi.NetworkEventListener;
 import java.util.Set;
 import java.util.function.Predicate;
@@ -12,6 +12,7 @@ import kafka.server.KafkaApis;
 import org.apache.kafka.common.network.KafkaChannel;
 import org.apache.kafka.common.network.NetworkReceive;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.requests.RequestContext;
 
 /**
  * The static entry points the inlined advice calls, for every Kafka version line: the hooked members of
@@ -27,9 +28,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
  */
 public final class Hooks {
 
-    private static final MuteEvent[] MUTE_EVENTS = MuteEvent.values();
-
-    private static volatile NetworkEventListener listener;
+    private static volatile NetworkEventListener<Object, Object> listener;
     private static volatile Predicate<String> listenerFilter = name -> false;
     private static volatile RequestModel model;
     private static volatile KafkaBinding binding;
@@ -42,7 +41,7 @@ public final class Hooks {
 
     /** Thread: any (install). The listener is published last: advice that sees it sees the filter and model. */
     static void activate(
-            NetworkEventListener l,
+            NetworkEventListener<Object, Object> l,
             Predicate<String> filter,
             RequestModel requestModel,
             KafkaBinding kafkaBinding,
@@ -67,7 +66,7 @@ public final class Hooks {
 
     /** {@code Processor.processNewResponses} enter and exit. Thread: network. */
     public static void round(Object processor) {
-        NetworkEventListener l = listener;
+        NetworkEventListener<Object, Object> l = listener;
         if (l == null) {
             return;
         }
@@ -83,13 +82,13 @@ public final class Hooks {
 
     /** {@code Processor.dequeueResponse} exit. Thread: network. */
     public static Object dequeued(Object processor, Object response) {
-        NetworkEventListener l = listener;
+        NetworkEventListener<Object, Object> l = listener;
         if (l == null) {
             return response;
         }
         try {
             ProcessorBinding b = binding(processor);
-            return b.active ? l.onResponseDequeued(b, response) : response;
+            return b.active ? l.onResponseReady(b, response) : response;
         } catch (Throwable t) {
             Interceptor.hookFault();
             return response;
@@ -98,14 +97,14 @@ public final class Hooks {
 
     /** {@code Processor.updateRequestMetrics} enter. Thread: network. */
     public static void completed(Object processor, Object response) {
-        NetworkEventListener l = listener;
+        NetworkEventListener<Object, Object> l = listener;
         if (l == null) {
             return;
         }
         try {
             ProcessorBinding b = binding(processor);
             if (b.active) {
-                l.onResponseCompleted(b, response);
+                l.onResponseWritten(b, response);
             }
         } catch (Throwable t) {
             Interceptor.hookFault();
@@ -113,30 +112,59 @@ public final class Hooks {
         AppendHooks.responseSent(response);
     }
 
-    /** {@code Processor.handleChannelMuteEvent} enter. Thread: network. @return true to skip the broker's body */
+    /**
+     * {@code Processor.handleChannelMuteEvent} enter: Kafka's mute state machine does not see the events of a
+     * connection the plugin owns; its throttle windows (KIP-219) are reported instead. Thread: network.
+     *
+     * @return true to skip the broker's body
+     */
     public static boolean muteEvent(Object processor, String connectionId, Object event) {
-        NetworkEventListener l = listener;
+        NetworkEventListener<Object, Object> l = listener;
         if (l == null) {
             return false;
         }
         try {
             ProcessorBinding b = binding(processor);
-            return b.active && l.onMuteEvent(b, connectionId, MUTE_EVENTS[((Enum<?>) event).ordinal()]);
+            if (!b.active || !b.owns(connectionId)) {
+                return false;
+            }
+            if (event == KafkaChannel.ChannelMuteEvent.THROTTLE_STARTED) {
+                l.onThrottleStarted(b, connectionId);
+            } else if (event == KafkaChannel.ChannelMuteEvent.THROTTLE_ENDED) {
+                l.onThrottleEnded(b, connectionId);
+            } // REQUEST_RECEIVED, RESPONSE_SENT: the plugin mutes and unmutes the connection itself
+            return true;
         } catch (Throwable t) {
             Interceptor.hookFault();
             return false;
         }
     }
 
-    /** {@code Processor.tryUnmuteChannel} enter. Thread: network. @return true to skip the broker's body */
+    /**
+     * {@code Processor.tryUnmuteChannel} enter: a connection the plugin owns stays as the plugin keeps it; a
+     * connection Kafka is about to unmute from its plain {@code MUTED} state is offered to the plugin first
+     * ({@code onUnmute}), which may take it over. Thread: network.
+     *
+     * @return true to skip the broker's body
+     */
     public static boolean tryUnmute(Object processor, String connectionId) {
-        NetworkEventListener l = listener;
+        NetworkEventListener<Object, Object> l = listener;
         if (l == null) {
             return false;
         }
         try {
             ProcessorBinding b = binding(processor);
-            return b.active && l.onTryUnmute(b, connectionId);
+            if (!b.active) {
+                return false;
+            }
+            if (b.owns(connectionId)) {
+                return true;
+            }
+            if (b.mutedOnly(connectionId) && l.onUnmute(b, connectionId)) {
+                b.own(connectionId, true);
+                return true;
+            }
+            return false;
         } catch (Throwable t) {
             Interceptor.hookFault();
             return false;
@@ -151,7 +179,7 @@ public final class Hooks {
      * @return true to skip the broker's body (the listener closes the connection later)
      */
     public static boolean closed(Object processor, String connectionId) {
-        NetworkEventListener l = listener;
+        NetworkEventListener<Object, Object> l = listener;
         if (l == null) {
             return false;
         }
@@ -161,19 +189,20 @@ public final class Hooks {
             if (!b.active) {
                 return false;
             }
-            if (b.hasCompletedReceive(connectionId) && l.onRequestRejected(b, connectionId)) {
+            if (b.owns(connectionId) && b.hasCompletedReceive(connectionId) && l.onRequestRejected(b, connectionId)) {
                 return true;
             }
         } catch (Throwable t) {
             Interceptor.hookFault();
             b = CURRENT.get();
         }
-        try {
-            if (b != null && b.processor == processor && b.active) {
+        if (b != null && b.processor == processor && b.active) {
+            b.own(connectionId, false);
+            try {
                 l.onConnectionClosed(b, connectionId);
+            } catch (Throwable t) {
+                Interceptor.hookFault();
             }
-        } catch (Throwable t) {
-            Interceptor.hookFault();
         }
         return false;
     }
@@ -198,7 +227,7 @@ public final class Hooks {
 
     /** {@code Processor.processDisconnected} enter. Thread: network. */
     public static void disconnected(Object processor) {
-        NetworkEventListener l = listener;
+        NetworkEventListener<Object, Object> l = listener;
         if (l == null) {
             return;
         }
@@ -208,6 +237,7 @@ public final class Hooks {
                 return;
             }
             for (String connectionId : b.processor.selector().disconnected().keySet()) {
+                b.own(connectionId, false);
                 l.onConnectionClosed(b, connectionId);
             }
         } catch (Throwable t) {
@@ -221,7 +251,7 @@ public final class Hooks {
      * @return true to skip the broker's body (the request is held)
      */
     public static boolean requestReceived(Object channel, Object request) {
-        NetworkEventListener l = listener;
+        NetworkEventListener<Object, Object> l = listener;
         if (l == null) {
             return false;
         }
@@ -234,8 +264,10 @@ public final class Hooks {
             if (m.processorOf(request) != b.processor.id()) {
                 return false;
             }
-            return l.onRequestReceived(b, request, m.contextOf(request), m.bodyOf(request), m.sizeInBytesOf(request))
-                    == Admission.HELD;
+            RequestContext context = m.contextOf(request);
+            Admission a = l.onRequestRead(b, request, context, m.bodyOf(request), m.sizeInBytesOf(request));
+            b.own(context.connectionId, a != Admission.CLASSIC);
+            return a == Admission.HELD;
         } catch (Throwable t) {
             Interceptor.hookFault();
             return false;
@@ -251,7 +283,7 @@ public final class Hooks {
      */
     @SuppressWarnings("unchecked")
     public static boolean reauthentication(Object channel, Object handshake, Object clock) {
-        NetworkEventListener l = listener;
+        NetworkEventListener<Object, Object> l = listener;
         if (l == null) {
             return false;
         }
@@ -262,10 +294,13 @@ public final class Hooks {
             }
             KafkaChannel c = (KafkaChannel) channel;
             Supplier<Long> nanos = (Supplier<Long>) clock;
-            if (!b.owns(c) || !PendingReauthentication.wouldBegin(c, nanos)) {
+            if (!b.serves(c) || !PendingReauthentication.wouldBegin(c, nanos)) {
                 return false;
             }
-            return l.onReauthentication(b, c.id(), new PendingReauthentication(c, (NetworkReceive) handshake, nanos));
+            boolean deferred =
+                    l.onReauthentication(b, c.id(), new PendingReauthentication(c, (NetworkReceive) handshake, nanos));
+            b.own(c.id(), deferred);
+            return deferred;
         } catch (Throwable t) {
             Interceptor.hookFault();
             return false;
@@ -274,7 +309,7 @@ public final class Hooks {
 
     /** {@code KafkaApis.handle} exit, normal or exceptional. Thread: request handler. */
     public static void dispatched(Object apis, Object request) {
-        NetworkEventListener l = listener;
+        NetworkEventListener<Object, Object> l = listener;
         if (l == null) {
             return;
         }
@@ -295,12 +330,12 @@ public final class Hooks {
         }
     }
 
-    private static synchronized void publishTopicNames(NetworkEventListener l, KafkaApis apis) {
+    private static synchronized void publishTopicNames(NetworkEventListener<Object, Object> l, KafkaApis apis) {
         if (!topicNamesPublished) {
             topicNamesPublished = true;
             KafkaBinding b = binding;
-            l.onTopicNames(b.topicNames(apis));
-            l.onBrokerLoad(new KafkaBrokerLoad(apis, b.delayedProduceRequests(apis)));
+            l.onBrokerServices(
+                    new BrokerServices(b.topicNames(apis), new KafkaBrokerLoad(apis, b.delayedProduceRequests(apis))));
         }
     }
 }

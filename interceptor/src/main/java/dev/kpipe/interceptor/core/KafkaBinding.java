@@ -330,6 +330,7 @@ public abstract class KafkaBinding implements Interceptor.Binding {
                 HookPoint.method(REQUEST_CHANNEL, "queueSize"),
                 HookPoint.method(KAFKA_CHANNEL, "ready"),
                 HookPoint.method(KAFKA_CHANNEL, "id"),
+                HookPoint.method(KAFKA_CHANNEL, "muteState"),
                 HookPoint.field(KAFKA_CHANNEL, "authenticator"),
                 HookPoint.field(KAFKA_CHANNEL, "lastReauthenticationStartNanos"),
                 HookPoint.field(KAFKA_CHANNEL, "MIN_REAUTH_INTERVAL_ONE_SECOND_NANOS"),
@@ -389,7 +390,7 @@ public abstract class KafkaBinding implements Interceptor.Binding {
     }
 
     @Override
-    public final void activate(NetworkEventListener listener, Predicate<String> listenerFilter) {
+    public final void activate(NetworkEventListener<Object, Object> listener, Predicate<String> listenerFilter) {
         Hooks.activate(listener, listenerFilter, createModel(), this, deferredDispatch);
     }
 

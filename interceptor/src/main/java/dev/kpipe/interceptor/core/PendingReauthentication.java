@@ -1,5 +1,6 @@
 package dev.kpipe.interceptor.core;
 
+import dev.kpipe.spi.Reauthentication;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.util.function.Supplier;
@@ -16,7 +17,8 @@ import org.apache.kafka.common.network.NetworkReceive;
  * @param handshake the received {@code SASL_HANDSHAKE}, payload not yet consumed
  * @param clock the processor's {@code time.nanoseconds()}
  */
-record PendingReauthentication(KafkaChannel channel, NetworkReceive handshake, Supplier<Long> clock) {
+record PendingReauthentication(KafkaChannel channel, NetworkReceive handshake, Supplier<Long> clock)
+        implements Reauthentication {
 
     private static final MethodHandle AUTHENTICATOR;
     private static final MethodHandle LAST_REAUTHENTICATION_START_NANOS;

@@ -1,15 +1,18 @@
 package dev.kpipe.interceptor.core;
 
 import dev.kpipe.interceptor.Interceptor;
-import dev.kpipe.spi.MuteEvent;
 import dev.kpipe.spi.NetworkProcessor;
+import dev.kpipe.spi.ProcessorAttachment;
+import dev.kpipe.spi.Reauthentication;
 import dev.kpipe.spi.ResponseKind;
 import java.io.IOException;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.Iterator;
+import java.util.Set;
 import java.util.concurrent.LinkedBlockingDeque;
 import kafka.network.Processor;
 import kafka.network.RequestChannel;
@@ -26,10 +29,15 @@ import org.slf4j.LoggerFactory;
  * in Kafka 3.8 to 4.4); the version's request and response objects are handled by its {@link RequestModel}. Private
  * members are reached through method handles resolved once per JVM (the hook points were checked before install).
  *
+ * <p>It also keeps which connections the plugin owns ({@link #owns(String)}): taken by an admission
+ * ({@code PIPELINED}, {@code HELD}), a deferred re-authentication or a take-over at unmute; given back by
+ * {@link #handBack}, an admission {@code CLASSIC} or a re-authentication the plugin lets begin; ended by a close. For
+ * those the hooks keep Kafka's own mute state machine out of the way ({@link Hooks#muteEvent}, {@link Hooks#tryUnmute}).
+ *
  * <p>Threads: see {@link NetworkProcessor}; one instance per processor, created on and confined to its network
  * thread except for the methods that interface allows from any thread.
  */
-final class ProcessorBinding implements NetworkProcessor {
+final class ProcessorBinding implements NetworkProcessor<Object, Object> {
 
     private static final Logger LOG = LoggerFactory.getLogger(ProcessorBinding.class);
     private static final MethodHandle HANDLE_MUTE_EVENT;
@@ -37,12 +45,6 @@ final class ProcessorBinding implements NetworkProcessor {
     private static final MethodHandle RESPONSE_QUEUE;
     private static final MethodHandle LISTENER_NAME;
     private static final MethodHandle REQUEST_CHANNEL;
-    private static final KafkaChannel.ChannelMuteEvent[] KAFKA_MUTE_EVENTS = new KafkaChannel.ChannelMuteEvent[] {
-        KafkaChannel.ChannelMuteEvent.REQUEST_RECEIVED,
-        KafkaChannel.ChannelMuteEvent.RESPONSE_SENT,
-        KafkaChannel.ChannelMuteEvent.THROTTLE_STARTED,
-        KafkaChannel.ChannelMuteEvent.THROTTLE_ENDED,
-    };
 
     static {
         try {
@@ -64,7 +66,7 @@ final class ProcessorBinding implements NetworkProcessor {
     final Processor processor;
     final boolean active;
     final RequestModel model;
-    /** True while {@link #forward} re-enters {@code RequestChannel.sendRequest}. Network thread only. */
+    /** True while {@link #release} re-enters {@code RequestChannel.sendRequest}. Network thread only. */
     boolean forwarding;
     /**
      * True while {@link #beginReauthentication} re-enters {@code KafkaChannel.maybeBeginServerReauthentication}. Network
@@ -72,7 +74,10 @@ final class ProcessorBinding implements NetworkProcessor {
      */
     boolean reauthenticating;
 
-    private Object attachment;
+    private ProcessorAttachment attachment;
+    /** The connections the plugin owns. Network thread only. */
+    private final Set<String> owned = new HashSet<>();
+
     private final String listenerName;
     private final Selector selector;
     private final LinkedBlockingDeque<?> responseQueue;
@@ -130,8 +135,35 @@ final class ProcessorBinding implements NetworkProcessor {
         return selector.channel(connectionId) != null || selector.closingChannel(connectionId) != null;
     }
 
+    /** @return true if the plugin owns the connection's mute state. Network thread. */
+    boolean owns(String connectionId) {
+        return !owned.isEmpty() && owned.contains(connectionId);
+    }
+
+    /**
+     * @param connectionId a connection
+     * @param pluginOwns whether the plugin owns it from now on
+     */
+    void own(String connectionId, boolean pluginOwns) {
+        if (pluginOwns) {
+            owned.add(connectionId);
+        } else if (!owned.isEmpty()) {
+            owned.remove(connectionId);
+        }
+    }
+
+    /**
+     * @param connectionId a connection
+     * @return true if its channel is in Kafka's plain {@code MUTED} state (read a request, answered it, no throttle
+     *     window): the state from which Kafka would unmute it now
+     */
+    boolean mutedOnly(String connectionId) {
+        KafkaChannel c = selector.channel(connectionId);
+        return c != null && c.muteState() == KafkaChannel.ChannelMuteState.MUTED;
+    }
+
     @Override
-    public void forward(Object request) {
+    public void release(Object request) {
         forwarding = true;
         try {
             model.sendRequest(requestChannel, request);
@@ -141,14 +173,33 @@ final class ProcessorBinding implements NetworkProcessor {
     }
 
     /** @return true if the channel is this processor's open channel of its connection id */
-    boolean owns(KafkaChannel channel) {
+    boolean serves(KafkaChannel channel) {
         return selector.channel(channel.id()) == channel;
     }
 
     @Override
-    public void beginReauthentication(String connectionId, Object reauthentication) {
+    public void handBack(String connectionId, Object heldRequest) {
+        own(connectionId, false);
+        if (heldRequest == null) {
+            unmute(connectionId); // as after a written response: Kafka's channel NOT_MUTED, readable
+            return;
+        }
+        // The channel is MUTED (the plugin kept it so since it read the request): Kafka's state right after a read.
+        try {
+            HANDLE_MUTE_EVENT.invoke(processor, connectionId, KafkaChannel.ChannelMuteEvent.REQUEST_RECEIVED);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        } finally {
+            release(heldRequest);
+        }
+    }
+
+    @Override
+    public void beginReauthentication(String connectionId, Reauthentication reauthentication) {
         PendingReauthentication r = (PendingReauthentication) reauthentication;
-        if (!owns(r.channel()) || !r.channel().id().equals(connectionId)) {
+        if (!serves(r.channel()) || !r.channel().id().equals(connectionId)) {
             return; // closed meanwhile: nothing to re-authenticate
         }
         reauthenticating = true;
@@ -168,17 +219,6 @@ final class ProcessorBinding implements NetworkProcessor {
             }
         } finally {
             reauthenticating = false;
-        }
-    }
-
-    @Override
-    public void deliverMuteEvent(String connectionId, MuteEvent event) {
-        try {
-            HANDLE_MUTE_EVENT.invoke(processor, connectionId, KAFKA_MUTE_EVENTS[event.ordinal()]);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
         }
     }
 
@@ -264,12 +304,12 @@ final class ProcessorBinding implements NetworkProcessor {
     }
 
     @Override
-    public void attach(Object attachment) {
+    public void attach(ProcessorAttachment attachment) {
         this.attachment = attachment;
     }
 
     @Override
-    public Object attachment() {
+    public ProcessorAttachment attachment() {
         return attachment;
     }
 

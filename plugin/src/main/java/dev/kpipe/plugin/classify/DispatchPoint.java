@@ -19,7 +19,7 @@ public enum DispatchPoint {
      * transaction coordinator first (KIP-890: the first write to each partition in each transaction): then the step
      * runs after handle returned, once the verification answered, on another thread, and the broker's binding reports
      * it ({@code onDispatchDeferred}, then {@code onRequestDispatched}). The binding must report it for the API
-     * ({@code onDeferredDispatchSupport}); where it cannot, the transactional requests of the API are exclusive.
+     * ({@code BrokerCapabilities.deferredDispatch}); where it cannot, the transactional requests of the API are exclusive.
      */
     AFTER_VERIFICATION
 }

@@ -133,6 +133,57 @@ public final class RequestClassifier {
         return transactionsPipelined && deferredDispatch.contains(row.api());
     }
 
+    /**
+     * The topics a produce request writes to, for a storage source that reports pressure per topic: each topic's name,
+     * or its id for a request that names topics by id (v13+, KIP-516), resolved only when asked
+     * ({@link #topicName(Object)}). Thread: network.
+     *
+     * @param produce a produce request
+     * @param previous the topics of the connection's previous produce, or {@code null}
+     * @return {@code previous} if the request writes to the same topics in the same order (no allocation), else a new
+     *     array
+     */
+    public Object[] topicsOf(ProduceRequest produce, Object[] previous) {
+        ProduceRequestData.TopicProduceDataCollection data = produce.data().topicData();
+        int n = data.size();
+        Object[] out = previous != null && previous.length == n ? previous : new Object[n];
+        int i = 0;
+        for (ProduceRequestData.TopicProduceData topic : data) {
+            String name = topic.name();
+            Object ref = name == null || name.isEmpty() ? ProduceTopicIds.of(topic) : name;
+            if (!ref.equals(out[i])) {
+                if (out == previous) {
+                    out = java.util.Arrays.copyOf(previous, n);
+                }
+                out[i] = ref;
+            }
+            i++;
+        }
+        return out;
+    }
+
+    /**
+     * @param topic an element of {@link #topicsOf}: a name, or a topic id
+     * @return the topic's name, {@code null} for an id the broker does not know. Thread: any.
+     */
+    public String topicName(Object topic) {
+        if (topic instanceof String name) {
+            return name;
+        }
+        TopicNames names = topicNames;
+        return names == null ? null : names.topicName((org.apache.kafka.common.Uuid) topic);
+    }
+
+    /** @return the topic's name: its own, or resolved from its id (v13+); {@code null} if unknown */
+    private String nameOf(ProduceRequestData.TopicProduceData topic) {
+        String name = topic.name();
+        if (name == null || name.isEmpty()) {
+            TopicNames names = topicNames;
+            name = names == null ? null : names.topicName(ProduceTopicIds.of(topic));
+        }
+        return name;
+    }
+
     private RequestClass classifyProduce(ProduceRequest produce) {
         if (produce.transactionalId() != null && !transactional(PipelinedApi.PRODUCE)) {
             return RequestClass.EXCLUSIVE;
@@ -143,15 +194,8 @@ public final class RequestClassifier {
         }
         TopicPolicy policy = topics;
         for (ProduceRequestData.TopicProduceData topic : data) {
-            String name = topic.name();
-            if (name == null || name.isEmpty()) {
-                TopicNames names = topicNames;
-                name = names == null ? null : names.topicName(ProduceTopicIds.of(topic));
-                if (name == null) {
-                    return RequestClass.EXCLUSIVE;
-                }
-            }
-            if (!policy.pipelines(name)) {
+            String name = nameOf(topic);
+            if (name == null || !policy.pipelines(name)) {
                 return RequestClass.EXCLUSIVE;
             }
         }

@@ -2,14 +2,17 @@ package dev.kpipe.plugin.classify;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.kpipe.extension.ClassificationPolicy;
+import dev.kpipe.extension.RegexClassificationPolicy;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 import org.apache.kafka.common.internals.Topic;
 
 /**
- * Which topics' produce requests may be pipelined: names matching {@code kpipe.topics.include}
- * and not {@code kpipe.topics.exclude}; internal topics ({@code __consumer_offsets},
- * {@code __transaction_state}, ...) never. Decisions are cached per topic name in a bounded
+ * Which topics' produce requests may be pipelined: those a {@link ClassificationPolicy} pipelines (by default
+ * {@link RegexClassificationPolicy}: names matching {@code kpipe.topics.include} and not {@code kpipe.topics.exclude});
+ * internal topics ({@code __consumer_offsets}, {@code __transaction_state}, ...) never. Decisions are cached per topic
+ * name in a bounded
  * Caffeine cache; the last decision taken is kept beside it ({@link #pipelines}), so a stream of produce requests to
  * one topic, the common case, costs a string comparison per request instead of a cache look-up. Thread-safe.
  */
@@ -17,8 +20,7 @@ public final class TopicPolicy {
     /** Cached topic decisions at most; the least recently used are evicted beyond it. */
     public static final int MAX_CACHED_TOPICS = 100_000;
 
-    private final Pattern include;
-    private final Pattern exclude;
+    private final ClassificationPolicy policy;
     private final Cache<String, Boolean> decisions;
     private final Function<String, Boolean> decide = this::decide;
     /**
@@ -35,8 +37,12 @@ public final class TopicPolicy {
      * @param exclude names that never are, or {@code null} for none
      */
     public TopicPolicy(Pattern include, Pattern exclude) {
-        this.include = include;
-        this.exclude = exclude;
+        this(new RegexClassificationPolicy(include, exclude));
+    }
+
+    /** @param policy which topics' writes may be pipelined; its answers are cached per topic */
+    public TopicPolicy(ClassificationPolicy policy) {
+        this.policy = java.util.Objects.requireNonNull(policy, "policy");
         this.decisions = Caffeine.newBuilder().maximumSize(MAX_CACHED_TOPICS).build();
     }
 
@@ -62,8 +68,6 @@ public final class TopicPolicy {
     }
 
     private Boolean decide(String topic) {
-        return !Topic.isInternal(topic)
-                && include.matcher(topic).matches()
-                && (exclude == null || !exclude.matcher(topic).matches());
+        return !Topic.isInternal(topic) && policy.pipelines(topic);
     }
 }

@@ -7,8 +7,10 @@ import dev.kpipe.plugin.classify.RequestClass;
 import dev.kpipe.plugin.classify.RequestClassifier;
 import dev.kpipe.spi.Admission;
 import dev.kpipe.spi.NetworkProcessor;
+import dev.kpipe.spi.Reauthentication;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.RequestContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * the connection closes once its earlier responses are written. Thread: the connection's network thread; nothing
  * thrown leaves ({@code plugin-fault-total}).
  */
-final class Admissions {
+final class Admissions<Q, S> {
 
     private static final Logger LOG = LoggerFactory.getLogger(Admissions.class);
     /** Faults that could repeat per request: WARN once each, then DEBUG (see {@link FaultLog}). */
@@ -35,23 +37,26 @@ final class Admissions {
     private final FaultLog reauthenticationWhileMuted = new FaultLog(LOG);
 
     private final RequestClassifier classifier;
-    private final ConnectionTable connections;
+    private final ConnectionTable<Q, S> connections;
     private final PipelineStats stats;
     private final Ticker ticker;
     private final Reservations reservations;
     private final QuietPeriod quiet;
-    private final Drains.Release release;
+    private final Drains.Release<Q, S> release;
     private final BooleanSupplier enabled;
+    /** A storage plugin checks topics: a produce's topics are kept with its connection. */
+    private final BooleanSupplier perTopicPressure;
 
     Admissions(
             RequestClassifier classifier,
-            ConnectionTable connections,
+            ConnectionTable<Q, S> connections,
             PipelineStats stats,
             Ticker ticker,
             Reservations reservations,
             QuietPeriod quiet,
-            Drains.Release release,
-            BooleanSupplier enabled) {
+            Drains.Release<Q, S> release,
+            BooleanSupplier enabled,
+            BooleanSupplier perTopicPressure) {
         this.classifier = classifier;
         this.connections = connections;
         this.stats = stats;
@@ -60,6 +65,7 @@ final class Admissions {
         this.quiet = quiet;
         this.release = release;
         this.enabled = enabled;
+        this.perTopicPressure = perTopicPressure;
     }
 
     /**
@@ -69,9 +75,13 @@ final class Admissions {
      * @return how the broker must treat it
      */
     Admission received(
-            NetworkProcessor processor, Object request, RequestContext context, AbstractRequest body, int sizeInBytes) {
+            NetworkProcessor<Q, S> processor,
+            Q request,
+            RequestContext context,
+            AbstractRequest body,
+            int sizeInBytes) {
         String id = context.connectionId;
-        ConnectionPipeline conn = connections.get(id);
+        ConnectionPipeline<Q, S> conn = connections.get(id);
         RequestClass cls;
         if (!enabled.getAsBoolean()) {
             if (conn == null) {
@@ -90,7 +100,7 @@ final class Admissions {
         }
         try {
             if (conn == null) {
-                return upgrade(processor, request, context, cls, sizeInBytes);
+                return upgrade(processor, request, context, body, cls, sizeInBytes);
             }
             if (cls == RequestClass.EXCLUSIVE) {
                 if (idle(conn)) {
@@ -100,11 +110,11 @@ final class Admissions {
                 }
                 return holdExclusive(conn, request);
             }
-            return read(conn, request, context, sizeInBytes, false);
+            return read(conn, request, context, body, sizeInBytes, false);
         } catch (Throwable e) {
             stats.pluginFaults.increment();
             admitFailed.fault("kpipe: failed to admit a request on {}; it is handled as exclusive", id, e);
-            ConnectionPipeline tracked = connections.get(id);
+            ConnectionPipeline<Q, S> tracked = connections.get(id);
             if (tracked == null) {
                 return Admission.CLASSIC;
             }
@@ -125,7 +135,12 @@ final class Admissions {
      * Ownership.takeOver}).
      */
     private Admission upgrade(
-            NetworkProcessor processor, Object request, RequestContext context, RequestClass cls, int sizeInBytes) {
+            NetworkProcessor<Q, S> processor,
+            Q request,
+            RequestContext context,
+            AbstractRequest body,
+            RequestClass cls,
+            int sizeInBytes) {
         if (cls != RequestClass.PIPELINED) {
             return Admission.CLASSIC;
         }
@@ -137,10 +152,10 @@ final class Admissions {
             ProcessorPipelines.of(processor).upgradesDeferred.put(context.connectionId, sizeInBytes);
             return Admission.CLASSIC;
         }
-        ConnectionPipeline conn =
-                new ConnectionPipeline(context.connectionId, ProcessorPipelines.of(processor), stats, ticker, 0);
+        ConnectionPipeline<Q, S> conn =
+                new ConnectionPipeline<>(context.connectionId, ProcessorPipelines.of(processor), stats, ticker, 0);
         connections.add(conn);
-        return read(conn, request, context, sizeInBytes, true);
+        return read(conn, request, context, body, sizeInBytes, true);
     }
 
     /**
@@ -150,18 +165,27 @@ final class Admissions {
      * @param upgrade true if it upgraded the connection (its bytes were admitted by {@code tryAdmitRead})
      */
     private Admission read(
-            ConnectionPipeline conn, Object request, RequestContext context, int sizeInBytes, boolean upgrade) {
+            ConnectionPipeline<Q, S> conn,
+            Q request,
+            RequestContext context,
+            AbstractRequest body,
+            int sizeInBytes,
+            boolean upgrade) {
         conn.mutedByRead();
         if (!conn.transition(ConnectionEvent.REQUEST_READ)) {
             return holdUntilClose(conn, request);
         }
         reservations.settle(conn.reservation(), sizeInBytes, upgrade);
-        conn.requestRead(request, context, sizeInBytes, PipelinedApi.of(context.header.apiKey()));
+        PipelinedApi api = PipelinedApi.of(context.header.apiKey());
+        conn.requestRead(request, context, sizeInBytes, api);
+        if (api == PipelinedApi.PRODUCE && perTopicPressure.getAsBoolean()) {
+            conn.producedTo(classifier.topicsOf((ProduceRequest) body, conn.produceTopics()));
+        }
         return Admission.PIPELINED;
     }
 
     /** @return true if nothing of the connection is outstanding: Kafka may take it back as it is */
-    private static boolean idle(ConnectionPipeline conn) {
+    private static boolean idle(ConnectionPipeline<?, ?> conn) {
         return conn.state() == ConnectionState.PIPELINED
                 && !conn.dispatch().active()
                 && conn.inflight().isEmpty()
@@ -172,7 +196,7 @@ final class Admissions {
      * Holds an exclusive request for a drain (PIPELINED to DRAINING_EXCLUSIVE). In any other state the move is illegal
      * ({@link #holdUntilClose}).
      */
-    private Admission holdExclusive(ConnectionPipeline conn, Object request) {
+    private Admission holdExclusive(ConnectionPipeline<Q, S> conn, Q request) {
         conn.mutedByRead();
         if (!conn.transition(ConnectionEvent.EXCLUSIVE_HELD)) {
             return holdUntilClose(conn, request);
@@ -187,11 +211,11 @@ final class Admissions {
      * earlier responses are written): a request held before is queued first, to keep arrival order, and this one is
      * held until the close, when it is queued as stock Kafka would have queued it on reading it.
      */
-    private Admission holdUntilClose(ConnectionPipeline conn, Object request) {
+    private Admission holdUntilClose(ConnectionPipeline<Q, S> conn, Q request) {
         conn.muteAndSchedule();
-        Object earlier = conn.takeHeld();
+        Q earlier = conn.takeHeldRequest();
         if (earlier != null) {
-            conn.processor().processor.forward(earlier);
+            conn.processor().processor.release(earlier);
         }
         reservations.release(conn.reservation());
         conn.hold(request);
@@ -204,8 +228,8 @@ final class Admissions {
      *
      * @return true if kpipe holds it (or refused it: an illegal move); false if Kafka begins it now
      */
-    boolean reauthentication(NetworkProcessor processor, String connectionId, Object reauthentication) {
-        ConnectionPipeline conn = connections.get(connectionId);
+    boolean reauthentication(NetworkProcessor<Q, S> processor, String connectionId, Reauthentication reauthentication) {
+        ConnectionPipeline<Q, S> conn = connections.get(connectionId);
         if (conn == null) {
             return false; // classic: Kafka re-authenticates now, as always
         }
@@ -229,7 +253,7 @@ final class Admissions {
                 return true;
             }
             // From DRAINING_DISABLED (nothing held): the re-authentication waits for that drain.
-            conn.hold(reauthentication);
+            conn.holdReauthentication(reauthentication);
             reservations.release(conn.reservation());
             conn.muteAndSchedule();
             return true;

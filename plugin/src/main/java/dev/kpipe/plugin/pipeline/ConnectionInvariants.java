@@ -23,7 +23,7 @@ final class ConnectionInvariants {
      * @param c the connection
      * @return a description of the first violation, or {@code null} if every invariant holds
      */
-    static String violation(ConnectionPipeline c) {
+    static String violation(ConnectionPipeline<?, ?> c) {
         ConnectionState s = c.state();
         boolean heldAllowed = s == ConnectionState.CLOSING_AFTER_DRAIN;
         boolean heldRequired =

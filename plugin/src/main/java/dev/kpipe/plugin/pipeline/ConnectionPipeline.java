@@ -6,6 +6,7 @@ import dev.kpipe.backpressure.Reservation;
 import dev.kpipe.backpressure.Ticker;
 import dev.kpipe.plugin.classify.PipelinedApi;
 import dev.kpipe.quotas.ThrottleWindows;
+import dev.kpipe.spi.Reauthentication;
 import org.apache.kafka.common.requests.RequestContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,20 +26,20 @@ import org.slf4j.LoggerFactory;
  * published by {@link InflightRequests}, and the few plain boolean and int fields it reads are atomic to read (JLS
  * 17.7): a moment stale at worst, never torn.
  */
-final class ConnectionPipeline extends Signals.Node implements Reservation.Holder {
+final class ConnectionPipeline<Q, S> extends Signals.Node<ConnectionPipeline<Q, S>> implements Reservation.Holder {
 
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionPipeline.class);
     /** Illegal moves: WARN once, then DEBUG (see {@link FaultLog}). */
     private static final FaultLog ILLEGAL_MOVE = new FaultLog(LOG);
 
     private final String id;
-    private final ProcessorPipelines processor;
+    private final ProcessorPipelines<Q, S> processor;
     private final PipelineStats stats;
     private final Ticker ticker;
     /** When kpipe took the connection over (the coordinator's clock, ns). */
     private final long upgradedNanos;
     /** The requests read and not yet answered, in arrival order. */
-    private final InflightRequests inflight;
+    private final InflightRequests<Q, S> inflight;
     /** Open throttle windows (KIP-219). */
     private final ThrottleWindows throttle = new ThrottleWindows();
     /** The reservation of the byte budget for the next read, granted or awaited. */
@@ -54,11 +55,15 @@ final class ConnectionPipeline extends Signals.Node implements Reservation.Holde
      */
     private volatile RequestContext context;
     /**
-     * What the connection holds for its drain: the exclusive request ({@code DRAINING_EXCLUSIVE}, and
-     * {@code CLOSING_AFTER_DRAIN} if one was held when the close was decided), or the SASL re-authentication handle
-     * ({@code DRAINING_REAUTHENTICATION}); {@code null} otherwise. Counted in {@code held-requests} while set.
+     * The exclusive request held for the drain ({@code DRAINING_EXCLUSIVE}, and {@code CLOSING_AFTER_DRAIN} if one was
+     * held when the close was decided), or {@code null}. Counted in {@code held-requests} while set.
      */
-    private Object held;
+    private Q heldRequest;
+    /**
+     * The SASL re-authentication held for the drain ({@code DRAINING_REAUTHENTICATION}), or {@code null}. Counted in
+     * {@code held-requests} while set.
+     */
+    private Reauthentication heldReauthentication;
     /** What kpipe last made of the selector's mute state: reading a request mutes. */
     private boolean muted = true;
     /** Listed in its processor's {@link ProcessorPipelines#pending} for evaluation. */
@@ -75,6 +80,11 @@ final class ConnectionPipeline extends Signals.Node implements Reservation.Holde
     private boolean pressureBlocked;
     /** At a per-connection limit as of its last evaluation: a wait for the limit is counted when this becomes true. */
     private boolean atLimit;
+    /**
+     * The topics of its last produce (names, or ids: {@code RequestClassifier.topicsOf}), kept while a storage plugin
+     * checks topics; {@code null} otherwise.
+     */
+    private Object[] produceTopics;
 
     /**
      * @param id Kafka's connection id
@@ -84,14 +94,14 @@ final class ConnectionPipeline extends Signals.Node implements Reservation.Holde
      * @param largestRequest the size of the largest request seen on it so far, bytes (0 for none)
      */
     ConnectionPipeline(
-            String id, ProcessorPipelines processor, PipelineStats stats, Ticker ticker, int largestRequest) {
+            String id, ProcessorPipelines<Q, S> processor, PipelineStats stats, Ticker ticker, int largestRequest) {
         this.id = id;
         this.processor = processor;
         this.stats = stats;
         this.ticker = ticker;
         this.upgradedNanos = ticker.nanos();
         this.largestRequest = largestRequest;
-        this.inflight = new InflightRequests(stats);
+        this.inflight = new InflightRequests<>(stats);
         this.reservation = new Reservation(this, processor.holders);
     }
 
@@ -101,7 +111,7 @@ final class ConnectionPipeline extends Signals.Node implements Reservation.Holde
     }
 
     /** @return its processor's kpipe state; thread: any */
-    ProcessorPipelines processor() {
+    ProcessorPipelines<Q, S> processor() {
         return processor;
     }
 
@@ -121,7 +131,7 @@ final class ConnectionPipeline extends Signals.Node implements Reservation.Holde
     }
 
     /** @return its requests in flight */
-    InflightRequests inflight() {
+    InflightRequests<Q, S> inflight() {
         return inflight;
     }
 
@@ -181,7 +191,7 @@ final class ConnectionPipeline extends Signals.Node implements Reservation.Holde
             to = from.owned() ? ConnectionState.CLOSING_AFTER_DRAIN : from;
         }
         if (from == ConnectionState.DRAINING_REAUTHENTICATION && to == ConnectionState.CLOSING_AFTER_DRAIN) {
-            takeHeld();
+            takeHeldReauthentication();
         }
         state = to;
         if (to == from) {
@@ -228,7 +238,7 @@ final class ConnectionPipeline extends Signals.Node implements Reservation.Holde
      * @param size its size, bytes, already charged on the budget (the permit its slot holds)
      * @param api its row of the table of pipelined APIs
      */
-    void requestRead(Object request, RequestContext ctx, int size, PipelinedApi api) {
+    void requestRead(Q request, RequestContext ctx, int size, PipelinedApi api) {
         if (size > largestRequest) {
             largestRequest = size;
         }
@@ -251,7 +261,7 @@ final class ConnectionPipeline extends Signals.Node implements Reservation.Holde
      * @param budget where the request's permit goes back
      * @return true if it was this connection's outstanding send
      */
-    boolean responseWritten(Object response, ByteBudget budget) {
+    boolean responseWritten(S response, ByteBudget budget) {
         if (!inflight.written(response, budget)) {
             return false;
         }
@@ -279,21 +289,43 @@ final class ConnectionPipeline extends Signals.Node implements Reservation.Holde
     // ---------------------------------------------------------------- held request
 
     /**
-     * Holds an exclusive request or a re-authentication for the drain; counted in {@code held-requests}. Network
-     * thread.
+     * Holds an exclusive request for the drain; counted in {@code held-requests}. Network thread.
      *
-     * @param request the broker's request handle, or the re-authentication handle
+     * @param request the broker's request
      */
-    void hold(Object request) {
-        held = request;
+    void hold(Q request) {
+        heldRequest = request;
+        stats.heldRequests.incrementAndGet();
+    }
+
+    /**
+     * Holds a SASL re-authentication for the drain; counted in {@code held-requests}. Network thread.
+     *
+     * @param reauthentication the broker's pending re-authentication
+     */
+    void holdReauthentication(Reauthentication reauthentication) {
+        heldReauthentication = reauthentication;
         stats.heldRequests.incrementAndGet();
     }
 
     /** @return the held request, no longer held (and no longer counted); {@code null} if none. Network thread. */
-    Object takeHeld() {
-        Object h = held;
+    Q takeHeldRequest() {
+        Q h = heldRequest;
         if (h != null) {
-            held = null;
+            heldRequest = null;
+            stats.heldRequests.decrementAndGet();
+        }
+        return h;
+    }
+
+    /**
+     * @return the held re-authentication, no longer held (and no longer counted); {@code null} if none. Network
+     *     thread.
+     */
+    Reauthentication takeHeldReauthentication() {
+        Reauthentication h = heldReauthentication;
+        if (h != null) {
+            heldReauthentication = null;
             stats.heldRequests.decrementAndGet();
         }
         return h;
@@ -301,7 +333,7 @@ final class ConnectionPipeline extends Signals.Node implements Reservation.Holde
 
     /** @return the held request or re-authentication, or {@code null} */
     Object held() {
-        return held;
+        return heldRequest != null ? heldRequest : heldReauthentication;
     }
 
     // ---------------------------------------------------------------- muting
@@ -399,21 +431,40 @@ final class ConnectionPipeline extends Signals.Node implements Reservation.Holde
     // ---------------------------------------------------------------- storage pressure
 
     /**
-     * Keeps the connection muted because the storage side is saturated: it is listed for re-evaluation at every round
-     * until the signal clears, and a wait is counted when it starts. Network thread.
+     * Keeps the connection muted because the storage side is saturated: it is listed in its processor's
+     * {@link ProcessorPipelines#pressureBlocked} until released, and a wait is counted when it starts. Network thread.
+     *
+     * @return true if it started waiting now
      */
-    void blockForPressure() {
-        if (!pressureBlocked) {
-            pressureBlocked = true;
-            processor.pressureBlocked.add(this);
-            stats.waitStarted(WaitReason.STORAGE_PRESSURE);
+    boolean blockForPressure() {
+        if (pressureBlocked) {
+            return false;
+        }
+        pressureBlocked = true;
+        processor.pressureBlocked.add(this);
+        stats.waitStarted(WaitReason.STORAGE_PRESSURE);
+        return true;
+    }
+
+    /** Storage pressure no longer holds it (its processor prunes its list at the round's end). Network thread. */
+    void releasePressure() {
+        if (pressureBlocked) {
+            pressureBlocked = false;
+            processor.pressureReleased = true;
         }
     }
 
-    /** The storage side cleared: evaluate it at this round (its processor clears its list). Network thread. */
-    void pressureCleared() {
-        pressureBlocked = false;
-        schedule();
+    /**
+     * @param topics the topics of the produce request just read (kept while a storage plugin checks topics), or
+     *     {@code null}
+     */
+    void producedTo(Object[] topics) {
+        produceTopics = topics;
+    }
+
+    /** @return the topics of its last produce, if kept, else {@code null} */
+    Object[] produceTopics() {
+        return produceTopics;
     }
 
     /** @return true while kept muted by storage-side saturation; thread: any (a moment stale from another) */
@@ -458,7 +509,7 @@ final class ConnectionPipeline extends Signals.Node implements Reservation.Holde
     @Override
     public String toString() {
         return "connection " + id + " " + state + " " + inflight + " throttles=" + throttle.open()
-                + " awaitingDispatch=" + dispatch.active() + " held=" + (held != null) + " muted=" + muted
+                + " awaitingDispatch=" + dispatch.active() + " held=" + (held() != null) + " muted=" + muted
                 + " " + reservation;
     }
 }

@@ -58,10 +58,10 @@ public record ConnectionSnapshot(
      * @param nowNanos the coordinator's clock at the read, ns
      * @return the snapshot
      */
-    static ConnectionSnapshot of(ConnectionPipeline c, InflightLimits limits, long nowNanos) {
+    static ConnectionSnapshot of(ConnectionPipeline<?, ?> c, InflightLimits limits, long nowNanos) {
         RequestContext ctx = c.context();
         ConnectionState state = c.state();
-        InflightRequests requests = c.inflight();
+        InflightRequests<?, ?> requests = c.inflight();
         int inflight = requests.publishedCount();
         long bytes = requests.publishedBytes();
         long oldest = requests.publishedOldestReadNanos();

@@ -16,9 +16,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Thread: {@link #add} and {@link #remove} on the connection's network thread; the look-ups on any thread (handler
  * threads signal dispatches, JMX threads read the dump).
  */
-final class ConnectionTable {
+final class ConnectionTable<Q, S> {
 
-    private final ConcurrentHashMap<String, ConnectionPipeline> byId = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, ConnectionPipeline<Q, S>> byId = new ConcurrentHashMap<>();
     private final PipelineStats stats;
 
     /** @param stats the gauge and counter that move with the table */
@@ -31,12 +31,12 @@ final class ConnectionTable {
      * @param connectionId Kafka's connection id
      * @return the connection kpipe owns with that id, or {@code null}
      */
-    ConnectionPipeline get(String connectionId) {
+    ConnectionPipeline<Q, S> get(String connectionId) {
         return byId.get(connectionId);
     }
 
     /** @param conn a connection kpipe takes over now (upgraded, or taken over after a deferred upgrade) */
-    void add(ConnectionPipeline conn) {
+    void add(ConnectionPipeline<Q, S> conn) {
         byId.put(conn.id(), conn);
         stats.pipelinedConnections.incrementAndGet();
         stats.upgrades.increment();
@@ -46,7 +46,7 @@ final class ConnectionTable {
      * @param conn a connection kpipe lets go of
      * @return true if it was in the table (removed now); false if it was not (nothing changed)
      */
-    boolean remove(ConnectionPipeline conn) {
+    boolean remove(ConnectionPipeline<Q, S> conn) {
         if (!byId.remove(conn.id(), conn)) {
             return false;
         }
@@ -60,12 +60,12 @@ final class ConnectionTable {
     }
 
     /** @return the table as an unmodifiable, weakly consistent map view, by connection id; for tests */
-    Map<String, ConnectionPipeline> asMap() {
+    Map<String, ConnectionPipeline<Q, S>> asMap() {
         return Collections.unmodifiableMap(byId);
     }
 
     /** @return the connections kpipe owns, a weakly consistent view */
-    Collection<ConnectionPipeline> values() {
+    Collection<ConnectionPipeline<Q, S>> values() {
         return byId.values();
     }
 }

@@ -27,14 +27,14 @@ import org.slf4j.LoggerFactory;
  * <p>Threads: {@link #deferred} on a request handler thread; {@link #responseWritten} on the connection's network
  * thread; {@link #support} on the installing thread.
  */
-final class DeferredDispatch {
+final class DeferredDispatch<Q, S> {
     private static final Logger LOG = LoggerFactory.getLogger(DeferredDispatch.class);
 
-    private final ConnectionTable connections;
+    private final ConnectionTable<Q, S> connections;
     private final RequestClassifier classifier;
     private final PipelineStats stats;
 
-    DeferredDispatch(ConnectionTable connections, RequestClassifier classifier, PipelineStats stats) {
+    DeferredDispatch(ConnectionTable<Q, S> connections, RequestClassifier classifier, PipelineStats stats) {
         this.connections = connections;
         this.classifier = classifier;
         this.stats = stats;
@@ -46,8 +46,8 @@ final class DeferredDispatch {
      * @param connectionId the request's connection
      * @param request the broker's request handle
      */
-    void deferred(String connectionId, Object request) {
-        ConnectionPipeline conn = connections.get(connectionId);
+    void deferred(String connectionId, Q request) {
+        ConnectionPipeline<Q, S> conn = connections.get(connectionId);
         if (conn != null && conn.dispatch().defer(request)) {
             stats.deferredDispatches.increment();
             stats.waitStarted(WaitReason.AWAITING_APPEND);
@@ -61,8 +61,8 @@ final class DeferredDispatch {
      * @param conn the connection
      * @param response the broker's response handle
      */
-    void responseWritten(NetworkProcessor processor, ConnectionPipeline conn, Object response) {
-        Object request = processor.requestOf(response);
+    void responseWritten(NetworkProcessor<Q, S> processor, ConnectionPipeline<Q, S> conn, S response) {
+        Q request = processor.requestOf(response);
         DispatchPhase dispatch = conn.dispatch();
         if (dispatch.deferredFor(request) && dispatch.end(request)) {
             stats.deferredDispatchFallbacks.increment();

@@ -1,8 +1,8 @@
 package dev.kpipe.plugin.pipeline;
 
 import dev.kpipe.backpressure.Reservations;
-import dev.kpipe.spi.MuteEvent;
 import dev.kpipe.spi.NetworkProcessor;
+import dev.kpipe.spi.Reauthentication;
 
 /**
  * Drain and hand-back: a connection in one of the draining states ({@link ConnectionState#draining()}) stays muted
@@ -14,19 +14,19 @@ import dev.kpipe.spi.NetworkProcessor;
  * {@link ConnectionState#HANDED_BACK} before any broker call, so a broker call that throws cannot leave kpipe owning a
  * connection Kafka already has. Thread: the connection's network thread.
  */
-final class Drains {
+final class Drains<Q, S> {
 
     /** Forgets a connection kpipe owned ({@link Ownership#release}). */
     @FunctionalInterface
-    interface Release {
-        void release(ConnectionPipeline conn, ConnectionEvent event);
+    interface Release<Q, S> {
+        void release(ConnectionPipeline<Q, S> conn, ConnectionEvent event);
     }
 
     private final Reservations reservations;
     private final QuietPeriod quiet;
-    private final Release release;
+    private final Release<Q, S> release;
 
-    Drains(Reservations reservations, QuietPeriod quiet, Release release) {
+    Drains(Reservations reservations, QuietPeriod quiet, Release<Q, S> release) {
         this.reservations = reservations;
         this.quiet = quiet;
         this.release = release;
@@ -38,7 +38,7 @@ final class Drains {
      *
      * @param conn a PIPELINED connection
      */
-    void startDisabledDrain(ConnectionPipeline conn) {
+    void startDisabledDrain(ConnectionPipeline<Q, S> conn) {
         reservations.release(conn.reservation());
         conn.transition(ConnectionEvent.DISABLED);
     }
@@ -48,7 +48,7 @@ final class Drains {
      *
      * @param conn a draining connection
      */
-    void evaluate(ConnectionPipeline conn) {
+    void evaluate(ConnectionPipeline<Q, S> conn) {
         if (conn.inflight().isEmpty()
                 && !conn.throttle().throttled()
                 && !conn.dispatch().active()) {
@@ -66,32 +66,28 @@ final class Drains {
      * (kpipe was disabled), idle and readable; or, for a held re-authentication, as Kafka leaves a connection after
      * writing its last response (unmuted), and the re-authentication begins.
      */
-    private void handBack(ConnectionPipeline conn) {
-        NetworkProcessor processor = conn.processor().processor;
+    private void handBack(ConnectionPipeline<Q, S> conn) {
+        NetworkProcessor<Q, S> processor = conn.processor().processor;
         ConnectionState drained = conn.state();
-        Object held = conn.takeHeld();
+        Q heldRequest = conn.takeHeldRequest();
+        Reauthentication heldReauthentication = conn.takeHeldReauthentication();
         release.release(conn, ConnectionEvent.HAND_BACK);
         switch (drained) {
             case DRAINING_REAUTHENTICATION:
-                // The channel is MUTED (kpipe muted it when the handshake was read); Kafka read the handshake unmuted.
+                // As Kafka leaves a connection after writing its last response (unmuted); then it begins.
                 try {
-                    conn.unmute();
+                    processor.handBack(conn.id(), null);
                 } finally {
-                    processor.beginReauthentication(conn.id(), held);
+                    processor.beginReauthentication(conn.id(), heldReauthentication);
                 }
                 return;
             case DRAINING_EXCLUSIVE:
-                // The channel is MUTED (muted when the held request was read, never unmuted since).
-                try {
-                    processor.deliverMuteEvent(conn.id(), MuteEvent.REQUEST_RECEIVED);
-                } finally {
-                    processor.forward(held);
-                }
+                // As Kafka leaves a connection right after reading the held request, which it queues.
+                processor.handBack(conn.id(), heldRequest);
                 return;
             default:
-                // DRAINING_DISABLED. The channel is MUTED (kpipe muted it) or NOT_MUTED, with no response pending:
-                // Kafka's state for an idle connection once it is readable again.
-                conn.unmute();
+                // DRAINING_DISABLED: idle and readable.
+                processor.handBack(conn.id(), null);
         }
     }
 }

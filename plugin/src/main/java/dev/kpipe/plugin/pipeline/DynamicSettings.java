@@ -49,7 +49,7 @@ final class DynamicSettings {
      * @param enabled the new value
      * @param connections the connections kpipe owns
      */
-    void enabled(boolean enabled, ConnectionTable connections) {
+    <Q, S> void enabled(boolean enabled, ConnectionTable<Q, S> connections) {
         this.enabled = enabled;
         if (enabled) {
             return;
@@ -57,9 +57,9 @@ final class DynamicSettings {
         // Every connection kpipe owns is evaluated at its processor's next round, where it starts to drain. One that
         // is upgraded concurrently with this call is put in the map before its first request is dispatched, and is
         // evaluated after that dispatch, by which time it reads enabled == false.
-        Set<ProcessorPipelines> woken = Collections.newSetFromMap(new IdentityHashMap<>());
-        for (ConnectionPipeline conn : connections.values()) {
-            ProcessorPipelines p = conn.processor();
+        Set<ProcessorPipelines<Q, S>> woken = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (ConnectionPipeline<Q, S> conn : connections.values()) {
+            ProcessorPipelines<Q, S> p = conn.processor();
             p.dispatched.add(conn);
             if (woken.add(p)) {
                 p.processor.wakeup();

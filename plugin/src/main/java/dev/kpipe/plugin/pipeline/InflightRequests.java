@@ -23,13 +23,13 @@ import java.util.ArrayDeque;
  * ({@link #publishedCount()} and the others), written with opaque stores after each change: no fence, no allocation;
  * each is current within a moment, not one atomic picture.
  */
-final class InflightRequests {
+final class InflightRequests<Q, S> {
 
     private final PipelineStats stats;
     /** Requests read and not yet answered, in arrival order. */
-    private final ArrayDeque<Slot> slots = new ArrayDeque<>();
+    private final ArrayDeque<Slot<Q, S>> slots = new ArrayDeque<>();
     /** Slots whose response was written, kept for the next requests (at most the connection's peak in flight). */
-    private final ArrayDeque<Slot> freeSlots = new ArrayDeque<>();
+    private final ArrayDeque<Slot<Q, S>> freeSlots = new ArrayDeque<>();
     /** Sum of the slots' sizes, bytes. */
     private long bytes;
     /** The head slot's response was handed to the broker and has not completed. */
@@ -75,9 +75,9 @@ final class InflightRequests {
      * @param api its row of the table of pipelined APIs
      * @return the requests in flight now
      */
-    int add(Object request, int size, long readNanos, PipelinedApi api) {
-        Slot s = freeSlots.pollFirst();
-        slots.addLast((s == null ? new Slot() : s).fill(request, size, readNanos, api));
+    int add(Q request, int size, long readNanos, PipelinedApi api) {
+        Slot<Q, S> s = freeSlots.pollFirst();
+        slots.addLast((s == null ? new Slot<Q, S>() : s).fill(request, size, readNanos, api));
         bytes += size;
         stats.inflightRequests.incrementAndGet();
         stats.pipelinedRequests.increment();
@@ -113,12 +113,12 @@ final class InflightRequests {
     }
 
     /** @return true if {@code request} is in flight here (scans from the oldest; the list is short) */
-    boolean contains(Object request) {
+    boolean contains(Q request) {
         return slotOf(request) != null;
     }
 
-    private Slot slotOf(Object request) {
-        for (Slot s : slots) {
+    private Slot<Q, S> slotOf(Q request) {
+        for (Slot<Q, S> s : slots) {
             if (s.request == request) {
                 return s;
             }
@@ -144,8 +144,8 @@ final class InflightRequests {
      * @param response the broker's response handle
      * @return whether the broker processes it now
      */
-    Placement responseReady(Object request, Object response) {
-        Slot slot = slotOf(request);
+    Placement responseReady(Q request, S response) {
+        Slot<Q, S> slot = slotOf(request);
         if (slot == null) {
             return Placement.NOT_OURS;
         }
@@ -171,8 +171,8 @@ final class InflightRequests {
      * @param budget the budget the permit goes back to
      * @return true if it was this connection's outstanding send; false if not (nothing changed)
      */
-    boolean written(Object response, ByteBudget budget) {
-        Slot head = slots.peekFirst();
+    boolean written(S response, ByteBudget budget) {
+        Slot<Q, S> head = slots.peekFirst();
         if (head == null || head.response != response) {
             return false;
         }
@@ -195,8 +195,8 @@ final class InflightRequests {
      *
      * @return that response, for the processor's ready queue; {@code null} if none is ready
      */
-    Object releaseNext() {
-        Slot next = slots.peekFirst();
+    S releaseNext() {
+        Slot<Q, S> next = slots.peekFirst();
         if (sendOutstanding || next == null || next.response == null) {
             return null;
         }
@@ -215,7 +215,7 @@ final class InflightRequests {
      */
     void releaseAll(ByteBudget budget) {
         stats.inflightRequests.addAndGet(-slots.size());
-        for (Slot s : slots) {
+        for (Slot<Q, S> s : slots) {
             s.releasePermit(budget);
         }
         slots.clear();
@@ -233,9 +233,9 @@ final class InflightRequests {
      * @param ready the processor's ready queue
      * @param processor the processor
      */
-    void discardResponses(ArrayDeque<Object> ready, NetworkProcessor processor) {
-        Slot head = slots.peekFirst();
-        for (Slot s : slots) {
+    void discardResponses(ArrayDeque<S> ready, NetworkProcessor<Q, S> processor) {
+        Slot<Q, S> head = slots.peekFirst();
+        for (Slot<Q, S> s : slots) {
             if (s.response == null) {
                 continue;
             }
@@ -255,7 +255,7 @@ final class InflightRequests {
      * the longs), no fence, no allocation.
      */
     private void publish() {
-        Slot head = slots.peekFirst();
+        Slot<Q, S> head = slots.peekFirst();
         COUNT.setOpaque(this, slots.size());
         BYTES.setOpaque(this, bytes);
         OLDEST_READ_NANOS.setOpaque(this, head == null ? 0L : head.readNanos);
@@ -286,13 +286,13 @@ final class InflightRequests {
      * @return the first violated invariant of the class comment, or {@code null}; network thread (or a test)
      */
     String invariantViolation() {
-        Slot head = slots.peekFirst();
+        Slot<Q, S> head = slots.peekFirst();
         if (sendOutstanding && (head == null || head.response == null)) {
             return "a send outstanding without a head response";
         }
         long sum = 0;
         int withResponse = 0;
-        for (Slot s : slots) {
+        for (Slot<Q, S> s : slots) {
             sum += s.bytes;
             withResponse += s.response != null && !(s == head && sendOutstanding) ? 1 : 0;
         }
@@ -309,8 +309,8 @@ final class InflightRequests {
      * @param action called with each request in flight and its response ({@code null} while not ready), oldest first;
      *     for tests and dumps. Network thread.
      */
-    void forEach(java.util.function.BiConsumer<Object, Object> action) {
-        for (Slot s : slots) {
+    void forEach(java.util.function.BiConsumer<Q, S> action) {
+        for (Slot<Q, S> s : slots) {
             action.accept(s.request, s.response);
         }
     }

@@ -18,9 +18,9 @@ import java.util.function.BooleanSupplier;
  *
  * <p>Thread: the connection's network thread.
  */
-final class Ownership {
+final class Ownership<Q, S> {
 
-    private final ConnectionTable connections;
+    private final ConnectionTable<Q, S> connections;
     private final PipelineStats stats;
     private final Ticker ticker;
     private final ByteBudget budget;
@@ -29,7 +29,7 @@ final class Ownership {
     private final BooleanSupplier enabled;
 
     Ownership(
-            ConnectionTable connections,
+            ConnectionTable<Q, S> connections,
             PipelineStats stats,
             Ticker ticker,
             ByteBudget budget,
@@ -52,42 +52,37 @@ final class Ownership {
      * @param conn the connection
      * @param event {@link ConnectionEvent#HAND_BACK} or {@link ConnectionEvent#CLOSE}
      */
-    void release(ConnectionPipeline conn, ConnectionEvent event) {
+    void release(ConnectionPipeline<Q, S> conn, ConnectionEvent event) {
         conn.transition(event);
         if (connections.remove(conn)) {
             throttles.forget(conn);
             reservations.release(conn.reservation());
             // each request's permit, once (none when handed back: a hand-back waits for every response)
             conn.inflight().releaseAll(budget);
-            ProcessorPipelines p = conn.processor();
-            if (p.lastCompleted == conn) {
-                p.lastCompleted = null;
-            }
         }
     }
 
     /**
-     * Kafka is about to unmute a classic connection ({@code onTryUnmute}) whose upgrade the byte budget deferred: the
-     * response of the request that would have upgraded it is written, and Kafka's channel is MUTED (no throttle:
-     * THROTTLE_STARTED cancels the take-over), as after any read. kpipe takes the connection over with nothing in
+     * Kafka is about to unmute a connection it owns ({@code onUnmute}): if kpipe deferred its upgrade because the byte
+     * budget had no room, the response of the request that would have upgraded it is written now and Kafka's channel
+     * is MUTED with no throttle window open, as after any read. kpipe takes the connection over with nothing in
      * flight, keeps it muted and unmutes it once it holds budget.
      *
      * @param processor the connection's processor
      * @param connectionId the connection
-     * @return true if kpipe took it over (Kafka must not unmute it); false if it stays Kafka's
+     * @return true if kpipe takes it over (Kafka must not unmute it); false if it stays Kafka's
      */
-    boolean takeOver(NetworkProcessor processor, String connectionId) {
-        Object attachment = processor.attachment();
-        if (attachment == null) {
+    boolean takeOver(NetworkProcessor<Q, S> processor, String connectionId) {
+        if (processor.attachment() == null) {
             return false;
         }
-        ProcessorPipelines p = (ProcessorPipelines) attachment;
+        ProcessorPipelines<Q, S> p = ProcessorPipelines.of(processor);
         Integer deferred = p.upgradesDeferred.isEmpty() ? null : p.upgradesDeferred.remove(connectionId);
         if (deferred == null || !enabled.getAsBoolean()) {
             return false; // disabled since the upgrade was deferred: the connection stays Kafka's
         }
         // Kafka's channel is MUTED, as after any read: so is a new connection's view of it
-        ConnectionPipeline conn = new ConnectionPipeline(connectionId, p, stats, ticker, deferred);
+        ConnectionPipeline<Q, S> conn = new ConnectionPipeline<>(connectionId, p, stats, ticker, deferred);
         connections.add(conn);
         conn.schedule();
         processor.wakeup();
@@ -101,23 +96,21 @@ final class Ownership {
      * @param processor the connection's processor
      * @param connectionId the connection
      */
-    void closed(NetworkProcessor processor, String connectionId) {
-        ConnectionPipeline conn = connections.get(connectionId);
+    void closed(NetworkProcessor<Q, S> processor, String connectionId) {
+        ConnectionPipeline<Q, S> conn = connections.get(connectionId);
         if (conn == null) {
-            Object attachment = processor.attachment();
-            if (attachment != null) {
-                ((ProcessorPipelines) attachment).upgradesDeferred.remove(connectionId);
+            if (processor.attachment() != null) {
+                ProcessorPipelines.of(processor).upgradesDeferred.remove(connectionId);
             }
             return;
         }
-        ConnectionState was = conn.state();
-        Object held = conn.takeHeld();
+        Q heldRequest = conn.takeHeldRequest();
+        conn.takeHeldReauthentication(); // dropped: the connection is gone, nothing to re-authenticate
         conn.inflight().discardResponses(conn.processor().ready, processor);
         release(conn, ConnectionEvent.CLOSE);
-        if (held != null && was != ConnectionState.DRAINING_REAUTHENTICATION) {
-            // Stock Kafka would have queued it as soon as it was read; so does kpipe, now. (A held re-authentication
-            // is dropped: the connection is gone, nothing to re-authenticate.)
-            processor.forward(held);
+        if (heldRequest != null) {
+            // Stock Kafka would have queued it as soon as it was read; so does kpipe, now.
+            processor.release(heldRequest);
         }
     }
 }

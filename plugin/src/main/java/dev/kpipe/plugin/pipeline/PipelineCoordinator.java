@@ -4,19 +4,18 @@ import dev.kpipe.backpressure.ByteBudget;
 import dev.kpipe.backpressure.InflightLimits;
 import dev.kpipe.backpressure.Reservations;
 import dev.kpipe.backpressure.Ticker;
+import dev.kpipe.extension.StoragePressure;
 import dev.kpipe.plugin.classify.RequestClass;
 import dev.kpipe.plugin.classify.RequestClassifier;
 import dev.kpipe.spi.Admission;
+import dev.kpipe.spi.BrokerCapabilities;
 import dev.kpipe.spi.BrokerLoad;
-import dev.kpipe.spi.MuteEvent;
+import dev.kpipe.spi.BrokerServices;
 import dev.kpipe.spi.NetworkEventListener;
 import dev.kpipe.spi.NetworkProcessor;
-import dev.kpipe.spi.StoragePressure;
-import dev.kpipe.spi.TopicNames;
+import dev.kpipe.spi.Reauthentication;
 import java.util.ArrayList;
-import java.util.Set;
 import java.util.function.Function;
-import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.RequestContext;
 
@@ -61,12 +60,12 @@ import org.apache.kafka.common.requests.RequestContext;
  *
  * <p>Threads: every method runs on the network thread of the connection's processor, except
  * {@link #onRequestDispatched} and {@link #onDispatchDeferred} (request handler threads, or whichever thread completes
- * a verified append), {@link #onTopicNames} and the setters (any). Nothing blocks.
+ * a verified append), {@link #onBrokerServices} and the setters (any). Nothing blocks.
  *
  * <p>Faults: no throwable leaves this class into a broker thread; what each kind of fault leads to, and which count in
  * {@code plugin-fault-total}, is in {@code docs/core.md} ("Faults").
  */
-public final class PipelineCoordinator implements NetworkEventListener {
+public final class PipelineCoordinator<Q, S> implements NetworkEventListener<Q, S> {
 
     private final RequestClassifier classifier;
     private final PipelineStats stats;
@@ -80,13 +79,13 @@ public final class PipelineCoordinator implements NetworkEventListener {
     /** Reservations of the budget for the next read of each connection. */
     private final Reservations reservations;
     /** Arrival order of responses, one send per connection. */
-    private final ResponseSequencer sequencer;
+    private final ResponseSequencer<Q, S> sequencer;
     /** The re-authentication quiet period (its timer is passed in). */
     private final QuietPeriod quiet;
     /** Drain and hand-back. */
-    private final Drains drains;
+    private final Drains<Q, S> drains;
     /** Classification, upgrade, holds: what a request read or a re-authentication does. */
-    private final Admissions admissions;
+    private final Admissions<Q, S> admissions;
     /**
      * The broker-wide in-flight byte budget; always present ({@link ByteBudget#unbounded} when none is configured).
      * Each request's slot holds its permit ({@link Slot#releasePermit}).
@@ -97,15 +96,15 @@ public final class PipelineCoordinator implements NetworkEventListener {
     /** The per-connection limits and {@code kpipe.enable}, altered at runtime. */
     private final DynamicSettings settings;
     /** Processor rounds: the evaluation of connections (mute reasons, drains). */
-    private final Rounds rounds;
+    private final Rounds<Q, S> rounds;
     /** Throttle windows (KIP-219), counted. */
     private final Throttles throttles;
     /** Take-over after a deferred upgrade, hand-back and close. */
-    private final Ownership ownership;
+    private final Ownership<Q, S> ownership;
     /** Transactional produce whose append the broker defers past handle (KIP-890). */
-    private final DeferredDispatch deferredDispatch;
+    private final DeferredDispatch<Q, S> deferredDispatch;
     /** Connections kpipe owns, by connection id (unique among a broker's open connections). */
-    private final ConnectionTable connections;
+    private final ConnectionTable<Q, S> connections;
 
     /**
      * @param classifier the classification policy
@@ -129,17 +128,27 @@ public final class PipelineCoordinator implements NetworkEventListener {
         this.signal = new StorageSignal(stats);
         this.budget = java.util.Objects.requireNonNull(budget, "budget");
         this.stats = stats;
-        this.connections = new ConnectionTable(stats);
+        this.connections = new ConnectionTable<>(stats);
         this.reservations = new Reservations(budget, ticker, stats.reservationsRevoked, stats.pluginFaults);
-        this.sequencer = new ResponseSequencer(connections, stats, budget);
+        this.sequencer = new ResponseSequencer<>(connections, stats, budget);
         this.throttles = new Throttles(stats, ticker);
-        this.ownership = new Ownership(connections, stats, ticker, budget, reservations, throttles, settings::enabled);
+        this.ownership =
+                new Ownership<>(connections, stats, ticker, budget, reservations, throttles, settings::enabled);
         this.quiet = new QuietPeriod(ticker, wakeupTimer);
-        this.drains = new Drains(reservations, quiet, ownership::release);
-        this.admissions = new Admissions(
-                classifier, connections, stats, ticker, reservations, quiet, ownership::release, settings::enabled);
-        this.rounds = new Rounds(stats, settings, signal, reservations, drains, ownership::release);
-        this.deferredDispatch = new DeferredDispatch(connections, classifier, stats);
+        this.drains = new Drains<>(reservations, quiet, ownership::release);
+        this.admissions = new Admissions<>(
+                classifier,
+                connections,
+                stats,
+                ticker,
+                reservations,
+                quiet,
+                ownership::release,
+                settings::enabled,
+                signal::perTopic);
+        this.rounds = new Rounds<>(
+                stats, settings, signal, reservations, drains, ownership::release, ticker, classifier::topicName);
+        this.deferredDispatch = new DeferredDispatch<>(connections, classifier, stats);
     }
 
     /**
@@ -155,7 +164,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
 
     /**
      * Sets how the storage-side signal is built once the broker's queue gauges are available
-     * ({@link #onBrokerLoad}). Thread: any.
+     * ({@link #onBrokerServices}). Thread: any.
      *
      * @param factory builds the signal from the gauges
      */
@@ -163,9 +172,11 @@ public final class PipelineCoordinator implements NetworkEventListener {
         signal.factory(factory);
     }
 
+    /** The broker's topic-name resolver and queue gauges: for classification and the storage-side signal. */
     @Override
-    public void onBrokerLoad(BrokerLoad load) {
-        signal.onBrokerLoad(load);
+    public void onBrokerServices(BrokerServices services) {
+        classifier.topicNames(services.topicNames());
+        signal.onBrokerLoad(services.load());
     }
 
     /** @return the broker-wide byte budget (never {@code null}) */
@@ -189,7 +200,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
         long now = ticker.nanos();
         InflightLimits l = settings.limits();
         java.util.List<ConnectionSnapshot> out = new ArrayList<>();
-        for (ConnectionPipeline c : connections.values()) {
+        for (ConnectionPipeline<Q, S> c : connections.values()) {
             out.add(ConnectionSnapshot.of(c, l, now));
         }
         return out;
@@ -238,52 +249,52 @@ public final class PipelineCoordinator implements NetworkEventListener {
         classifier.topics(topics);
     }
 
-    @Override
-    public void onTopicNames(TopicNames topicNames) {
-        classifier.topicNames(topicNames);
-    }
-
     // ---------------------------------------------------------------- requests
 
     @Override
-    public Admission onRequestReceived(
-            NetworkProcessor processor, Object request, RequestContext context, AbstractRequest body, int sizeInBytes) {
+    public Admission onRequestRead(
+            NetworkProcessor<Q, S> processor,
+            Q request,
+            RequestContext context,
+            AbstractRequest body,
+            int sizeInBytes) {
         return admissions.received(processor, request, context, body, sizeInBytes);
     }
 
     @Override
-    public boolean onReauthentication(NetworkProcessor processor, String connectionId, Object reauthentication) {
+    public boolean onReauthentication(
+            NetworkProcessor<Q, S> processor, String connectionId, Reauthentication reauthentication) {
         return admissions.reauthentication(processor, connectionId, reauthentication);
     }
 
     @Override
-    public void onRequestDispatched(Object request, RequestContext context) {
-        ConnectionPipeline conn = connections.get(context.connectionId);
+    public void onRequestDispatched(Q request, RequestContext context) {
+        ConnectionPipeline<Q, S> conn = connections.get(context.connectionId);
         if (conn == null || !conn.dispatch().end(request)) {
             return;
         }
-        ProcessorPipelines p = conn.processor();
+        ProcessorPipelines<Q, S> p = conn.processor();
         p.dispatched.add(conn);
         p.processor.wakeup();
     }
 
     /**
-     * A pipelined transactional produce awaits its append (KIP-890): the connection stays muted until
+     * A pipelined request awaits its deferred order-defining write (KIP-890): the connection stays muted until
      * {@link #onRequestDispatched} (counted in {@code deferred-dispatch-total}; the dump shows {@code awaiting-append}).
      * Thread: a handler thread.
      */
     @Override
-    public void onDispatchDeferred(Object request, RequestContext context) {
+    public void onDispatchDeferred(Q request, RequestContext context) {
         deferredDispatch.deferred(context.connectionId, request);
     }
 
     /**
-     * Without deferred dispatch for an API, its transactional requests stay exclusive (one ERROR). Thread: the
-     * installing thread.
+     * What the broker reports: the APIs without deferred dispatch keep their transactional requests exclusive (one
+     * ERROR). Thread: the installing thread.
      */
     @Override
-    public void onDeferredDispatchSupport(Set<ApiKeys> apis, String detail) {
-        deferredDispatch.support(apis, detail);
+    public void onInstalled(BrokerCapabilities capabilities) {
+        deferredDispatch.support(capabilities.deferredDispatch(), capabilities.deferredDispatchDetail());
     }
 
     /**
@@ -309,70 +320,50 @@ public final class PipelineCoordinator implements NetworkEventListener {
     // ---------------------------------------------------------------- rounds (see Rounds)
 
     @Override
-    public void onProcessorRound(NetworkProcessor processor) {
+    public void onProcessorRound(NetworkProcessor<Q, S> processor) {
         rounds.run(processor);
     }
 
     // ---------------------------------------------------------------- responses (see ResponseSequencer)
 
     @Override
-    public Object onResponseDequeued(NetworkProcessor processor, Object response) {
+    public S onResponseReady(NetworkProcessor<Q, S> processor, S response) {
         return sequencer.dequeued(processor, response);
     }
 
     @Override
-    public void onResponseCompleted(NetworkProcessor processor, Object response) {
-        ConnectionPipeline conn = sequencer.completed(processor, response);
+    public void onResponseWritten(NetworkProcessor<Q, S> processor, S response) {
+        ConnectionPipeline<Q, S> conn = sequencer.completed(processor, response);
         if (conn != null) {
             deferredDispatch.responseWritten(processor, conn, response);
             conn.schedule();
         }
     }
 
-    // ---------------------------------------------------------------- mute events, close
+    // ---------------------------------------------------------------- throttle windows, take-over, close
 
-    /**
-     * The connection kpipe owns with this id, as {@code connections.get}: Kafka reports a written response
-     * ({@code onResponseCompleted}), then its {@code RESPONSE_SENT} mute event and its try-unmute, one after the other
-     * for one connection, so the last two find it without the table ({@link ProcessorPipelines#lastCompleted}).
-     * Network thread of the processor.
-     */
-    private ConnectionPipeline owned(NetworkProcessor processor, String connectionId) {
-        if (processor.attachment() instanceof ProcessorPipelines p) {
-            ConnectionPipeline c = p.lastCompleted;
-            // owned: still in the table under its id (release moves it to a terminal state before removing it, and
-            // a connection is added only when its id is absent)
-            if (c != null && c.state().owned() && c.id().equals(connectionId)) {
-                return c;
-            }
+    @Override
+    public void onThrottleStarted(NetworkProcessor<Q, S> processor, String connectionId) {
+        ConnectionPipeline<Q, S> conn = connections.get(connectionId);
+        if (conn != null) {
+            throttles.started(conn);
+            conn.schedule();
         }
-        return connections.get(connectionId);
     }
 
     @Override
-    public boolean onMuteEvent(NetworkProcessor processor, String connectionId, MuteEvent event) {
-        ConnectionPipeline conn = owned(processor, connectionId);
-        if (conn == null) {
-            if (event == MuteEvent.THROTTLE_STARTED && processor.attachment() instanceof ProcessorPipelines p) {
-                // Kafka's channel enters a throttled state kpipe would not know of: no take-over.
-                p.upgradesDeferred.remove(connectionId);
-            }
-            return false;
+    public void onThrottleEnded(NetworkProcessor<Q, S> processor, String connectionId) {
+        ConnectionPipeline<Q, S> conn = connections.get(connectionId);
+        if (conn != null) {
+            throttles.ended(conn);
+            conn.schedule();
         }
-        switch (event) {
-            case THROTTLE_STARTED:
-                throttles.started(conn);
-                conn.schedule();
-                break;
-            case THROTTLE_ENDED:
-                throttles.ended(conn);
-                conn.schedule();
-                break;
-            default:
-                // REQUEST_RECEIVED / RESPONSE_SENT of requests kpipe owns: not Kafka's to see.
-                break;
-        }
-        return true;
+    }
+
+    /** A classic connection whose upgrade the byte budget deferred is taken over, muted ({@link Ownership}). */
+    @Override
+    public boolean onUnmute(NetworkProcessor<Q, S> processor, String connectionId) {
+        return ownership.takeOver(processor, connectionId);
     }
 
     /**
@@ -382,8 +373,8 @@ public final class PipelineCoordinator implements NetworkEventListener {
      * is closed ({@link Rounds}). A connection with nothing in flight is closed by the broker at once.
      */
     @Override
-    public boolean onRequestRejected(NetworkProcessor processor, String connectionId) {
-        ConnectionPipeline conn = connections.get(connectionId);
+    public boolean onRequestRejected(NetworkProcessor<Q, S> processor, String connectionId) {
+        ConnectionPipeline<Q, S> conn = connections.get(connectionId);
         if (conn == null || conn.inflight().isEmpty()) {
             return false;
         }
@@ -394,15 +385,7 @@ public final class PipelineCoordinator implements NetworkEventListener {
     }
 
     @Override
-    public boolean onTryUnmute(NetworkProcessor processor, String connectionId) {
-        if (owned(processor, connectionId) != null) {
-            return true;
-        }
-        return ownership.takeOver(processor, connectionId);
-    }
-
-    @Override
-    public void onConnectionClosed(NetworkProcessor processor, String connectionId) {
+    public void onConnectionClosed(NetworkProcessor<Q, S> processor, String connectionId) {
         ownership.closed(processor, connectionId);
     }
 }

@@ -47,7 +47,7 @@ final class QuietPeriod {
      * @param conn a connection
      * @return true if it has written nothing for the quiet period
      */
-    boolean over(ConnectionPipeline conn) {
+    boolean over(ConnectionPipeline<?, ?> conn) {
         return ticker.nanos() - conn.lastWrittenNanos() >= NANOS;
     }
 
@@ -57,7 +57,7 @@ final class QuietPeriod {
      * @param conn a connection whose held re-authentication could begin now
      * @return true if it must wait (it is evaluated again at the round after the wake-up); false if the period is over
      */
-    boolean await(ConnectionPipeline conn) {
+    <Q, S> boolean await(ConnectionPipeline<Q, S> conn) {
         long quietFor = ticker.nanos() - conn.lastWrittenNanos();
         if (quietFor >= NANOS) {
             return false;
@@ -84,7 +84,7 @@ final class QuietPeriod {
      * @param processor the processor to wake
      * @param delayNanos how long from now, ns
      */
-    static void daemonWakeup(NetworkProcessor processor, long delayNanos) {
+    static void daemonWakeup(NetworkProcessor<?, ?> processor, long delayNanos) {
         DaemonTimer.EXECUTOR.schedule(
                 () -> {
                     try {

@@ -25,11 +25,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread: the processor's network thread.
  */
-final class ResponseSequencer {
+final class ResponseSequencer<Q, S> {
 
     private static final Logger LOG = LoggerFactory.getLogger(ResponseSequencer.class);
 
-    private final ConnectionTable connections;
+    private final ConnectionTable<Q, S> connections;
     private final PipelineStats stats;
     private final ByteBudget budget;
 
@@ -38,7 +38,7 @@ final class ResponseSequencer {
      * @param stats where to count faults
      * @param budget the budget whose permits the requests hold
      */
-    ResponseSequencer(ConnectionTable connections, PipelineStats stats, ByteBudget budget) {
+    ResponseSequencer(ConnectionTable<Q, S> connections, PipelineStats stats, ByteBudget budget) {
         this.connections = connections;
         this.stats = stats;
         this.budget = budget;
@@ -52,12 +52,12 @@ final class ResponseSequencer {
      * @param response the response dequeued, or {@code null} if the broker's queue was empty
      * @return the response to process, or {@code null} for none
      */
-    Object dequeued(NetworkProcessor processor, Object response) {
-        ProcessorPipelines p = ProcessorPipelines.of(processor);
+    S dequeued(NetworkProcessor<Q, S> processor, S response) {
+        ProcessorPipelines<Q, S> p = ProcessorPipelines.of(processor);
         if (connections.isEmpty() && p.ready.isEmpty()) {
             return response;
         }
-        Object r = response;
+        S r = response;
         while (true) {
             if (r == null) {
                 r = p.ready.pollFirst();
@@ -87,9 +87,9 @@ final class ResponseSequencer {
     }
 
     /** @return true if the broker may process the response now; false if it is held for ordering */
-    private boolean deliverNow(NetworkProcessor processor, Object response) {
-        Object request = processor.requestOf(response);
-        ConnectionPipeline conn = connections.get(processor.contextOf(request).connectionId);
+    private boolean deliverNow(NetworkProcessor<Q, S> processor, S response) {
+        Q request = processor.requestOf(response);
+        ConnectionPipeline<Q, S> conn = connections.get(processor.contextOf(request).connectionId);
         if (conn == null) {
             return true;
         }
@@ -116,18 +116,16 @@ final class ResponseSequencer {
      * @param response the response written
      * @return the connection to evaluate again, or {@code null} if the response was not one kpipe ordered
      */
-    ConnectionPipeline completed(NetworkProcessor processor, Object response) {
-        Object request = processor.requestOf(response);
-        ConnectionPipeline conn = connections.get(processor.contextOf(request).connectionId);
+    ConnectionPipeline<Q, S> completed(NetworkProcessor<Q, S> processor, S response) {
+        Q request = processor.requestOf(response);
+        ConnectionPipeline<Q, S> conn = connections.get(processor.contextOf(request).connectionId);
         if (conn == null || !conn.responseWritten(response, budget)) {
             return null;
         }
-        Object next = conn.inflight().releaseNext();
-        ProcessorPipelines p = conn.processor();
+        S next = conn.inflight().releaseNext();
         if (next != null) {
-            p.ready.addLast(next);
+            conn.processor().ready.addLast(next);
         }
-        p.lastCompleted = conn;
         return conn;
     }
 }

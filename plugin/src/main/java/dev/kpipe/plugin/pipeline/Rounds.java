@@ -1,6 +1,7 @@
 package dev.kpipe.plugin.pipeline;
 
 import dev.kpipe.backpressure.Reservations;
+import dev.kpipe.backpressure.Ticker;
 import dev.kpipe.spi.NetworkProcessor;
 import java.util.ArrayList;
 import org.slf4j.Logger;
@@ -25,7 +26,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread: the processor's network thread.
  */
-final class Rounds {
+final class Rounds<Q, S> {
 
     private static final Logger LOG = LoggerFactory.getLogger(Rounds.class);
     /** Faults that could repeat per request: WARN once each, then DEBUG (see {@link FaultLog}). */
@@ -35,8 +36,14 @@ final class Rounds {
     private final DynamicSettings settings;
     private final StorageSignal signal;
     private final Reservations reservations;
-    private final Drains drains;
-    private final Drains.Release release;
+    private final Drains<Q, S> drains;
+    private final Drains.Release<Q, S> release;
+    private final Ticker ticker;
+    /** Resolves the topics connections keep ({@code RequestClassifier.topicName}). */
+    private final java.util.function.Function<Object, String> topicNames;
+
+    /** Without a wake-up from the storage source, connections waiting on a topic are evaluated again this often. */
+    static final long PRESSURE_RECHECK_NANOS = 100_000_000L;
 
     /**
      * @param stats where to count
@@ -45,20 +52,26 @@ final class Rounds {
      * @param reservations the byte-budget reservations
      * @param drains drain and hand-back
      * @param release forgets a connection kpipe owned
+     * @param ticker the coordinator's clock
+     * @param topicNames resolves the topics connections keep for the per-topic pressure check
      */
     Rounds(
             PipelineStats stats,
             DynamicSettings settings,
             StorageSignal signal,
             Reservations reservations,
-            Drains drains,
-            Drains.Release release) {
+            Drains<Q, S> drains,
+            Drains.Release<Q, S> release,
+            Ticker ticker,
+            java.util.function.Function<Object, String> topicNames) {
         this.stats = stats;
         this.settings = settings;
         this.signal = signal;
         this.reservations = reservations;
         this.drains = drains;
         this.release = release;
+        this.ticker = ticker;
+        this.topicNames = topicNames;
     }
 
     /**
@@ -66,11 +79,12 @@ final class Rounds {
      *
      * @param processor the processor
      */
-    void run(NetworkProcessor processor) {
-        ProcessorPipelines p = ProcessorPipelines.of(processor);
+    void run(NetworkProcessor<Q, S> processor) {
+        ProcessorPipelines<Q, S> p = ProcessorPipelines.of(processor);
         p.rounds++;
         p.roundSignal = StorageSignal.UNREAD;
-        ConnectionPipeline conn;
+        p.roundTopicSignal = StorageSignal.UNREAD;
+        ConnectionPipeline<Q, S> conn;
         while ((conn = p.dispatched.poll()) != null) {
             conn.schedule();
         }
@@ -78,21 +92,24 @@ final class Rounds {
             reservations.revokeIdle(p.holders, p.rounds);
         }
         if (!p.awaitingQuiet.isEmpty()) {
-            for (ConnectionPipeline c : p.awaitingQuiet) {
+            for (ConnectionPipeline<Q, S> c : p.awaitingQuiet) {
                 c.schedule();
             }
             p.awaitingQuiet.clear();
         }
-        if (!p.pressureBlocked.isEmpty() && signal(p) != StorageSignal.SATURATED) {
-            for (ConnectionPipeline c : p.pressureBlocked) {
-                c.pressureCleared();
+        if (!p.pressureBlocked.isEmpty() && pressureMayHaveCleared(p)) {
+            // evaluated again: still waiting ones stay listed, released ones are pruned below
+            for (ConnectionPipeline<Q, S> c : p.pressureBlocked) {
+                c.schedule();
             }
-            p.pressureBlocked.clear();
+            p.blockedGlobally = false;
+            p.pressureCheckedClears = signal.clears();
+            p.pressureCheckedNanos = ticker.nanos();
         }
-        ArrayList<ConnectionPipeline> pending = p.pending;
+        ArrayList<ConnectionPipeline<Q, S>> pending = p.pending;
         // evaluate() may schedule again (not the same connection); index loop tolerates appends
         for (int i = 0; i < pending.size(); i++) {
-            ConnectionPipeline c = pending.get(i);
+            ConnectionPipeline<Q, S> c = pending.get(i);
             c.evaluating();
             try {
                 evaluate(c);
@@ -103,13 +120,43 @@ final class Rounds {
             }
         }
         pending.clear();
+        if (p.pressureReleased) {
+            p.pressureReleased = false;
+            p.pressureBlocked.removeIf(c -> !c.pressureBlocked());
+        }
+    }
+
+    /**
+     * @return true if the storage pressure that keeps some of this processor's connections waiting may have cleared:
+     *     the broker-wide signal is clear and either a connection waited on it, or no topic is saturated, or the source
+     *     reported a clear since they were last evaluated, or {@link #PRESSURE_RECHECK_NANOS} passed since (a source
+     *     that does not report clears). O(1): the waiting connections are not looked at.
+     */
+    private boolean pressureMayHaveCleared(ProcessorPipelines<Q, S> p) {
+        if (signal(p) == StorageSignal.SATURATED) {
+            return false;
+        }
+        return p.blockedGlobally
+                || topicSignal(p) != StorageSignal.SATURATED
+                || signal.clears() != p.pressureCheckedClears
+                || ticker.nanos() - p.pressureCheckedNanos >= PRESSURE_RECHECK_NANOS;
+    }
+
+    /** @return the per-topic signal, read once per round (see {@link #signal}) */
+    private int topicSignal(ProcessorPipelines<Q, S> p) {
+        int s = p.roundTopicSignal;
+        if (s == StorageSignal.UNREAD) {
+            s = signal.readTopics();
+            p.roundTopicSignal = s;
+        }
+        return s;
     }
 
     /**
      * @param p the processor whose round runs
      * @return the storage-side signal, read once per round: the first call of a round reads it, the others reuse it
      */
-    private int signal(ProcessorPipelines p) {
+    private int signal(ProcessorPipelines<Q, S> p) {
         int s = p.roundSignal;
         if (s == StorageSignal.UNREAD) {
             s = signal.read();
@@ -123,7 +170,7 @@ final class Rounds {
      * nothing held and no throttle window (nothing would evaluate it again) is handed back to Kafka, which reads its
      * next request classically; any other is evaluated again by its next completion, dispatch or throttle end.
      */
-    private void recover(ConnectionPipeline c) {
+    private void recover(ConnectionPipeline<Q, S> c) {
         try {
             if (c.state() == ConnectionState.PIPELINED
                     && c.muted()
@@ -131,8 +178,8 @@ final class Rounds {
                     && !c.dispatch().active()
                     && !c.throttle().throttled()) {
                 release.release(c, ConnectionEvent.HAND_BACK);
-                // Kafka's channel is MUTED (kpipe muted it); unmuting leaves it NOT_MUTED, as after a response.
-                c.unmute();
+                // Kafka's channel is MUTED (kpipe muted it): given back idle and readable, as after a response.
+                c.processor().processor.handBack(c.id(), null);
             }
         } catch (Throwable e) {
             stats.pluginFaults.increment();
@@ -141,11 +188,12 @@ final class Rounds {
     }
 
     /** Applies the connection's wait reasons, or completes its drain. Network thread, safe point. */
-    private void evaluate(ConnectionPipeline conn) {
+    private void evaluate(ConnectionPipeline<Q, S> conn) {
         ConnectionState state = conn.state();
         if (!state.owned()) {
             // Closed, or no longer kpipe's: a handler thread may queue a connection in dispatched
             // after it was handed back to Kafka (its dispatch phase was already ended).
+            conn.releasePressure();
             return;
         }
         if (state == ConnectionState.CLOSING_AFTER_DRAIN) {
@@ -166,15 +214,7 @@ final class Rounds {
         }
         int reasons = conn.muteReasons(settings.limits());
         if (reasons == 0) {
-            int s = signal(conn.processor());
-            if (s == StorageSignal.SATURATED) {
-                reasons = WaitReason.STORAGE_PRESSURE.bit();
-                conn.blockForPressure();
-            } else if (s == StorageSignal.FAULT && !conn.inflight().isEmpty()) {
-                // The back-pressure check failed: the connection reads its next request as a classic connection
-                // would, once every earlier response is written (each completion evaluates it again).
-                reasons = WaitReason.STORAGE_PRESSURE.bit();
-            }
+            reasons = storagePressure(conn);
         }
         if (reasons == 0) {
             boolean waited = conn.reservation().waiting();
@@ -190,5 +230,33 @@ final class Rounds {
         } else {
             conn.mute();
         }
+    }
+
+    /**
+     * @return {@link WaitReason#STORAGE_PRESSURE}'s bit if the storage side keeps the connection waiting now (it is
+     *     then listed, and its processor woken when pressure clears), else 0. A source that throws makes the connection
+     *     read its next request as a classic connection would, once every earlier response is written (each completion
+     *     evaluates it again).
+     */
+    private int storagePressure(ConnectionPipeline<Q, S> conn) {
+        ProcessorPipelines<Q, S> p = conn.processor();
+        int s = signal(p);
+        boolean global = s == StorageSignal.SATURATED;
+        Object[] topics = conn.produceTopics();
+        if (s == StorageSignal.CLEAR && topics != null) {
+            s = topicSignal(p);
+            if (s == StorageSignal.SATURATED) {
+                s = signal.saturated(topics, topicNames);
+            }
+        }
+        if (s == StorageSignal.SATURATED) {
+            if (conn.blockForPressure()) {
+                signal.waiting(p);
+            }
+            p.blockedGlobally |= global;
+            return WaitReason.STORAGE_PRESSURE.bit();
+        }
+        conn.releasePressure();
+        return s == StorageSignal.FAULT && !conn.inflight().isEmpty() ? WaitReason.STORAGE_PRESSURE.bit() : 0;
     }
 }

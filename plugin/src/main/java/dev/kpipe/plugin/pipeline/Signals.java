@@ -19,7 +19,7 @@ import java.util.function.Consumer;
  *
  * <p>Thread: {@link #add} any thread, lock-free; every other method the processor's network thread.
  */
-final class Signals {
+final class Signals<C extends Signals.Node<C>> {
 
     private static final VarHandle HEAD;
     private static final VarHandle SIGNALLED;
@@ -27,7 +27,7 @@ final class Signals {
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
-            HEAD = l.findVarHandle(Signals.class, "head", ConnectionPipeline.class);
+            HEAD = l.findVarHandle(Signals.class, "head", Node.class);
             SIGNALLED = l.findVarHandle(Node.class, "signalled", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
@@ -38,19 +38,19 @@ final class Signals {
      * A connection as an element of a processor's signal list: its link and its listed flag, which only {@link
      * Signals} reads and writes ({@link ConnectionPipeline} extends it, so that a signal allocates nothing).
      */
-    abstract static class Node {
+    abstract static class Node<C extends Node<C>> {
         /** 1 while listed, else 0; compare-and-set by any thread through {@link #SIGNALLED}. */
         @SuppressWarnings("unused") // accessed through SIGNALLED
         private int signalled;
         /** The next connection in the list; {@code null} when not listed. */
-        private ConnectionPipeline signalNext;
+        private C signalNext;
     }
 
     /** The connections signalled since the network thread last took them, newest first. */
     @SuppressWarnings("unused") // accessed through HEAD
-    private volatile ConnectionPipeline head;
+    private volatile C head;
     /** Taken from {@link #head} and not handed out yet, oldest first. Network thread only. */
-    private ConnectionPipeline taken;
+    private C taken;
 
     /**
      * Signals a connection: its network thread evaluates it at its next round. Thread: any; lock-free; allocates
@@ -58,26 +58,26 @@ final class Signals {
      *
      * @param conn the connection
      */
-    void add(ConnectionPipeline conn) {
+    void add(C conn) {
         if (!SIGNALLED.compareAndSet(conn, 0, 1)) {
             return; // listed: its network thread has not taken it yet
         }
-        ConnectionPipeline h;
+        C h;
         do {
-            h = (ConnectionPipeline) HEAD.getVolatile(this);
-            ((Node) conn).signalNext = h;
+            h = head();
+            ((Node<C>) conn).signalNext = h;
         } while (!HEAD.compareAndSet(this, h, conn));
     }
 
     /** @return the connection signalled first of those listed, unlisted now; {@code null} if none. Network thread. */
-    ConnectionPipeline poll() {
-        ConnectionPipeline c = taken;
+    C poll() {
+        C c = taken;
         if (c == null) {
-            ConnectionPipeline stack = (ConnectionPipeline) HEAD.getAndSet(this, (ConnectionPipeline) null);
+            C stack = takeAll();
             // reverse: oldest first (the nodes are flagged: no other thread writes their links now)
             while (stack != null) {
-                ConnectionPipeline next = ((Node) stack).signalNext;
-                ((Node) stack).signalNext = c;
+                C next = ((Node<C>) stack).signalNext;
+                ((Node<C>) stack).signalNext = c;
                 c = stack;
                 stack = next;
             }
@@ -85,8 +85,8 @@ final class Signals {
                 return null;
             }
         }
-        taken = ((Node) c).signalNext;
-        ((Node) c).signalNext = null;
+        taken = ((Node<C>) c).signalNext;
+        ((Node<C>) c).signalNext = null;
         SIGNALLED.setVolatile(c, 0); // after reading its link: a signal from now on lists it again
         return c;
     }
@@ -95,8 +95,7 @@ final class Signals {
      * @param conn a connection
      * @return true if it is listed in a signal list (flagged, or linked); for tests
      */
-    static boolean listed(ConnectionPipeline conn) {
-        Node n = conn;
+    static boolean listed(Node<?> n) {
         return n.signalled != 0 || n.signalNext != null;
     }
 
@@ -108,10 +107,10 @@ final class Signals {
     /** @return how many connections are listed. Network thread (or a test). */
     int size() {
         int n = 0;
-        for (ConnectionPipeline c = taken; c != null; c = ((Node) c).signalNext) {
+        for (C c = taken; c != null; c = ((Node<C>) c).signalNext) {
             n++;
         }
-        for (ConnectionPipeline c = (ConnectionPipeline) HEAD.getVolatile(this); c != null; c = ((Node) c).signalNext) {
+        for (C c = head(); c != null; c = ((Node<C>) c).signalNext) {
             n++;
         }
         return n;
@@ -121,12 +120,22 @@ final class Signals {
      * @param action called for each listed connection, the taken ones oldest first, then the others newest first.
      *     Network thread (or a test); for dumps.
      */
-    void forEach(Consumer<ConnectionPipeline> action) {
-        for (ConnectionPipeline c = taken; c != null; c = ((Node) c).signalNext) {
+    void forEach(Consumer<C> action) {
+        for (C c = taken; c != null; c = ((Node<C>) c).signalNext) {
             action.accept(c);
         }
-        for (ConnectionPipeline c = (ConnectionPipeline) HEAD.getVolatile(this); c != null; c = ((Node) c).signalNext) {
+        for (C c = head(); c != null; c = ((Node<C>) c).signalNext) {
             action.accept(c);
         }
+    }
+
+    @SuppressWarnings("unchecked") // HEAD holds only nodes of this list's type
+    private C head() {
+        return (C) HEAD.getVolatile(this);
+    }
+
+    @SuppressWarnings("unchecked") // HEAD holds only nodes of this list's type
+    private C takeAll() {
+        return (C) HEAD.getAndSet(this, (Node<C>) null);
     }
 }

@@ -10,9 +10,9 @@ import dev.kpipe.plugin.classify.PipelinedApi;
  * their connection ({@link ConnectionPipeline#newSlot}), so a request costs no allocation in steady state. Network
  * thread only.
  */
-final class Slot {
+final class Slot<Q, S> {
     /** The request; {@code null} while the slot is free. */
-    Object request;
+    Q request;
     /**
      * The request's size, bytes, which is also its permit of the byte budget: set to 0 when the permit is given back
      * ({@link #releasePermit}), so that a slot costs no field more than before and cannot give it back twice. Read it
@@ -22,7 +22,7 @@ final class Slot {
     /** When the request was read (the coordinator's clock, ns): the age the connection dump shows. */
     long readNanos;
     /** The response, once the processor dequeued it; {@code null} before. */
-    Object response;
+    S response;
     /** The request's row of the table of pipelined APIs. */
     PipelinedApi api;
 
@@ -36,7 +36,7 @@ final class Slot {
      * @param api its row of the table of pipelined APIs
      * @return this slot
      */
-    Slot fill(Object request, int bytes, long readNanos, PipelinedApi api) {
+    Slot<Q, S> fill(Q request, int bytes, long readNanos, PipelinedApi api) {
         this.request = request;
         this.bytes = bytes;
         this.readNanos = readNanos;

@@ -1,32 +1,41 @@
 package dev.kpipe.plugin.pipeline;
 
+import dev.kpipe.extension.StoragePressure;
 import dev.kpipe.spi.BrokerLoad;
-import dev.kpipe.spi.StoragePressure;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The storage-side saturation signal ({@link StoragePressure}): while it reports saturation no pipelined connection is
- * unmuted. Kafka's own analogue is the request queue bound ({@code queued.max.requests}) that blocks
+ * The storage-side saturation signal ({@link StoragePressure}): while it reports the broker saturated no pipelined
+ * connection is unmuted; while it reports a topic saturated, no pipelined connection whose last produce named that
+ * topic is. Kafka's own analogue is the request queue bound ({@code queued.max.requests}) that blocks
  * {@code RequestChannel.sendRequest}; kpipe reads the broker's queue gauges once they are available
- * ({@link #onBrokerLoad}), or a {@code kpipe.storage.pressure.class} set with {@link #set}.
+ * ({@link #onBrokerLoad}), and a {@code kpipe.storage.pressure.class} set with {@link #set}.
  *
- * <p>Invariants: {@link #read()} never throws (a throwable of the signal is counted in {@code plugin-fault-total} and
- * read as {@link #FAULT}); until a signal is set it reads {@link #CLEAR} ({@link StoragePressure#NONE}).
+ * <p>Wake-up: the processors with connections kept waiting register here ({@link #waiting}); when the source reports
+ * that pressure cleared ({@link StoragePressure#onCleared}) each is woken, so its waiting connections are evaluated at
+ * once rather than at its next round.
  *
- * <p>Thread: {@link #set}, {@link #factory} and {@link #onBrokerLoad} on any thread (volatile); {@link #read()} on a
- * network thread.
+ * <p>Invariants: no method throws on a network thread (a throwable of the source is counted in
+ * {@code plugin-fault-total} and read as {@link #FAULT}); until a source is set it reads {@link #CLEAR}
+ * ({@link StoragePressure#NONE}).
+ *
+ * <p>Thread: {@link #set}, {@link #factory}, {@link #onBrokerLoad} and the wake-up on any thread (volatile, a concurrent
+ * set); the reads and {@link #waiting} on network threads.
  */
 final class StorageSignal {
 
     private static final Logger LOG = LoggerFactory.getLogger(StorageSignal.class);
 
-    /** {@link #read()}: the storage side can take more work. */
+    /** A read: the storage side can take more work. */
     static final int CLEAR = 0;
-    /** {@link #read()}: the storage side is saturated. */
+    /** A read: the storage side is saturated. */
     static final int SATURATED = 1;
-    /** {@link #read()}: the signal threw (counted as a plugin fault). */
+    /** A read: the source threw (counted as a plugin fault). */
     static final int FAULT = 2;
     /** Not read yet in this processor round ({@link ProcessorPipelines#roundSignal}). */
     static final int UNREAD = -1;
@@ -34,15 +43,26 @@ final class StorageSignal {
     private final PipelineStats stats;
     private volatile StoragePressure pressure = StoragePressure.NONE;
     private volatile Function<BrokerLoad, StoragePressure> factory;
+    /** A storage plugin's source is set: connections keep the topics of their last produce for the per-topic check. */
+    private volatile boolean perTopic;
+    /** Processors that kept a connection waiting on storage pressure: woken when it clears. */
+    private final Set<ProcessorPipelines<?, ?>> waiting = ConcurrentHashMap.newKeySet();
+    /** How often the source reported pressure cleared ({@link StoragePressure#onCleared}). */
+    private final AtomicLong clears = new AtomicLong();
 
-    /** @param stats where a throwing signal is counted ({@code plugin-fault-total}) */
+    /** @param stats where a throwing source is counted ({@code plugin-fault-total}) */
     StorageSignal(PipelineStats stats) {
         this.stats = stats;
     }
 
-    /** @param pressure the signal from now on; thread: any */
+    /**
+     * A storage plugin's source ({@code kpipe.storage.pressure.class}) from now on. Thread: any.
+     *
+     * @param pressure the source
+     */
     void set(StoragePressure pressure) {
-        this.pressure = pressure;
+        use(pressure);
+        perTopic = pressure != StoragePressure.NONE;
     }
 
     /** @param factory builds the signal from the broker's queue gauges ({@link #onBrokerLoad}); thread: any */
@@ -53,16 +73,34 @@ final class StorageSignal {
     /**
      * The broker's queue gauges are available: the signal is built from them if a factory is set. Thread: any.
      *
-     * @param load the gauges
+     * @param load the gauges, or {@code null} if the broker offers none
      */
     void onBrokerLoad(BrokerLoad load) {
         Function<BrokerLoad, StoragePressure> f = factory;
-        if (f != null) {
-            pressure = f.apply(load);
+        if (f != null && load != null) {
+            use(f.apply(load));
         }
     }
 
-    /** @return {@link #CLEAR}, {@link #SATURATED}, or {@link #FAULT} if the signal threw (counted); network thread */
+    private void use(StoragePressure source) {
+        pressure = source;
+        try {
+            source.onCleared(this::cleared);
+        } catch (Throwable e) {
+            stats.pluginFaults.increment();
+            LOG.warn(
+                    "kpipe: the storage pressure source refused its wake-up listener; waiting connections are"
+                            + " evaluated at their processors' rounds",
+                    e);
+        }
+    }
+
+    /** @return true if connections should keep the topics of their last produce for {@link #saturated(Object[], java.util.function.Function)} */
+    boolean perTopic() {
+        return perTopic;
+    }
+
+    /** @return broker-wide: {@link #CLEAR}, {@link #SATURATED}, or {@link #FAULT} (counted); network thread */
     int read() {
         try {
             return pressure.saturated() ? SATURATED : CLEAR;
@@ -70,6 +108,69 @@ final class StorageSignal {
             stats.pluginFaults.increment();
             LOG.debug("kpipe: the storage pressure signal threw", e);
             return FAULT;
+        }
+    }
+
+    /** @return whether some topic is saturated: {@link #CLEAR}, {@link #SATURATED}, or {@link #FAULT}; network thread */
+    int readTopics() {
+        try {
+            return pressure.anyTopicSaturated() ? SATURATED : CLEAR;
+        } catch (Throwable e) {
+            stats.pluginFaults.increment();
+            LOG.debug("kpipe: the storage pressure signal threw", e);
+            return FAULT;
+        }
+    }
+
+    /**
+     * @param topics the topics of a connection's last produce ({@code RequestClassifier.topicsOf})
+     * @param names resolves them to names ({@code RequestClassifier.topicName})
+     * @return {@link #SATURATED} if one of them is, {@link #CLEAR} if none, {@link #FAULT} if the source threw
+     *     (counted); network thread
+     */
+    int saturated(Object[] topics, java.util.function.Function<Object, String> names) {
+        try {
+            for (Object t : topics) {
+                String name = names.apply(t);
+                if (name != null && pressure.saturated(name)) {
+                    return SATURATED;
+                }
+            }
+            return CLEAR;
+        } catch (Throwable e) {
+            stats.pluginFaults.increment();
+            LOG.debug("kpipe: the storage pressure signal threw", e);
+            return FAULT;
+        }
+    }
+
+    /**
+     * A connection of this processor waits on storage pressure: wake the processor when pressure clears. Network
+     * thread.
+     *
+     * @param processor the connection's processor
+     */
+    void waiting(ProcessorPipelines<?, ?> processor) {
+        waiting.add(processor);
+    }
+
+    /** @return how often the source reported pressure cleared so far; thread: any */
+    long clears() {
+        return clears.get();
+    }
+
+    /**
+     * The source reports pressure cleared: every processor that kept a connection waiting runs a round now, where its
+     * waiting connections are evaluated again. Thread: any.
+     */
+    private void cleared() {
+        clears.incrementAndGet();
+        for (ProcessorPipelines<?, ?> p : waiting) {
+            try {
+                p.processor.wakeup();
+            } catch (Throwable e) {
+                stats.pluginFaults.increment();
+            }
         }
     }
 }

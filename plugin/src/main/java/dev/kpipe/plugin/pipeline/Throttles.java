@@ -30,7 +30,7 @@ final class Throttles {
     }
 
     /** @param conn a connection a throttle window opened on ({@code THROTTLE_STARTED}) */
-    void started(ConnectionPipeline conn) {
+    void started(ConnectionPipeline<?, ?> conn) {
         if (conn.throttle().started(ticker.nanos())) {
             stats.throttledConnections.incrementAndGet();
             stats.waitStarted(WaitReason.THROTTLED);
@@ -39,12 +39,12 @@ final class Throttles {
     }
 
     /** @param conn a connection a throttle window closed on ({@code THROTTLE_ENDED}) */
-    void ended(ConnectionPipeline conn) {
+    void ended(ConnectionPipeline<?, ?> conn) {
         account(conn.throttle().ended(ticker.nanos()));
     }
 
     /** @param conn a connection kpipe lets go of (handed back or closed): its open windows end for kpipe */
-    void forget(ConnectionPipeline conn) {
+    void forget(ConnectionPipeline<?, ?> conn) {
         account(conn.throttle().throttledFor(ticker.nanos()));
     }
 

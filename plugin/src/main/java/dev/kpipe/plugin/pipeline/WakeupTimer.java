@@ -12,7 +12,7 @@ public interface WakeupTimer {
      * @param processor the processor to wake ({@link NetworkProcessor#wakeup()}, any thread)
      * @param delayNanos how long from now, in ns
      */
-    void wakeup(NetworkProcessor processor, long delayNanos);
+    void wakeup(NetworkProcessor<?, ?> processor, long delayNanos);
 
     /**
      * @return the real timer: one daemon thread, {@code kpipe-timer}, started the first time a wake-up is asked

@@ -24,13 +24,14 @@
  *   <caption>The life of a produce request</caption>
  *   <tr><th>Broker method (thread)</th><th>Hook</th><th>kpipe method</th><th>What changes</th></tr>
  *   <tr><td>{@code Processor.processCompletedReceives}, then {@code RequestChannel.sendRequest} (network)</td>
- *       <td>{@code Hooks.requestReceived}</td><td>{@code PipelineCoordinator.onRequestReceived}</td>
+ *       <td>{@code Hooks.requestReceived}</td><td>{@code PipelineCoordinator.onRequestRead}</td>
  *       <td>classified PIPELINED; the reservation is settled by the request's size ({@code Reservations.settle});
- *       a {@code Slot} is appended (it holds the request's budget permit); {@code awaitingDispatch} is set; the
+ *       a {@code Slot} is added to its {@code InflightRequests} (it holds the request's budget permit); its
+ *       {@code DispatchPhase} starts; the binding records that kpipe owns the connection; the
  *       channel stays muted (reading a request mutes it). State: PIPELINED, unchanged.</td></tr>
  *   <tr><td>{@code KafkaApis.handle} returns (request handler)</td><td>{@code KafkaApisAdvice}</td>
  *       <td>{@code onRequestDispatched}</td>
- *       <td>the local append happened in arrival order; {@code awaitingDispatch} cleared; the connection is queued in
+ *       <td>the local append happened in arrival order; the dispatch phase ended; the connection is queued in
  *       {@code ProcessorPipelines.dispatched} and the processor woken. If the response reached the network thread
  *       first (acks=1: sent inside {@code handle}), its dequeue (below) already ended the phase, and nobody is
  *       woken.</td></tr>
@@ -39,27 +40,26 @@
  *       <td>mute reasons checked (dispatch, throttle, per-connection limits, storage pressure); a reservation for the
  *       next read taken ({@code Reservations.reserve}); the channel unmuted: the next request can be read.</td></tr>
  *   <tr><td>{@code Processor.dequeueResponse} (network), once the produce is acknowledged</td>
- *       <td>{@code Hooks} dequeue advice</td><td>{@code onResponseDequeued} ({@code ResponseSequencer.dequeued})</td>
+ *       <td>{@code Hooks} dequeue advice</td><td>{@code onResponseReady} ({@code ResponseSequencer.dequeued})</td>
  *       <td>the response goes into its slot; if its slot is the head and no send is outstanding, the broker sends it
- *       now ({@code sendOutstanding}); otherwise it is held ({@code held-responses}). A response of the request still
+ *       now (the send is outstanding); otherwise it is held ({@code held-responses}). A response of the request still
  *       in the dispatch phase ends that phase, and the connection is evaluated at this round's exit.</td></tr>
  *   <tr><td>{@code Processor.processCompletedSends} / {@code updateRequestMetrics} (network)</td>
- *       <td>{@code Hooks} completed advice</td><td>{@code onResponseCompleted} ({@code ResponseSequencer.completed})
+ *       <td>{@code Hooks} completed advice</td><td>{@code onResponseWritten} ({@code ResponseSequencer.completed})
  *       </td>
- *       <td>the head slot leaves, its permit goes back to the budget ({@code Slot.releasePermit}); the next held
+ *       <td>the oldest request leaves, its permit goes back to the budget ({@code Slot.releasePermit}); the next held
  *       response, if any, is released to {@code ProcessorPipelines.ready}; the connection is evaluated again.</td></tr>
- *   <tr><td>{@code KafkaChannel.handleChannelMuteEvent} (network)</td><td>{@code Hooks} mute-event advice</td>
- *       <td>{@code onMuteEvent}</td>
- *       <td>REQUEST_RECEIVED / RESPONSE_SENT of requests kpipe owns are swallowed (Kafka's channel state stays NOT_MUTED
- *       or MUTED); THROTTLE_STARTED / ENDED open and close a throttle window (a mute reason).</td></tr>
- *   <tr><td>{@code Processor.tryUnmuteChannel} (network)</td><td>{@code Hooks} try-unmute advice</td>
- *       <td>{@code onTryUnmute}</td><td>Kafka's unmute is refused: kpipe decides ({@code evaluate}).</td></tr>
+ *   <tr><td>{@code Processor.handleChannelMuteEvent} and {@code tryUnmuteChannel} (network)</td>
+ *       <td>{@code Hooks} mute-event and try-unmute advice</td><td>{@code onThrottleStarted}, {@code onThrottleEnded}</td>
+ *       <td>the binding keeps Kafka's mute state machine out of a connection kpipe owns (REQUEST_RECEIVED, RESPONSE_SENT
+ *       and Kafka's unmute are skipped: kpipe decides in {@code evaluate}); THROTTLE_STARTED / ENDED (KIP-219) reach
+ *       kpipe as throttle windows, a wait reason.</td></tr>
  * </table>
  *
  * A transactional produce whose partitions the broker verifies with the transaction coordinator first (KIP-890: the
  * first produce to each partition in each transaction) differs in the second row only: {@code KafkaApis.handle}
  * returns with the append not done, so the interceptor calls {@code onDispatchDeferred} instead
- * ({@link dev.kpipe.plugin.pipeline.DeferredDispatch}: {@code awaitingAppend} set, {@code deferred-dispatch-total}
+ * ({@link dev.kpipe.plugin.pipeline.DeferredDispatch}: the dispatch phase deferred, {@code deferred-dispatch-total}
  * counted, the connection stays muted); once the post-verification {@code CallbackRequest} has run on a request
  * handler (the request's {@code callbackRequestCompleteTimeNanos} is set) it calls {@code onRequestDispatched}, and
  * the rows go on as above. So a connection never has two verifications outstanding.

@@ -1,15 +1,15 @@
 package dev.kpipe.plugin.pressure;
 
+import dev.kpipe.extension.StoragePressure;
 import dev.kpipe.spi.BrokerLoad;
-import dev.kpipe.spi.StoragePressure;
 import java.util.function.IntSupplier;
 
 /**
  * The default storage-side signal: the broker is saturated while its request queue is at least
  * {@value #QUEUE_FULL_PERCENT}% full ({@code queued.max.requests}; beyond it the network threads
  * would block putting requests), or while more than a configured number of produce requests wait
- * for acks in the produce purgatory; optionally also while a storage plugin's own signal says so.
- * Thread-safe, allocation-free.
+ * for acks in the produce purgatory; optionally also while a storage plugin's own signal says so, broker-wide or per
+ * topic (its per-topic answers and its wake-up are passed through). Thread-safe, allocation-free.
  */
 public final class BrokerQueuePressure implements StoragePressure {
     /** Request queue fill, in percent of its capacity, at which the broker counts as saturated. */
@@ -49,5 +49,22 @@ public final class BrokerQueuePressure implements StoragePressure {
         return load.requestQueueSize() >= queueThreshold
                 || (maxDelayed > 0 && load.delayedProduceRequests() > maxDelayed)
                 || (plugin != null && plugin.saturated());
+    }
+
+    @Override
+    public boolean anyTopicSaturated() {
+        return plugin != null && plugin.anyTopicSaturated();
+    }
+
+    @Override
+    public boolean saturated(String topic) {
+        return plugin != null && plugin.saturated(topic);
+    }
+
+    @Override
+    public void onCleared(Runnable listener) {
+        if (plugin != null) {
+            plugin.onCleared(listener);
+        }
     }
 }

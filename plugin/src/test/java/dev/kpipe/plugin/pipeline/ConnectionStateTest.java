@@ -86,7 +86,7 @@ class ConnectionStateTest {
         PipelineStats stats = new PipelineStats();
         ConnectionPipeline c = new ConnectionPipeline("c", new ProcessorPipelines(null), stats, () -> 0L, 0);
         assertTrue(c.transition(ConnectionEvent.REAUTHENTICATION_HELD));
-        c.hold(new Object());
+        c.holdReauthentication(new dev.kpipe.spi.Reauthentication() {});
         assertTrue(c.transition(ConnectionEvent.REQUEST_REJECTED));
         assertNull(c.held(), "it could only begin after the close");
         assertEquals(0, stats.heldRequests());

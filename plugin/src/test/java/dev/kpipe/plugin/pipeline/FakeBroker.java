@@ -3,16 +3,21 @@ package dev.kpipe.plugin.pipeline;
 import dev.kpipe.backpressure.ByteBudget;
 import dev.kpipe.backpressure.InflightLimits;
 import dev.kpipe.backpressure.Reservation;
+import dev.kpipe.extension.StoragePressure;
 import dev.kpipe.plugin.classify.RequestClassifier;
+import dev.kpipe.plugin.pipeline.FakeKafkaChannel.MuteEvent;
 import dev.kpipe.plugin.pressure.BrokerQueuePressure;
 import dev.kpipe.plugin.testkit.KafkaRequests;
 import dev.kpipe.plugin.testkit.KafkaRequests.Parsed;
 import dev.kpipe.spi.Admission;
+import dev.kpipe.spi.BrokerCapabilities;
 import dev.kpipe.spi.BrokerLoad;
-import dev.kpipe.spi.MuteEvent;
+import dev.kpipe.spi.BrokerServices;
 import dev.kpipe.spi.NetworkProcessor;
+import dev.kpipe.spi.ProcessorAttachment;
+import dev.kpipe.spi.Reauthentication;
 import dev.kpipe.spi.ResponseKind;
-import dev.kpipe.spi.StoragePressure;
+import dev.kpipe.spi.TopicNames;
 import java.lang.reflect.Field;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -28,7 +33,7 @@ import org.apache.kafka.common.requests.RequestContext;
 
 /**
  * A deterministic, single-threaded model of a Kafka 4.4 broker's network layer, as the kpipe
- * interceptor reports it to a {@link PipelineCoordinator}: network processors
+ * interceptor reports it to a {@link PipelineCoordinator<Request, Response>}: network processors
  * ({@code kafka.network.Processor} run loop, selector, {@link FakeKafkaChannel} mute state machine,
  * response queue, in-flight sends), the shared request queue and the request handler threads,
  * delayed completions (acks=all purgatory, fetch long poll), quota throttle windows, SASL
@@ -109,7 +114,7 @@ final class FakeBroker {
     }
 
     /** A broker request handle ({@code RequestChannel.Request}). */
-    final class Request {
+    final class Request implements Reauthentication {
         final Conn conn;
         final int index;
         final Scenario.Req spec;
@@ -238,6 +243,12 @@ final class FakeBroker {
         final List<Request> dispatchPhase = new ArrayList<>();
         /** The SASL re-authentication exchange is in progress: the channel is not ready. */
         boolean authenticating;
+        /**
+         * kpipe owns the connection's mute state (the binding's ownership: taken by an admission PIPELINED or HELD, a
+         * deferred re-authentication or a take-over at unmute; given back by a hand-back, an admission CLASSIC or a
+         * re-authentication kpipe lets begin; ended by a close).
+         */
+        boolean pluginOwned;
         /** A SASL_REAUTH the client wrote whose re-authentication has not completed: it writes nothing more. */
         Request reauthPending;
         /** The request the broker refused (Kind.BAD) when it read it, or null. */
@@ -278,7 +289,7 @@ final class FakeBroker {
     }
 
     /** A network processor: the {@link NetworkProcessor} kpipe sees, and its run loop. */
-    final class Proc implements NetworkProcessor {
+    final class Proc implements NetworkProcessor<Request, Response> {
         final int index;
         final List<Conn> conns = new ArrayList<>();
         final ArrayDeque<Response> responseQueue = new ArrayDeque<>();
@@ -292,7 +303,7 @@ final class FakeBroker {
         /** This iteration did something. */
         boolean effect;
 
-        Object attachment;
+        ProcessorAttachment attachment;
         int wakeups;
 
         Proc(int index) {
@@ -342,7 +353,7 @@ final class FakeBroker {
             if (c.authenticating) {
                 fail("kpipe unmuted connection " + c.index + " while it re-authenticates");
             }
-            ConnectionPipeline owner = owned.get(connectionId);
+            ConnectionPipeline<Request, Response> owner = owned.get(connectionId);
             if (signalFaulted && owner != null && !owner.inflight().isEmpty()) {
                 fail("kpipe unmuted connection " + c.index + " right after its back-pressure check threw, with "
                         + owner.inflight().size()
@@ -371,8 +382,7 @@ final class FakeBroker {
         }
 
         @Override
-        public void forward(Object request) {
-            Request r = (Request) request;
+        public void release(Request r) {
             if (r.admission != Admission.HELD || r.forwarded) {
                 fail("forward of a request that is not held: " + r);
             }
@@ -382,9 +392,12 @@ final class FakeBroker {
         }
 
         @Override
-        public void beginReauthentication(String connectionId, Object reauthentication) {
+        public void beginReauthentication(String connectionId, Reauthentication reauthentication) {
             Request r = (Request) reauthentication;
             Conn c = conn(connectionId);
+            if (c.pluginOwned) {
+                fail("beginReauthentication of " + r + " while kpipe still owns connection " + c.index);
+            }
             if (r.conn != c || !r.reauthDeferred || r.reauthBegun) {
                 fail("beginReauthentication of " + r + " on connection " + c.index + ": not a deferred one");
             }
@@ -397,14 +410,26 @@ final class FakeBroker {
         }
 
         @Override
-        public void deliverMuteEvent(String connectionId, MuteEvent event) {
-            // Processor.handleChannelMuteEvent, reached through a method handle: its advice runs too.
+        public void handBack(String connectionId, Request heldRequest) {
+            Conn c = conn(connectionId);
+            if (!c.pluginOwned) {
+                fail("kpipe handed back connection " + c.index + ", which it does not own");
+            }
+            c.pluginOwned = false;
             effect = true;
-            muteEvent(this, conn(connectionId), event);
+            if (heldRequest == null) {
+                if (c.open) {
+                    c.channel.maybeUnmute(); // Selector.unmute: as after a written response
+                }
+                return;
+            }
+            // Processor.handleChannelMuteEvent(REQUEST_RECEIVED), then the request is queued: as right after a read
+            muteEvent(this, c, FakeKafkaChannel.MuteEvent.REQUEST_RECEIVED);
+            release(heldRequest);
         }
 
         @Override
-        public Object pollResponse() {
+        public Response pollResponse() {
             Response r = responseQueue.poll();
             if (r != null && !r.kind.isControl()) {
                 r.request.responseDequeued = true;
@@ -435,8 +460,7 @@ final class FakeBroker {
         }
 
         @Override
-        public void discard(Object response) {
-            Response r = (Response) response;
+        public void discard(Response r) {
             if (r.request.conn.open && !r.request.conn.closing) {
                 fail("discard of a response of an open connection: " + r);
             }
@@ -449,12 +473,12 @@ final class FakeBroker {
         }
 
         @Override
-        public void attach(Object attachment) {
+        public void attach(ProcessorAttachment attachment) {
             this.attachment = attachment;
         }
 
         @Override
-        public Object attachment() {
+        public ProcessorAttachment attachment() {
             return attachment;
         }
 
@@ -469,13 +493,12 @@ final class FakeBroker {
         }
 
         @Override
-        public ResponseKind kindOf(Object response) {
-            return ((Response) response).kind;
+        public ResponseKind kindOf(Response response) {
+            return response.kind;
         }
 
         @Override
-        public Object requestOf(Object response) {
-            Response r = (Response) response;
+        public Request requestOf(Response r) {
             if (dequeueing && r.request.conn.index == scenario.faults.requestOfClient()) {
                 injectedFaults++;
                 note("requestOf fault");
@@ -488,12 +511,13 @@ final class FakeBroker {
         }
 
         @Override
-        public RequestContext contextOf(Object request) {
-            return ((Request) request).context();
+        public RequestContext contextOf(Request request) {
+            return request.context();
         }
 
-        ProcessorPipelines pipelines() {
-            return (ProcessorPipelines) attachment;
+        @SuppressWarnings("unchecked") // kpipe attaches its ProcessorPipelines of this processor's types
+        ProcessorPipelines<Request, Response> pipelines() {
+            return (ProcessorPipelines<Request, Response>) attachment;
         }
 
         @Override
@@ -540,7 +564,7 @@ final class FakeBroker {
 
     final Scenario scenario;
     final PipelineStats stats = new PipelineStats();
-    final PipelineCoordinator coordinator;
+    final PipelineCoordinator<Request, Response> coordinator;
     final InflightLimits limits;
     final List<Proc> procs = new ArrayList<>();
     final List<Conn> conns = new ArrayList<>();
@@ -562,7 +586,7 @@ final class FakeBroker {
     final List<Request> throttleEnds = new ArrayList<>();
     final List<Response> responses = new ArrayList<>();
     final List<Step> trace = new ArrayList<>();
-    private final Map<String, ConnectionPipeline> owned;
+    private final Map<String, ConnectionPipeline<Request, Response>> owned;
     /** Check the invariants after each step (off while replaying a checked path). */
     boolean checking = true;
     /** How often notable situations occurred, for the property tests' coverage checks. */
@@ -579,11 +603,11 @@ final class FakeBroker {
     /** The signal the coordinator consults (the flag, or BrokerQueuePressure over the fake's queues and the flag). */
     final StoragePressure signal;
     /** Grants whose {@code admitted()} callback has not run yet (delayed admissions), in grant order. */
-    final List<ConnectionPipeline> pendingAdmissions = new ArrayList<>();
-    /** Every ConnectionPipeline seen, and how many of its grants its network thread could see. */
-    private final IdentityHashMap<ConnectionPipeline, Integer> delivered = new IdentityHashMap<>();
+    final List<ConnectionPipeline<Request, Response>> pendingAdmissions = new ArrayList<>();
+    /** Every ConnectionPipeline<Request, Response> seen, and how many of its grants its network thread could see. */
+    private final IdentityHashMap<ConnectionPipeline<Request, Response>, Integer> delivered = new IdentityHashMap<>();
     /** Connections waiting for budget and not granted yet, in the order they started waiting. */
-    private final List<ConnectionPipeline> waitOrder = new ArrayList<>();
+    private final List<ConnectionPipeline<Request, Response>> waitOrder = new ArrayList<>();
     /** Connections granted budget, in grant order (connection index). */
     final List<Integer> grantLog = new ArrayList<>();
     /** Connections kpipe unmuted, in order (connection index). */
@@ -652,22 +676,23 @@ final class FakeBroker {
         // 20 ms idle-reservation threshold and the 100 ms re-authentication quiet period keep their real values.
         // Wake-ups are recorded; tests drive rounds with TIMEOUT steps.
         // No budget configured: the coordinator gets an unbounded one (the fake's checks of the budget then skip).
-        this.coordinator = new PipelineCoordinator(
+        this.coordinator = new PipelineCoordinator<>(
                 new RequestClassifier(KafkaRequests.policy()),
                 limits,
                 budget != null ? budget : ByteBudget.unbounded(this::nanos),
                 stats,
                 this::nanos,
                 (processor, delayNanos) -> wakeups.add(delayNanos));
-        if (scenario.transactions) {
-            coordinator.onDeferredDispatchSupport(
-                    java.util.EnumSet.of(
-                            org.apache.kafka.common.protocol.ApiKeys.PRODUCE,
-                            org.apache.kafka.common.protocol.ApiKeys.TXN_OFFSET_COMMIT),
-                    "");
-        }
+        coordinator.onInstalled(new BrokerCapabilities(
+                "fake",
+                scenario.transactions
+                        ? java.util.EnumSet.of(
+                                org.apache.kafka.common.protocol.ApiKeys.PRODUCE,
+                                org.apache.kafka.common.protocol.ApiKeys.TXN_OFFSET_COMMIT)
+                        : java.util.EnumSet.noneOf(org.apache.kafka.common.protocol.ApiKeys.class),
+                scenario.transactions ? "" : "a binding without the hooks"));
         Scenario.Faults faults = scenario.faults;
-        coordinator.onTopicNames(id -> {
+        TopicNames topicNames = id -> {
             if (faults.topicNamesEvery() > 0 && ++topicNamesCalls % faults.topicNamesEvery() == 0) {
                 injectedClassificationFaults++;
                 classificationFaulted = true;
@@ -675,10 +700,10 @@ final class FakeBroker {
                 throw new IllegalStateException("injected fault: topic id resolver");
             }
             return KafkaRequests.TOPIC_NAMES.topicName(id);
-        });
+        };
         this.pressureWindowsLeft = bp.pressureWindows();
         this.enableFlipsLeft = scenario.enableFlips;
-        StoragePressure flag = faultySignal(() -> saturated);
+        StoragePressure flag = faultySignal(global(() -> saturated));
         if (bp.queueCapacity() > 0) {
             BrokerLoad load = new BrokerLoad() {
                 @Override
@@ -699,12 +724,14 @@ final class FakeBroker {
                 }
             };
             coordinator.pressureFactory(l -> new BrokerQueuePressure(l, bp.maxDelayedProduce(), flag));
-            coordinator.onBrokerLoad(load);
-            this.signal = new BrokerQueuePressure(load, bp.maxDelayedProduce(), () -> saturated);
+            coordinator.onBrokerServices(new BrokerServices(topicNames, load));
+            this.signal = new BrokerQueuePressure(load, bp.maxDelayedProduce(), global(() -> saturated));
         } else if (bp.pressureWindows() > 0) {
+            coordinator.onBrokerServices(new BrokerServices(topicNames, null));
             coordinator.pressure(flag);
-            this.signal = () -> saturated;
+            this.signal = global(() -> saturated);
         } else {
+            coordinator.onBrokerServices(new BrokerServices(topicNames, null));
             if (faults.signalEvery() > 0) {
                 coordinator.pressure(flag);
             }
@@ -743,7 +770,7 @@ final class FakeBroker {
 
     /** @return the storage plugin's flag as kpipe sees it: throwing on every n-th call if the scenario says so */
     private StoragePressure faultySignal(StoragePressure inner) {
-        return () -> {
+        return global(() -> {
             signalReadsInRound++;
             if (scenario.faults.signalEvery() > 0 && ++signalCalls % scenario.faults.signalEvery() == 0) {
                 injectedFaults++;
@@ -753,6 +780,16 @@ final class FakeBroker {
             }
             signalFaulted = false;
             return inner.saturated();
+        });
+    }
+
+    /** @return a source that reports the broker saturated while {@code saturated} says so, and no topic */
+    static StoragePressure global(java.util.function.BooleanSupplier saturated) {
+        return new StoragePressure() {
+            @Override
+            public boolean saturated() {
+                return saturated.getAsBoolean();
+            }
         };
     }
 
@@ -838,7 +875,7 @@ final class FakeBroker {
             steps.add(new Step(StepType.CONFIG, coordinator.enabled() ? 0 : 1));
         }
         for (Proc p : procs) {
-            ProcessorPipelines pp = p.pipelines();
+            ProcessorPipelines<Request, Response> pp = p.pipelines();
             // the poll times out (Kafka's processor polls for at most 300 ms): a round re-evaluates what waits on time
             if (p.phase == Phase.ROUND_ENTER
                     && !p.dirty
@@ -922,7 +959,7 @@ final class FakeBroker {
                 }
             }
             case ADMIT -> {
-                ConnectionPipeline cp = pendingAdmissions.remove(step.arg());
+                ConnectionPipeline<Request, Response> cp = pendingAdmissions.remove(step.arg());
                 delivered.merge(cp, 1, Integer::sum);
                 delivering = true;
                 try {
@@ -999,7 +1036,7 @@ final class FakeBroker {
      * appends, in the budget's queue order, those that started waiting since.
      */
     private void syncWaitOrder() {
-        for (ConnectionPipeline cp : owned.values()) {
+        for (ConnectionPipeline<Request, Response> cp : owned.values()) {
             delivered.putIfAbsent(cp, 0);
         }
         waitOrder.removeIf(cp -> !cp.reservation().waiting());
@@ -1007,7 +1044,7 @@ final class FakeBroker {
             return;
         }
         for (Map.Entry<ByteBudget.Waiter, Long> e : budgetQueue()) {
-            ConnectionPipeline cp = (ConnectionPipeline) e.getKey();
+            ConnectionPipeline<Request, Response> cp = (ConnectionPipeline<Request, Response>) e.getKey();
             if (!containsIdentity(waitOrder, cp)) {
                 waitOrder.add(cp);
                 note("budget wait");
@@ -1026,7 +1063,7 @@ final class FakeBroker {
      */
     private void interceptAdmissions(Proc p, boolean wasDirty) {
         syncWaitOrder();
-        for (ConnectionPipeline cp : new ArrayList<>(delivered.keySet())) {
+        for (ConnectionPipeline<Request, Response> cp : new ArrayList<>(delivered.keySet())) {
             int fresh = cp.reservation().grants() - delivered.get(cp);
             if (fresh <= 0) {
                 continue;
@@ -1069,9 +1106,10 @@ final class FakeBroker {
     }
 
     /** Takes a connection out of a processor's signals, keeping the others in their order. */
-    private static void unlist(Signals signals, ConnectionPipeline cp) {
-        List<ConnectionPipeline> rest = new ArrayList<>();
-        ConnectionPipeline c;
+    private static void unlist(
+            Signals<ConnectionPipeline<Request, Response>> signals, ConnectionPipeline<Request, Response> cp) {
+        List<ConnectionPipeline<Request, Response>> rest = new ArrayList<>();
+        ConnectionPipeline<Request, Response> c;
         while ((c = signals.poll()) != null) {
             if (c != cp) {
                 rest.add(c);
@@ -1081,7 +1119,7 @@ final class FakeBroker {
     }
 
     /** Takes back the grant that {@code admitted()} counted (the callback is delayed: an ADMIT step replays it). */
-    private static void ungrant(ConnectionPipeline cp) {
+    private static void ungrant(ConnectionPipeline<Request, Response> cp) {
         try {
             ((AtomicInteger) RESERVATION_GRANTS.get(cp.reservation())).decrementAndGet();
         } catch (IllegalAccessException e) {
@@ -1090,8 +1128,8 @@ final class FakeBroker {
     }
 
     /** The budget grants the connection that started waiting first, of those still waiting. */
-    private void checkFifoGrant(ConnectionPipeline granted) {
-        for (ConnectionPipeline w : waitOrder) {
+    private void checkFifoGrant(ConnectionPipeline<Request, Response> granted) {
+        for (ConnectionPipeline<Request, Response> w : waitOrder) {
             if (w == granted) {
                 break;
             }
@@ -1284,7 +1322,7 @@ final class FakeBroker {
                 dequeueing = true;
                 Object out;
                 try {
-                    out = listen("onResponseDequeued", () -> coordinator.onResponseDequeued(p, in));
+                    out = listen("onResponseReady", () -> coordinator.onResponseReady(p, in));
                 } finally {
                     dequeueing = false;
                 }
@@ -1327,7 +1365,7 @@ final class FakeBroker {
                 if (p.effect) {
                     p.dirty = true;
                 } else if (!p.dirty) {
-                    ProcessorPipelines pp = p.pipelines();
+                    ProcessorPipelines<Request, Response> pp = p.pipelines();
                     if (pp != null && (!pp.dispatched.isEmpty() || !pp.pending.isEmpty() || !pp.ready.isEmpty())) {
                         fail("processor " + p.index + " goes to sleep with kpipe work pending and no wakeup"
                                 + " (it would wait for the 300 ms poll timeout)");
@@ -1422,7 +1460,7 @@ final class FakeBroker {
     /** {@code Processor.processCompletedReceives}, one receive. */
     private void receive(Proc p, Request r) {
         Conn c = r.conn;
-        ConnectionPipeline cp = owned.get(c.id);
+        ConnectionPipeline<Request, Response> cp = owned.get(c.id);
         if (cp != null) {
             if (cp.dispatch().active()) {
                 fail("connection " + c.index + " read while a request awaits dispatch: " + r);
@@ -1462,7 +1500,8 @@ final class FakeBroker {
             note(cp == null ? "refused request on a classic connection" : "refused request on a pipelined connection");
             c.rejected = r;
             p.effect = true;
-            boolean deferred = listen("onRequestRejected", () -> coordinator.onRequestRejected(p, c.id));
+            boolean deferred =
+                    c.pluginOwned && listen("onRequestRejected", () -> coordinator.onRequestRejected(p, c.id));
             if (deferred) {
                 if (cp == null || cp.inflight().isEmpty()) {
                     fail("kpipe took over the close of connection " + c.index + " with nothing to answer first");
@@ -1485,9 +1524,9 @@ final class FakeBroker {
                         && !budgetSaturated()
                         && (budget.used() == 0 || budget.used() + budget.clamp(size) <= budget.capacity()));
         classificationFaulted = false;
-        Admission a =
-                listen("onRequestReceived", () -> coordinator.onRequestReceived(p, r, r.context(), r.body(), size));
+        Admission a = listen("onRequestRead", () -> coordinator.onRequestRead(p, r, r.context(), r.body(), size));
         r.admission = a;
+        c.pluginOwned = a != Admission.CLASSIC;
         Scenario.Kind kind = r.spec.kind();
         boolean exclusive = scenario.exclusive(kind) || classificationFaulted;
         Admission expected;
@@ -1530,10 +1569,11 @@ final class FakeBroker {
      * {@code Processor.processCompletedReceives} for a SASL_HANDSHAKE on an authenticated channel: {@code
      * KafkaChannel.maybeBeginServerReauthentication} (its advice asks kpipe first); no mute, no queueing.
      */
-    private void receiveReauthentication(Proc p, Conn c, ConnectionPipeline cp, Request r) {
+    private void receiveReauthentication(Proc p, Conn c, ConnectionPipeline<Request, Response> cp, Request r) {
         boolean recentlyWritten =
                 cp != null && nanos() - cp.lastWrittenNanos() < PipelineCoordinator.REAUTHENTICATION_QUIET_NANOS;
         boolean deferred = listen("onReauthentication", () -> coordinator.onReauthentication(p, c.id, r));
+        c.pluginOwned = deferred;
         boolean outstanding = cp != null
                 && (!cp.inflight().isEmpty()
                         || cp.dispatch().active()
@@ -1605,6 +1645,7 @@ final class FakeBroker {
         }
         for (Conn c : p.disconnected) {
             noteClose(c);
+            c.pluginOwned = false;
             listen("onConnectionClosed", () -> {
                 coordinator.onConnectionClosed(p, c.id);
                 return null;
@@ -1624,6 +1665,7 @@ final class FakeBroker {
     private void close(Proc p, Conn c) {
         c.closing = true;
         noteClose(c);
+        c.pluginOwned = false;
         listen("onConnectionClosed", () -> {
             coordinator.onConnectionClosed(p, c.id);
             return null;
@@ -1639,7 +1681,7 @@ final class FakeBroker {
     }
 
     private void noteClose(Conn c) {
-        ConnectionPipeline cp = owned.get(c.id);
+        ConnectionPipeline<Request, Response> cp = owned.get(c.id);
         if (cp == null) {
             return;
         }
@@ -1691,20 +1733,35 @@ final class FakeBroker {
             fail("response completed twice: " + r);
         }
         r.request.settled = true;
-        listen("onResponseCompleted", () -> {
-            coordinator.onResponseCompleted(p, r);
+        listen("onResponseWritten", () -> {
+            coordinator.onResponseWritten(p, r);
             return null;
         });
     }
 
-    /** {@code Processor.handleChannelMuteEvent}. */
+    /**
+     * {@code Processor.handleChannelMuteEvent}, with the binding's advice: Kafka's mute state machine does not see the
+     * events of a connection kpipe owns; its throttle windows are reported instead.
+     */
     private void muteEvent(Proc p, Conn c, MuteEvent event) {
-        ConnectionPipeline cp = owned.get(c.id);
+        ConnectionPipeline<Request, Response> cp = owned.get(c.id);
         if (cp != null && event == MuteEvent.THROTTLE_STARTED) {
             note(cp.state().draining() ? "throttle starts while draining" : "throttle starts");
         }
-        boolean consumed = listen("onMuteEvent", () -> coordinator.onMuteEvent(p, c.id, event));
-        if (!consumed && c.open) {
+        if (c.pluginOwned) {
+            if (event == MuteEvent.THROTTLE_STARTED || event == MuteEvent.THROTTLE_ENDED) {
+                listen("onThrottle", () -> {
+                    if (event == MuteEvent.THROTTLE_STARTED) {
+                        coordinator.onThrottleStarted(p, c.id);
+                    } else {
+                        coordinator.onThrottleEnded(p, c.id);
+                    }
+                    return null;
+                });
+            }
+            return;
+        }
+        if (c.open) {
             try {
                 c.channel.handleChannelMuteEvent(event);
             } catch (IllegalStateException e) {
@@ -1713,12 +1770,21 @@ final class FakeBroker {
         }
     }
 
-    /** {@code Processor.tryUnmuteChannel}. */
+    /**
+     * {@code Processor.tryUnmuteChannel}, with the binding's advice: a connection kpipe owns stays as kpipe keeps it; a
+     * connection Kafka would unmute from its plain MUTED state is offered to kpipe first.
+     */
     private void tryUnmute(Proc p, Conn c) {
-        boolean consumed = listen("onTryUnmute", () -> coordinator.onTryUnmute(p, c.id));
-        if (!consumed && c.open) {
-            c.channel.maybeUnmute();
+        if (c.pluginOwned || !c.open) {
+            return;
         }
+        if (c.channel.state == FakeKafkaChannel.State.MUTED
+                && listen("onUnmute", () -> coordinator.onUnmute(p, c.id))) {
+            c.pluginOwned = true;
+            note("taken over at unmute");
+            return;
+        }
+        c.channel.maybeUnmute();
     }
 
     private <T> T listen(String what, Supplier<T> call) {
@@ -1758,7 +1824,7 @@ final class FakeBroker {
         if (budgetViolation != null) {
             fail("byte budget: " + budgetViolation);
         }
-        for (ConnectionPipeline cp : owned.values()) {
+        for (ConnectionPipeline<Request, Response> cp : owned.values()) {
             Conn c = conn(cp.id());
             String violation = cp.invariantViolation();
             if (violation != null) {
@@ -1817,7 +1883,7 @@ final class FakeBroker {
         }
         if (saturated) {
             for (Proc p : procs) {
-                ProcessorPipelines pp = p.pipelines();
+                ProcessorPipelines<Request, Response> pp = p.pipelines();
                 if (pp != null && !pp.pressureBlocked.isEmpty()) {
                     note("pressure-blocked");
                 }
@@ -1865,7 +1931,7 @@ final class FakeBroker {
         }
         long expected = 0;
         int waiting = 0;
-        for (ConnectionPipeline cp : owned.values()) {
+        for (ConnectionPipeline<Request, Response> cp : owned.values()) {
             int outstanding = cp.reservation().grants() - cp.reservation().grantsConsumed();
             boolean pending = containsIdentity(pendingAdmissions, cp);
             // A wait given up (a drain after kpipe was disabled) after the budget granted it but before the admitted()
@@ -1908,14 +1974,14 @@ final class FakeBroker {
         }
         // each processor lists exactly the connections holding a reservation (nothing closed or handed back lingers)
         for (Proc p : procs) {
-            ProcessorPipelines pp = p.pipelines();
+            ProcessorPipelines<Request, Response> pp = p.pipelines();
             if (pp == null) {
                 continue;
             }
             for (int i = 0; i < pp.holders.size(); i++) {
                 Reservation r = pp.holders.get(i);
-                ConnectionPipeline h = null;
-                for (ConnectionPipeline cp : owned.values()) {
+                ConnectionPipeline<Request, Response> h = null;
+                for (ConnectionPipeline<Request, Response> cp : owned.values()) {
                     if (cp.reservation() == r) {
                         h = cp;
                     }
@@ -1927,7 +1993,7 @@ final class FakeBroker {
                 }
             }
         }
-        for (ConnectionPipeline cp : owned.values()) {
+        for (ConnectionPipeline<Request, Response> cp : owned.values()) {
             if (cp.reservation().reserved() > 0 && cp.reservation().holderIndex() < 0) {
                 fail("connection " + cp.id() + " holds " + cp.reservation().reserved()
                         + " reserved bytes but is not listed as a holder");
@@ -1964,7 +2030,7 @@ final class FakeBroker {
             return false;
         }
         long idle = 0;
-        for (ConnectionPipeline cp : owned.values()) {
+        for (ConnectionPipeline<Request, Response> cp : owned.values()) {
             if (cp.reservation().reserved() > 0
                     && !cp.muted()
                     && cp.inflight().isEmpty()
@@ -1999,7 +2065,7 @@ final class FakeBroker {
         }
         boolean starvation = scenario.backPressure.tolerateIdleStarvation() && idleReservationStarvation();
         for (Conn c : conns) {
-            ConnectionPipeline waiter = owned.get(c.id);
+            ConnectionPipeline<Request, Response> waiter = owned.get(c.id);
             if (starvation
                     && c.clientActive()
                     && waiter != null
@@ -2022,7 +2088,7 @@ final class FakeBroker {
                 if (c.channel.isMuted()) {
                     fail("connection " + c.index + " left " + c.channel.state);
                 }
-                ConnectionPipeline cp = owned.get(c.id);
+                ConnectionPipeline<Request, Response> cp = owned.get(c.id);
                 if (cp != null && !coordinator.enabled()) {
                     fail("kpipe is disabled but still owns connection " + c.index + ": " + cp);
                 }
@@ -2085,7 +2151,7 @@ final class FakeBroker {
         gauge("inflightRequests", stats.inflightRequests(), 0);
         gauge("throttledConnections", stats.throttledConnections(), 0);
         for (Proc p : procs) {
-            ProcessorPipelines pp = p.pipelines();
+            ProcessorPipelines<Request, Response> pp = p.pipelines();
             if (pp != null
                     && (!pp.ready.isEmpty()
                             || !pp.pending.isEmpty()
@@ -2102,7 +2168,7 @@ final class FakeBroker {
             if (!pendingAdmissions.isEmpty()) {
                 fail("admitted() callbacks never ran: " + pendingAdmissions);
             }
-            for (ConnectionPipeline cp : delivered.keySet()) {
+            for (ConnectionPipeline<Request, Response> cp : delivered.keySet()) {
                 if (cp.reservation().grants() != cp.reservation().grantsConsumed()) {
                     fail("connection " + cp.id() + " was granted "
                             + cp.reservation().grants() + " times but consumed "
@@ -2170,7 +2236,7 @@ final class FakeBroker {
         throw new AssertionError("unknown connection " + id);
     }
 
-    ConnectionPipeline owned(int conn) {
+    ConnectionPipeline<Request, Response> owned(int conn) {
         return owned.get(conns.get(conn).id);
     }
 
@@ -2180,7 +2246,7 @@ final class FakeBroker {
      */
     String fingerprint() {
         StringBuilder sb = new StringBuilder(512);
-        IdentityHashMap<ConnectionPipeline, Integer> gens = new IdentityHashMap<>();
+        IdentityHashMap<ConnectionPipeline<Request, Response>, Integer> gens = new IdentityHashMap<>();
         for (Proc p : procs) {
             sb.append('P').append(p.phase.ordinal()).append(p.dirty ? 'd' : '-').append(p.effect ? 'e' : '-');
             sb.append('q');
@@ -2194,7 +2260,7 @@ final class FakeBroker {
             p.completedSends.forEach(r -> sb.append(r.id()).append(','));
             sb.append('D');
             p.disconnected.forEach(c -> sb.append(c.index).append(','));
-            ProcessorPipelines pp = p.pipelines();
+            ProcessorPipelines<Request, Response> pp = p.pipelines();
             if (pp != null) {
                 sb.append("|r");
                 pp.ready.forEach(r -> sb.append(((Response) r).id()).append(','));
@@ -2278,14 +2344,17 @@ final class FakeBroker {
                     .append(budget.used())
                     .append(budgetSaturated() ? 's' : '-')
                     .append('F');
-            budgetQueue().forEach(e -> describe(sb, (ConnectionPipeline) e.getKey(), gens));
+            budgetQueue().forEach(e -> describe(sb, (ConnectionPipeline<Request, Response>) e.getKey(), gens));
             sb.append('A');
             pendingAdmissions.forEach(cp -> describe(sb, cp, gens));
         }
         return sb.toString();
     }
 
-    private void describe(StringBuilder sb, ConnectionPipeline cp, IdentityHashMap<ConnectionPipeline, Integer> gens) {
+    private void describe(
+            StringBuilder sb,
+            ConnectionPipeline<Request, Response> cp,
+            IdentityHashMap<ConnectionPipeline<Request, Response>, Integer> gens) {
         Integer gen = gens.get(cp);
         if (gen != null) {
             sb.append('#').append(gen).append(',');
@@ -2359,7 +2428,7 @@ final class FakeBroker {
                     .append(p.responseQueue)
                     .append(" inflight=")
                     .append(p.inflightResponses.values());
-            ProcessorPipelines pp = p.pipelines();
+            ProcessorPipelines<Request, Response> pp = p.pipelines();
             if (pp != null) {
                 sb.append(" kpipe.ready=")
                         .append(pp.ready.size())
@@ -2395,7 +2464,7 @@ final class FakeBroker {
             for (Request r : c.requests) {
                 sb.append("    ").append(r).append(' ').append(r.state()).append('\n');
             }
-            ConnectionPipeline cp = owned.get(c.id);
+            ConnectionPipeline<Request, Response> cp = owned.get(c.id);
             if (cp != null) {
                 sb.append("    kpipe: ").append(cp).append('\n');
             }
@@ -2437,7 +2506,7 @@ final class FakeBroker {
                     .append(budgetSaturated())
                     .append(" queue=")
                     .append(budgetQueue().stream()
-                            .map(e -> ((ConnectionPipeline) e.getKey()).id() + ":" + e.getValue())
+                            .map(e -> ((ConnectionPipeline<Request, Response>) e.getKey()).id() + ":" + e.getValue())
                             .toList())
                     .append(" pendingAdmissions=")
                     .append(pendingAdmissions.stream().map(cp -> cp.id()).toList())

@@ -1,7 +1,5 @@
 package dev.kpipe.plugin.pipeline;
 
-import dev.kpipe.spi.MuteEvent;
-
 /**
  * The mute state machine of {@code org.apache.kafka.common.network.KafkaChannel} (kafka-clients
  * 4.4.0, checked against its bytecode): {@code mute()}, {@code maybeUnmute()} and
@@ -15,6 +13,14 @@ final class FakeKafkaChannel {
         MUTED_AND_RESPONSE_PENDING,
         MUTED_AND_THROTTLED,
         MUTED_AND_THROTTLED_AND_RESPONSE_PENDING
+    }
+
+    /** {@code KafkaChannel.ChannelMuteEvent}. */
+    enum MuteEvent {
+        REQUEST_RECEIVED,
+        RESPONSE_SENT,
+        THROTTLE_STARTED,
+        THROTTLE_ENDED
     }
 
     State state = State.NOT_MUTED;

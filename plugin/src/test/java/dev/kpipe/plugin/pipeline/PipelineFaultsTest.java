@@ -184,7 +184,7 @@ class PipelineFaultsTest {
 
     /**
      * kpipe holds a response (an earlier one of its connection is not written yet) and, in the same {@code
-     * onResponseDequeued}, fails to read the next response it takes from the broker's queue: that response goes to the
+     * onResponseReady}, fails to read the next response it takes from the broker's queue: that response goes to the
      * broker as it comes (it is a classic connection's, so that is right), the held one stays held and is handed over
      * exactly once, in its turn. (Had kpipe thrown instead, the broker's hook would have processed the dequeued
      * response again, out of turn, and lost the other.)

@@ -21,6 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kpipe.plugin.pipeline.FakeBroker.ResponseStatus;
 import dev.kpipe.plugin.pipeline.Scenario.Req;
+import dev.kpipe.spi.Reauthentication;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -246,7 +247,7 @@ class PipelineReauthenticationTest {
         c.closeDeferred = true;
         c.rejected = run.request(0, 1);
         assertTrue(
-                run.broker.coordinator.onReauthentication(c.proc, c.id, new Object()),
+                run.broker.coordinator.onReauthentication(c.proc, c.id, new Reauthentication() {}),
                 "kpipe keeps Kafka from beginning it now");
         assertEquals(1, run.stats().pluginFaults());
         assertEquals(ConnectionState.CLOSING_AFTER_DRAIN, cp.state());

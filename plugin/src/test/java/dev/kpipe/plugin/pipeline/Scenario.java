@@ -234,7 +234,7 @@ final class Scenario {
      * @param signalEvery the storage-side pressure signal throws on every n-th call; 0 never
      * @param unmuteEvery the processor's {@code unmute} throws on every n-th call, before doing anything; 0 never
      * @param requestOfClient the processor's {@code requestOf} throws for the responses of this client while kpipe
-     *     picks the response to process ({@code onResponseDequeued}); -1 never
+     *     picks the response to process ({@code onResponseReady}); -1 never
      */
     record Faults(int topicNamesEvery, int signalEvery, int unmuteEvery, int requestOfClient) {
         static final Faults NONE = new Faults(0, 0, 0, -1);
@@ -285,7 +285,7 @@ final class Scenario {
      */
     final int enableFlips;
     /**
-     * The binding reports deferred dispatch ({@code onDeferredDispatchSupport(true)}) and
+     * The binding reports deferred dispatch ({@code onInstalled} lists PRODUCE and TXN_OFFSET_COMMIT) and
      * {@code kpipe.transactions.pipelined} is on: transactional produce is pipelined. Otherwise the fake is a broker
      * whose binding lacks those hooks: dispatch is signalled at handle-return, and transactional produce is exclusive.
      */

@@ -17,19 +17,19 @@ import org.junit.jupiter.api.Test;
 /** {@link Signals}: the intrusive handler-to-network-thread signal. */
 class SignalsTest {
 
-    private final ProcessorPipelines processor = new ProcessorPipelines(null);
+    private final ProcessorPipelines<Object, Object> processor = new ProcessorPipelines<>(null);
     private final PipelineStats stats = new PipelineStats();
 
-    private ConnectionPipeline conn(int i) {
-        return new ConnectionPipeline("c" + i, processor, stats, () -> 0L, 0);
+    private ConnectionPipeline<Object, Object> conn(int i) {
+        return new ConnectionPipeline<>("c" + i, processor, stats, () -> 0L, 0);
     }
 
     @Test
     void connectionsAreTakenInTheOrderTheyWereFirstSignalledOnceEach() {
-        Signals s = new Signals();
-        ConnectionPipeline a = conn(0);
-        ConnectionPipeline b = conn(1);
-        ConnectionPipeline c = conn(2);
+        Signals<ConnectionPipeline<Object, Object>> s = new Signals<>();
+        ConnectionPipeline<Object, Object> a = conn(0);
+        ConnectionPipeline<Object, Object> b = conn(1);
+        ConnectionPipeline<Object, Object> c = conn(2);
         assertTrue(s.isEmpty());
         s.add(a);
         s.add(b);
@@ -48,7 +48,7 @@ class SignalsTest {
 
     @Test
     void signalsFromManyThreadsAreEachFollowedByATake() throws Exception {
-        Signals s = new Signals();
+        Signals<ConnectionPipeline<Object, Object>> s = new Signals<>();
         int threads = 4;
         int perThread = 20_000;
         List<ConnectionPipeline> conns = new ArrayList<>();
@@ -79,7 +79,7 @@ class SignalsTest {
         int taken = 0;
         while (!done.get()) {
             boolean alive = producers.stream().anyMatch(Thread::isAlive);
-            ConnectionPipeline c;
+            ConnectionPipeline<Object, Object> c;
             while ((c = s.poll()) != null) {
                 taken++;
                 takes.computeIfAbsent(c, x -> new long[1])[0]++;
@@ -95,7 +95,7 @@ class SignalsTest {
         assertTrue(s.isEmpty());
         assertEquals(conns.size(), takes.size(), "every connection signalled was taken");
         assertTrue(taken <= threads * perThread, "at most one take per signal: " + taken);
-        for (ConnectionPipeline c : conns) {
+        for (ConnectionPipeline<Object, Object> c : conns) {
             assertFalse(Signals.listed(c), "unlisted after the last take");
         }
     }
