@@ -203,11 +203,15 @@ final class ClientProcess implements AutoCloseable {
         return "exit " + (process.isAlive() ? "none yet" : process.exitValue()) + ", stderr: " + err;
     }
 
-    /** @return lines of its standard error that report failed deliveries (kcat: {@code % ERROR}, KafkaJS: FAILED) */
+    /**
+     * @return lines of its standard error that report a failed delivery or a fatal error (kcat: {@code Delivery failed},
+     *     {@code % ERROR}; the KafkaJS script: {@code FAILED}); not the clients' logs of errors they retry (KafkaJS logs
+     *     a retried {@code COORDINATOR_LOAD_IN_PROGRESS} at ERROR)
+     */
     long errorLines() {
         try {
             return Files.readAllLines(dir.resolve("stderr.log"), StandardCharsets.UTF_8).stream()
-                    .filter(l -> l.contains("ERROR") || l.contains("FAILED") || l.contains("Delivery failed"))
+                    .filter(l -> l.contains("Delivery failed") || l.startsWith("% ERROR") || l.startsWith("FAILED"))
                     .count();
         } catch (IOException e) {
             return 0;

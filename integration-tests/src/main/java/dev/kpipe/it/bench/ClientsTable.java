@@ -34,24 +34,23 @@ final class ClientsTable {
         StringBuilder sb = new StringBuilder(
                 "which clients gain (S1: acks=all, one partition, the follower acking every"
                         + " W ms; medians over rounds; in-flight max = kpipe's inflight-requests-per-connection-max):\n");
-        String f = "  %-10s %-20s %-48s %-14s %-14s %-20s %s%n";
+        String f = "  %-8s %-20s %-12s %-12s %-24s %-14s %s%n";
         sb.append(String.format(
                 Locale.ROOT,
                 f,
                 "W",
                 "client",
-                "settings",
                 "stock rec/s",
                 "kpipe rec/s",
                 "kpipe/stock",
-                "in-flight max"));
+                "in-flight max",
+                "settings"));
         for (Map<String, Object> row : rows(clients)) {
             sb.append(String.format(
                     Locale.ROOT,
                     f,
                     row.get("window_ms") + " ms",
                     row.get("client"),
-                    row.get("settings"),
                     Report.fmt((Double) row.get("stock_records_per_s")),
                     Report.fmt((Double) row.get("kpipe_records_per_s")),
                     String.format(
@@ -60,8 +59,8 @@ final class ClientsTable {
                             (Double) row.get("kpipe_stock_ratio"),
                             (Double) row.get("kpipe_stock_ratio_min"),
                             (Double) row.get("kpipe_stock_ratio_max")),
-                    String.format(
-                            Locale.ROOT, "%.0f", (Double) row.get("kpipe_inflight_requests_per_connection_max"))));
+                    String.format(Locale.ROOT, "%.0f", (Double) row.get("kpipe_inflight_requests_per_connection_max")),
+                    row.get("settings")));
         }
         return sb.toString();
     }
