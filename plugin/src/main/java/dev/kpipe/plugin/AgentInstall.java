@@ -116,8 +116,9 @@ final class AgentInstall {
         }
         Optional<String> advice = verdict == Verdict.WARNS
                 ? Optional.of("kpipe attached itself to the broker JVM (install mode attach), for which Java " + feature
-                        + " prints the warning above about a dynamically loaded agent (JEP 451; a later Java refuses it"
-                        + " by default): add " + javaagent + " to KAFKA_OPTS to install kpipe at start-up instead")
+                        + " prints a warning on standard error about a dynamically loaded agent (JEP 451; a later Java"
+                        + " refuses it by default): add " + javaagent + " to KAFKA_OPTS to install kpipe at start-up"
+                        + " instead")
                 : Optional.empty();
         return new Agent(inst, "attach", advice);
     }
