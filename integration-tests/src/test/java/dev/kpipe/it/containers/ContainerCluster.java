@@ -110,9 +110,11 @@ final class ContainerCluster implements AutoCloseable {
                     .waitingFor(Wait.forLogMessage(".*\\[KafkaRaftServer nodeId=" + i + "\\] Kafka Server started.*", 1)
                             .withStartupTimeout(startTimeout));
             env.forEach(node::withEnv);
-            if (kpipe) { // the image has the jar in /opt/kafka/libs/; the two install lines:
+            if (kpipe) { // the image has the jar in /opt/kafka/libs/; the two install lines and the agent, as
+                // documented
                 node.withEnv("KAFKA_METRIC_REPORTERS", "dev.kpipe.plugin.KpipePlugin");
                 node.withEnv("KAFKA_KPIPE_ENABLE", "true");
+                node.withEnv("KAFKA_OPTS", KpipeContainers.javaagentOption());
             }
             ContainerLogs.keep(node, logs, (kpipe ? "kpipe-" : "stock-") + "kafka-" + i);
             nodes.add(node);

@@ -67,11 +67,14 @@ final class KpipeContainers {
         env.put("KAFKA_KPIPE_MAX_INFLIGHT_REQUESTS_PER_CONNECTION", "16"); // kpipe.max.inflight.requests.per.connection
         env.put("KAFKA_JMX_PORT", Integer.toString(JMX_PORT));
         if (javaagent) {
-            env.put(
-                    "KAFKA_OPTS",
-                    "-javaagent:" + JAR_IN_IMAGE_DIR + pluginJar().getFileName() + " -XX:+DisableAttachMechanism");
+            env.put("KAFKA_OPTS", javaagentOption() + " -XX:+DisableAttachMechanism");
         }
         return env;
+    }
+
+    /** @return {@code -javaagent:} and the jar's path in the image, the README's {@code KAFKA_OPTS} */
+    static String javaagentOption() {
+        return "-javaagent:" + JAR_IN_IMAGE_DIR + pluginJar().getFileName();
     }
 
     /**
