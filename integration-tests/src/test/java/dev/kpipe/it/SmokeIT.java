@@ -81,13 +81,14 @@ class SmokeIT {
     /**
      * Self-attach loads kpipe's own jar from {@code libs/} as the agent: it writes no temporary agent jar into the
      * broker's {@code java.io.tmpdir} (Byte Buddy's {@code ByteBuddyAgent.install()} would, and a broker killed with
-     * SIGKILL leaves that file behind on every start).
+     * SIGKILL leaves that file behind on every start); nor does {@code -javaagent} where the run installs kpipe that way
+     * ({@code kpipe.it.javaagent}).
      */
     @Test
-    void selfAttachWritesNoFileIntoTheBrokersTmpDir(Cluster cluster) throws Exception {
+    void installWritesNoFileIntoTheBrokersTmpDir(Cluster cluster) throws Exception {
         KafkaNode node = cluster.node(1);
-        assertTrue(
-                KpipeLog.startedLines(node.log()).get(0).contains("install mode attach"), "installed by self-attach");
+        String mode = cluster.javaagent() ? "install mode javaagent" : "install mode attach";
+        assertTrue(KpipeLog.startedLines(node.log()).get(0).contains(mode), () -> "installed with " + mode);
         assertEquals("" + node.tmpDir(), javaIoTmpDir(node), "the broker's java.io.tmpdir is its own folder");
         try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.list(node.tmpDir())) {
             List<String> agentJars = files.map(f -> f.getFileName().toString())

@@ -17,6 +17,7 @@ import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.agent.builder.ResettableClassFileTransformer;
 import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.dynamic.DynamicType;
+import net.bytebuddy.dynamic.Nexus;
 import net.bytebuddy.matcher.ElementMatchers;
 import net.bytebuddy.utility.JavaModule;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -207,6 +208,7 @@ public final class Interceptor {
         }
         List<String> transformed = new ArrayList<>();
         List<String> errors = new ArrayList<>();
+        disableNexus();
         // Byte Buddy ignores synthetic methods by default; one hook (the wrapped callback of
         // KafkaRequestHandler.wrapAsyncCallback, a Scala lambda body) is synthetic. The matchers name every advised
         // method exactly, so ignoring none adds no other method.
@@ -250,6 +252,21 @@ public final class Interceptor {
                     + notTransformed + (errors.isEmpty() ? "" : ", errors " + errors));
         }
         return binding;
+    }
+
+    /**
+     * Turns off Byte Buddy's {@link Nexus} before the first {@link AgentBuilder.Default} is made. Its constructor
+     * prepares the Nexus (type initializers injected into the system class loader) even though kpipe never uses it
+     * ({@code InitializationStrategy.NoOp} below), and that injection calls {@code sun.misc.Unsafe}, which JDK 24 and
+     * later report on the broker's standard error (JEP 498: "A terminally deprecated method in sun.misc.Unsafe has been
+     * called"). {@link Nexus#PROPERTY} is Byte Buddy's own switch for this; in the drop-in jar its name is relocated
+     * with Byte Buddy ({@code dev.kpipe.shaded.net.bytebuddy.nexus.disabled}), so it touches only kpipe's copy. A
+     * value already set is kept. Thread: any.
+     */
+    static void disableNexus() {
+        if (System.getProperty(Nexus.PROPERTY) == null) {
+            System.setProperty(Nexus.PROPERTY, "true");
+        }
     }
 
     /** Counts a throwable caught in a hook; called by the bindings. Thread: any. */

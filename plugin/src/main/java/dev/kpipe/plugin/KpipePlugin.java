@@ -4,21 +4,14 @@ import dev.kpipe.interceptor.Interceptor;
 import dev.kpipe.interceptor.KafkaVersion;
 import dev.kpipe.interceptor.UnsupportedBrokerException;
 import dev.kpipe.plugin.pipeline.PipelineCoordinator;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
-import java.lang.instrument.Instrumentation;
-import java.net.URISyntaxException;
-import java.security.CodeSource;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.jar.JarFile;
-import java.util.jar.Manifest;
-import net.bytebuddy.agent.ByteBuddyAgent;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.metrics.JmxReporter;
@@ -35,11 +28,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>On the first {@link #configure} in the JVM (combined broker+controller mode configures
  * reporters more than once) it validates the {@code kpipe.*} settings, and with
- * {@code kpipe.enable=true} obtains an {@link Instrumentation} (from {@code -javaagent}, else by
+ * {@code kpipe.enable=true} obtains an {@link java.lang.instrument.Instrumentation} (from {@code -javaagent}, else by
  * self-attach), checks the broker's hook points and installs the pipelining hooks on the broker
  * listeners (never the controller listener). It logs one INFO line, or one ERROR line if the broker
  * cannot be hooked (the broker then runs without pipelining, unless
- * {@code kpipe.fail.on.unsupported.broker=true}).
+ * {@code kpipe.fail.on.unsupported.broker=true}); after a self-attach the JVM warned about (JDK 21+, JEP 451), one
+ * WARN more saying to add {@code -javaagent}.
  *
  * <p>As a {@link org.apache.kafka.common.Reconfigurable} (every {@link MetricsReporter} is one) it
  * lets Kafka's dynamic broker config (KIP-226: {@code kafka-configs --alter --entity-type brokers},
@@ -82,86 +76,18 @@ public final class KpipePlugin implements MetricsReporter {
     }
 
     /**
-     * Installs the hooks (the {@link KpipeRuntime.HookInstaller} of a real broker). Thread: the
-     * caller of {@link KpipeRuntime#start} or {@link KpipeRuntime#reconfigure}.
+     * Installs the hooks (the {@link KpipeRuntime.HookInstaller} of a real broker): the instrumentation from {@code
+     * -javaagent}, else by self-attach ({@link AgentInstall}); where the JVM warned about the attach (JEP 451), one
+     * WARN saying what to add. Thread: the caller of {@link KpipeRuntime#start} or {@link KpipeRuntime#reconfigure}.
      */
     private static String installHooks(KpipeConfig config, PipelineCoordinator<Object, Object> pipeline)
             throws UnsupportedBrokerException {
         ClassLoader loader = KpipePlugin.class.getClassLoader();
         Set<String> listeners = new TreeSet<>(config.pipelinedListeners());
-        Instrumentation inst = KpipeAgent.instrumentation();
-        String mode = "javaagent";
-        if (inst == null) {
-            mode = "attach";
-            try {
-                inst = selfAttach();
-            } catch (RuntimeException e) {
-                throw new UnsupportedBrokerException("kpipe cannot attach to the broker JVM (" + e.getMessage()
-                        + "); start it with -javaagent:<kpipe jar> in KAFKA_OPTS");
-            }
-        }
-        Interceptor.install(inst, loader, pipeline, listeners::contains);
-        return "install mode " + mode + ", listeners=" + listeners;
-    }
-
-    /**
-     * Attaches kpipe's own jar (its manifest names {@link KpipeAgent} as {@code Agent-Class}) to this JVM through the
-     * JDK attach API (Byte Buddy's {@link ByteBuddyAgent#attach}, in a helper process when the JVM forbids attaching
-     * to itself), and returns the {@link Instrumentation} the JVM passes to {@link KpipeAgent#agentmain}. Attaching the
-     * jar that is already in the broker's {@code libs/} writes no file: {@link ByteBuddyAgent#install()} would write
-     * a temporary agent jar into {@code java.io.tmpdir}, which a broker killed with SIGKILL leaves behind. Falls back
-     * to {@link ByteBuddyAgent#install()} where kpipe's classes do not come from its jar (unit tests), were loaded by
-     * another class loader than the system one (the JVM would run {@code agentmain} on a second copy of kpipe), the
-     * jar's path cannot be passed to the JVM as an agent (it contains {@code =}), or attaching the jar fails.
-     *
-     * <p>Thread: the installing thread.
-     *
-     * @return the JVM's instrumentation
-     * @throws IllegalStateException if the JVM cannot be attached to
-     */
-    private static Instrumentation selfAttach() {
-        File jar = KpipeAgent.class.getClassLoader() == ClassLoader.getSystemClassLoader() ? ownJar() : null;
-        if (jar != null) {
-            try {
-                ByteBuddyAgent.attach(
-                        jar, String.valueOf(ProcessHandle.current().pid()));
-                Instrumentation inst = KpipeAgent.instrumentation();
-                if (inst != null) {
-                    return inst;
-                }
-            } catch (RuntimeException e) {
-                LOG.debug("kpipe: attaching {} failed; attaching Byte Buddy's agent instead", jar, e);
-            }
-        }
-        return ByteBuddyAgent.install();
-    }
-
-    /** @return the jar kpipe's classes were loaded from, if it is a readable file naming {@link KpipeAgent} as agent */
-    private static File ownJar() {
-        try {
-            CodeSource source = KpipeAgent.class.getProtectionDomain().getCodeSource();
-            if (source == null
-                    || source.getLocation() == null
-                    || !"file".equals(source.getLocation().getProtocol())) {
-                return null;
-            }
-            File file = new File(source.getLocation().toURI());
-            // the JVM reads "<jar>=<options>": a path with '=' cannot name an agent jar
-            if (!file.isFile() || file.getPath().indexOf('=') >= 0) {
-                return null;
-            }
-            try (JarFile jar = new JarFile(file)) {
-                Manifest manifest = jar.getManifest();
-                return manifest != null
-                                && KpipeAgent.class
-                                        .getName()
-                                        .equals(manifest.getMainAttributes().getValue("Agent-Class"))
-                        ? file
-                        : null;
-            }
-        } catch (IOException | URISyntaxException | SecurityException | IllegalArgumentException e) {
-            return null;
-        }
+        AgentInstall.Agent agent = AgentInstall.obtain();
+        Interceptor.install(agent.instrumentation(), loader, pipeline, listeners::contains);
+        agent.advice().ifPresent(LOG::warn);
+        return "install mode " + agent.mode() + ", listeners=" + listeners;
     }
 
     /** @return kpipe's version, e.g. {@code 0.1.0} */

@@ -131,7 +131,12 @@ public final class BenchMain {
         for (String s : options.scenarios()) {
             if (s.equals("S1")) {
                 for (int w : options.windowsMs()) {
-                    scenarios.add(Scenarios.s1(w, options));
+                    if (options.measure().clients().isEmpty()) {
+                        scenarios.add(Scenarios.s1(w, options));
+                    }
+                    for (BenchClient client : options.measure().clients()) {
+                        scenarios.add(Scenarios.s1(w, options, client));
+                    }
                 }
             } else if (s.equals("S2")) {
                 scenarios.add(Scenarios.s2(options));
@@ -154,6 +159,13 @@ public final class BenchMain {
         run.put("kpipe_version", settings.pluginVersion());
         run.put("options", optionsMap());
         run.put("host", HostInfo.hostMap());
+        Map<String, Object> clients = new LinkedHashMap<>();
+        for (BenchClient c : ClientRound.external(scenarios)) { // fails early, saying what is missing
+            clients.put(c.id, ClientProcess.prepare(c, buildDir()));
+        }
+        if (!clients.isEmpty()) {
+            run.put("clients", clients);
+        }
         List<String> foreign = HostInfo.foreignBrokers();
         run.put("other_kafka_jvms_at_start", foreign);
         if (!foreign.isEmpty()) {
@@ -174,6 +186,10 @@ public final class BenchMain {
         for (Scenario s : scenarios) {
             reports.add(runScenario(s, scenarioMaps));
         }
+        List<Report> clientReports = ClientsTable.clientReports(reports);
+        if (!clientReports.isEmpty()) {
+            run.put("clients_summary", ClientsTable.rows(clientReports));
+        }
         Sweep sweep = options.sweep() ? Sweep.of(reports) : null;
         Path chart = sweep != null ? sweep(sweep) : null;
         run.put("finished", LocalDateTime.now().toString());
@@ -188,6 +204,10 @@ public final class BenchMain {
                 out.println();
                 out.print(r.table(options));
             }
+        }
+        if (!clientReports.isEmpty()) {
+            out.println();
+            out.print(ClientsTable.of(clientReports));
         }
         if (sweep != null) {
             out.println();
@@ -256,8 +276,11 @@ public final class BenchMain {
                     String side = c == control ? RoundOrder.CONTROL_LABEL : v.label();
                     progress.context(
                             String.format(Locale.ROOT, "%s round %d/%d %s", s.label, round, options.rounds(), side));
-                    RoundResult r = new LoadRound(c, s, v, round, progress)
-                            .run(options.warmupSeconds(), options.durationSeconds());
+                    RoundResult r = s.isChildProcessClient()
+                            ? new ClientRound(c, s, v, round, progress, buildDir())
+                                    .run(options.warmupSeconds(), options.durationSeconds())
+                            : new LoadRound(c, s, v, round, progress)
+                                    .run(options.warmupSeconds(), options.durationSeconds());
                     if (c == control) {
                         report.addControl(r);
                     } else {
@@ -331,6 +354,11 @@ public final class BenchMain {
                 r.ratio(RoundResult::p99Ms).median());
     }
 
+    /** @return {@code integration-tests/target}: where KafkaJS is installed ({@link ClientProcess#prepare}) */
+    private Path buildDir() {
+        return settings.workDir().getParent();
+    }
+
     private void writeJson() throws IOException {
         Files.writeString(jsonFile, Json.write(run));
     }
@@ -349,6 +377,7 @@ public final class BenchMain {
                 "broker_jvm_opts",
                 settings.extraJvmOptions().length == 0 ? "" : String.join(" ", settings.extraJvmOptions()));
         m.put("parallel_start", options.parallelStart());
+        m.put("clients", options.measure().clients().stream().map(c -> c.id).toList());
         return m;
     }
 

@@ -1,6 +1,7 @@
 package dev.kpipe.it.bench;
 
 import dev.kpipe.it.cli.Flags;
+import java.util.List;
 
 /**
  * Options of the fixed-load and large-batch scenarios (S2F, S1L; see {@link Scenarios}), parsed beside {@link
@@ -13,6 +14,7 @@ import dev.kpipe.it.cli.Flags;
  * @param s1lFollowerFetchMaxBytes S1L: the follower's {@code replica.fetch.max.bytes} (bytes per partition per fetch)
  * @param s5AddPartitionsRetryMaxMs S5: every broker's {@code add.partitions.to.txn.retry.backoff.max.ms}, ms, on both
  *     sides; 0 leaves Kafka's default (100 ms)
+ * @param clients S1's producer clients ({@code --client}), one S1 run each; empty: S1's Java producer
  */
 record MeasureOptions(
         int s2fRecordsPerSec,
@@ -20,13 +22,14 @@ record MeasureOptions(
         boolean aaControl,
         int s1lWindowMs,
         int s1lFollowerFetchMaxBytes,
-        int s5AddPartitionsRetryMaxMs) {
+        int s5AddPartitionsRetryMaxMs,
+        List<BenchClient> clients) {
 
     /** Kafka's default {@code replica.fetch.max.bytes}: 1 MiB. */
     static final int KAFKA_DEFAULT_REPLICA_FETCH_MAX_BYTES = 1024 * 1024;
 
     /** The defaults: 20,000 records/s from 4 producers, A/A on, W = 250 ms, follower fetches up to 64 MiB. */
-    static final MeasureOptions DEFAULTS = new MeasureOptions(20_000, 4, true, 250, 64 * 1024 * 1024, 0);
+    static final MeasureOptions DEFAULTS = new MeasureOptions(20_000, 4, true, 250, 64 * 1024 * 1024, 0, List.of());
 
     static final String USAGE = """
         --s2f-rate N                S2F: records/s offered in all (default 20000; 1 KiB records, acks=1, linger 5 ms)
@@ -37,6 +40,9 @@ record MeasureOptions(
                                     Kafka's default is 1024)
         --s5-add-partitions-retry-max-ms N  S5: add.partitions.to.txn.retry.backoff.max.ms on every broker of
                                     both sides (default: Kafka's, 100)
+        --client C1,C2|all          S1 with each producer client in turn (default: the Java producer as S1 sets it):
+                                    java-idempotent, java (kafka-clients, 5 in flight), kcat-idempotent, kcat (5),
+                                    kcat-100 (librdkafka via kcat), kafkajs-idempotent, kafkajs (KafkaJS 2.2.4, 5)
       """;
 
     /**
@@ -50,6 +56,7 @@ record MeasureOptions(
         private int s1lWindowMs = DEFAULTS.s1lWindowMs;
         private int s1lFollowerFetchMaxBytes = DEFAULTS.s1lFollowerFetchMaxBytes;
         private int s5AddPartitionsRetryMaxMs = DEFAULTS.s5AddPartitionsRetryMaxMs;
+        private List<BenchClient> clients = DEFAULTS.clients;
 
         /**
          * Parses one option at {@code args[i]} if it is one of these.
@@ -75,6 +82,7 @@ record MeasureOptions(
                 }
                 case "--s5-add-partitions-retry-max-ms" ->
                     s5AddPartitionsRetryMaxMs = Flags.positiveInt(Flags.value(args, ++i, a), a);
+                case "--client" -> clients = BenchClient.parse(Flags.value(args, ++i, a));
                 default -> {
                     return -1;
                 }
@@ -90,7 +98,8 @@ record MeasureOptions(
                     aaControl,
                     s1lWindowMs,
                     s1lFollowerFetchMaxBytes,
-                    s5AddPartitionsRetryMaxMs);
+                    s5AddPartitionsRetryMaxMs,
+                    clients);
         }
     }
 }

@@ -150,7 +150,7 @@ final class Report {
     /** @return the targets of this scenario with measured value and verdict */
     List<Map<String, Object>> targets() {
         List<Map<String, Object>> l = new ArrayList<>();
-        if (!hasPairs()) {
+        if (!hasPairs() || scenario.client != null) { // --client runs show what each client gets: no S1 targets
             return l;
         }
         if (scenario.isS3()) {

@@ -78,8 +78,14 @@ final class ReportTable {
                     ratio(r.ratio(RoundResult::p99Ms)),
                     ratio(r.ratio(Report::cpuPerRecord))));
         }
-        sb.append("  (median [min..max] over rounds; ratios per round pair; produce req/s = responses from the leader"
-                + " (producer-node-metrics response-total, node-1); latency = send() to ack per record)\n");
+        sb.append(
+                scenario.isChildProcessClient()
+                        ? "  (median [min..max] over rounds; ratios per round pair; records/s = growth of the partition's"
+                                + " high watermark; produce req/s = the leader's Produce RequestMetrics; no latency for a"
+                                + " client in a child process)\n"
+                        : "  (median [min..max] over rounds; ratios per round pair; produce req/s = responses from the"
+                                + " leader (producer-node-metrics response-total, node-1); latency = send() to ack per"
+                                + " record)\n");
         if (scenario.isS3()) {
             sb.append(S3Lines.of(r));
         }
@@ -111,14 +117,28 @@ final class ReportTable {
             double c = scenario.ceilingRequestsPerSec();
             sb.append(String.format(
                     Locale.ROOT,
-                    "  ceiling max.in.flight/W = %d/%d ms = %s req/s: kpipe reached %s,"
+                    "  ceiling max.in.flight/W = %s/%d ms = %s req/s: kpipe reached %s,"
                             + " stock %s (stock's own ceiling is 1/W = %s req/s)%n",
-                    scenario.maxInFlight,
+                    scenario.pipelinedInFlight() == scenario.maxInFlight
+                            ? Integer.toString(scenario.maxInFlight)
+                            : scenario.pipelinedInFlight() + " (kpipe's per-connection limit; the client's "
+                                    + scenario.maxInFlight + ")",
                     scenario.windowMs,
                     fmt(c),
                     pctStat(r.ceilingFraction(Variant.KPIPE)),
                     pctStat(r.ceilingFraction(Variant.STOCK)),
                     fmt(1000.0 / scenario.windowMs)));
+        }
+        Stat inflight = r.stat(Variant.KPIPE, x -> extra(x, "kpipe_inflight_requests_per_connection_max"));
+        if (!Double.isNaN(inflight.max())) {
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "  kpipe inflight-requests-per-connection-max (most requests in flight on one connection since the"
+                            + " cluster started): %.0f after the last round%s%n",
+                    inflight.max(),
+                    inflight.max() <= 1
+                            ? " (the client never had two produce requests in flight: no pipelining)"
+                            : ""));
         }
         Stat other = Stat.of(Stream.concat(stock.stream(), kpipe.stream())
                 .map(x -> x.extra().get("cpu_cores_other_processes"))

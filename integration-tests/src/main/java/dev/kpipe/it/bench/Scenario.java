@@ -52,6 +52,11 @@ final class Scenario {
     final boolean aaControl;
     /** S5: records per transaction of a transactional producer; 0 for a non-transactional one. */
     final int commitEvery;
+    /**
+     * The producer client chosen with {@code --client} (the Java producer, or one run as a child process), or null for
+     * the Java producer as this scenario configures it.
+     */
+    final BenchClient client;
 
     Scenario(ScenarioBuilder b) {
         this.id = Objects.requireNonNull(b.id, "id");
@@ -81,11 +86,21 @@ final class Scenario {
         this.offeredRecordsPerSec = b.offeredRecordsPerSec;
         this.aaControl = b.aaControl;
         this.commitEvery = b.commitEvery;
+        this.client = b.client;
+        if (isChildProcessClient() && (producers != 1 || commitEvery > 0 || isFixedLoad())) {
+            throw new IllegalStateException(
+                    id + ": " + client.id + " runs as one flat-out, non-transactional producer");
+        }
     }
 
     /** @return a builder with no id, label, topic, acks or partition yet (all required) */
     static ScenarioBuilder builder() {
         return new ScenarioBuilder();
+    }
+
+    /** @return whether the producer runs as a child process ({@link ClientRound}) rather than in this JVM */
+    boolean isChildProcessClient() {
+        return client != null && client.kind != BenchClient.Kind.JAVA;
     }
 
     /** @return whether this is S5 (a transactional producer) */
@@ -129,9 +144,24 @@ final class Scenario {
         return id.equals("S3");
     }
 
-    /** @return the requests/s ceiling with pipelining, {@code maxInFlight / W}; NaN if the scenario has no window */
+    /** kpipe's default {@code kpipe.max.inflight.requests.per.connection}. */
+    static final int KPIPE_DEFAULT_INFLIGHT_LIMIT = 16;
+
+    /**
+     * @return requests one connection can have in flight on kpipe: the client's bound, at most kpipe's {@code
+     *     kpipe.max.inflight.requests.per.connection} (S1 with {@code --client kcat-100}: 16)
+     */
+    int pipelinedInFlight() {
+        String limit = kpipeConfig.get("kpipe.max.inflight.requests.per.connection");
+        return Math.min(maxInFlight, limit == null ? KPIPE_DEFAULT_INFLIGHT_LIMIT : Integer.parseInt(limit));
+    }
+
+    /**
+     * @return the requests/s ceiling with pipelining, {@link #pipelinedInFlight()} / W; NaN if the scenario has no
+     *     window
+     */
     double ceilingRequestsPerSec() {
-        return windowMs > 0 && !isS3() ? maxInFlight * 1000.0 / windowMs : Double.NaN;
+        return windowMs > 0 && !isS3() ? pipelinedInFlight() * 1000.0 / windowMs : Double.NaN;
     }
 
     /**
@@ -208,6 +238,10 @@ final class Scenario {
         m.put("replica_assignment", assignment.toString());
         m.put("topic_config", topicConfig);
         m.put("producers", producers);
+        if (client != null) {
+            m.put("client", client.id);
+            m.put("client_settings", client.describe());
+        }
         m.put("record_value_bytes", recordBytes);
         m.put("fixed_partition", fixedPartition);
         m.put("acks", acks);
@@ -240,6 +274,7 @@ final class Scenario {
                 + ", acks=" + acks + ", " + producers + " producer(s), " + recordBytes + " B records, batch.size="
                 + batchBytes + ", linger.ms=" + lingerMs + ", max.in.flight=" + maxInFlight + ", buffer.memory="
                 + bufferBytes / 1024 + " KiB"
+                + (client != null ? ", client " + client.describe() : "")
                 + (isFixedLoad() ? ", offered " + offeredRecordsPerSec + " records/s" : "")
                 + (commitEvery > 0 ? ", transactional, commit every " + commitEvery + " records" : "");
     }

@@ -7,7 +7,7 @@ import java.util.TreeMap;
 
 /**
  * Builds a {@link Scenario} from named settings. Defaults: 1 node, no window, 1 producer, partitioner's choice of
- * partition, no idempotence, 5 requests in flight, linger 0, flat out, no A/A, not transactional. Not thread-safe; {@link #build()} copies the settings, so a builder may go on to
+ * partition, no idempotence, 5 requests in flight, linger 0, flat out, no A/A, not transactional, the Java producer as configured here (no {@link #client}). Not thread-safe; {@link #build()} copies the settings, so a builder may go on to
  * build a variant of what it built.
  */
 final class ScenarioBuilder {
@@ -33,6 +33,7 @@ final class ScenarioBuilder {
     int offeredRecordsPerSec;
     boolean aaControl;
     int commitEvery;
+    BenchClient client;
 
     ScenarioBuilder() {}
 
@@ -172,6 +173,17 @@ final class ScenarioBuilder {
     /** @param records records per transaction (the producers are transactional); 0 for non-transactional */
     ScenarioBuilder commitEvery(int records) {
         this.commitEvery = records;
+        return this;
+    }
+
+    /**
+     * @param client the producer client (S1 {@code --client}): its idempotence and in-flight bound replace the
+     *     builder's
+     */
+    ScenarioBuilder client(BenchClient client) {
+        this.client = client;
+        this.idempotence = client.idempotent;
+        this.maxInFlight = client.maxInFlight;
         return this;
     }
 

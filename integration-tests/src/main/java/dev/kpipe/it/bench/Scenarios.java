@@ -60,6 +60,20 @@ final class Scenarios {
     /**
      * @param windowMs W, the follower's {@code replica.fetch.wait.max.ms}
      * @param o the options (record size, batch size, buffer)
+     * @param client the producer client ({@code --client}); its idempotence and in-flight bound replace S1's
+     * @return scenario S1 at that window with that client, labelled {@code S1 W=<W>ms <client>}
+     */
+    static Scenario s1(int windowMs, BenchOptions o, BenchClient client) {
+        return s1Builder(windowMs, o)
+                .client(client)
+                .label("S1 W=" + windowMs + "ms " + client.id)
+                .topic("bench-s1-" + client.id)
+                .build();
+    }
+
+    /**
+     * @param windowMs W, the follower's {@code replica.fetch.wait.max.ms}
+     * @param o the options (record size, batch size, buffer)
      * @return scenario S5 at that window: S1 with one transactional producer committing every {@link
      *     #S5_COMMIT_EVERY} records; with {@link MeasureOptions#s5AddPartitionsRetryMaxMs} set, every broker of both
      *     sides has that {@code add.partitions.to.txn.retry.backoff.max.ms}

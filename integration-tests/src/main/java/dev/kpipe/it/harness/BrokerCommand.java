@@ -39,7 +39,7 @@ final class BrokerCommand {
         cmd.add("-Djava.io.tmpdir=" + node.tmpDir());
         cmd.addAll(Arrays.asList(s.extraJvmOptions()));
         // KAFKA_OPTS of this cluster (kafka-run-class.sh passes them to java as they are).
-        if (cluster.spec().javaagent()) {
+        if (cluster.javaagent()) {
             cmd.add("-javaagent:" + cluster.pluginJarInLibs());
         }
         for (String option : cluster.spec().kafkaOpts()) { // {node} stands for this node's id (a port per node, say)

@@ -290,6 +290,14 @@ public final class Cluster implements AutoCloseable {
         return spec;
     }
 
+    /**
+     * @return whether every node's JVM starts with {@code -javaagent:<libs/kpipe jar>}: {@link ClusterSpec#javaagent()},
+     *     or {@link HarnessSettings#javaagent()} for a cluster that installs kpipe
+     */
+    public boolean javaagent() {
+        return spec.javaagent() || (settings.javaagent() && spec.installPlugin());
+    }
+
     /** @return the harness settings in use */
     public HarnessSettings settings() {
         return settings;

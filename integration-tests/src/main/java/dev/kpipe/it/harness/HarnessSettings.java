@@ -25,7 +25,13 @@ import java.util.stream.Stream;
  *   <li>{@code kpipe.it.plugin.jar}, {@code kpipe.it.plugin.version}: the drop-in jar and its version;
  *   <li>{@code kpipe.it.work.dir}: where cluster folders (configs, data, logs) are created;
  *   <li>{@code kpipe.it.heap}: default broker heap ({@code -Xmx}), e.g. {@code 512m};
- *   <li>{@code kpipe.it.java}: the {@code java} executable for broker JVMs (default: the running JVM's);
+ *   <li>{@code kpipe.it.java}: the {@code java} executable for broker JVMs (default: the running JVM's, or the JDK of
+ *       {@code kpipe.it.broker.java.version});
+ *   <li>{@code kpipe.it.broker.java.version}: a Java feature release, e.g. {@code 25}: broker JVMs run on a JDK of it,
+ *       found by {@link JavaHomes} ({@code kpipe.it.java.<release>.home} names one); where none is found, every
+ *       {@link KafkaCluster} test is skipped, saying why;
+ *   <li>{@code kpipe.it.javaagent}: {@code true} installs kpipe in every cluster that has it as a Java agent as well
+ *       ({@code -javaagent:<libs/kpipe jar>}, see {@link ClusterSpec.Builder#javaagent}), as the README's install does;
  *   <li>{@code kpipe.it.start.timeout.seconds}: how long a node may take to become ready (default 90);
  *   <li>{@code kpipe.it.jvm.opts}: extra JVM options for every broker JVM, space separated.
  * </ul>
@@ -175,11 +181,51 @@ public final class HarnessSettings {
         return get("kpipe.it.heap", "512m");
     }
 
-    /** @return the {@code java} executable used for broker and tool JVMs */
+    /**
+     * @return the {@code java} executable used for broker and tool JVMs: {@code kpipe.it.java}, else that of the JDK of
+     *     {@code kpipe.it.broker.java.version}, else the running JVM's
+     * @throws IllegalStateException if {@code kpipe.it.broker.java.version} names a release no JDK is found for
+     */
     public Path javaExecutable() {
-        return Path.of(get(
-                "kpipe.it.java",
-                Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        String explicit = get("kpipe.it.java", null);
+        if (explicit != null) {
+            return Path.of(explicit);
+        }
+        Optional<JavaHomes.Lookup> broker = brokerJava();
+        if (broker.isPresent()) {
+            return broker.get()
+                    .java()
+                    .orElseThrow(() -> new IllegalStateException(broker.get().notFound()));
+        }
+        return Path.of(System.getProperty("java.home"), "bin", "java");
+    }
+
+    /**
+     * @return the lookup of the JDK that {@code kpipe.it.broker.java.version} asks broker JVMs to run on, or empty when
+     *     it is not set (or {@code kpipe.it.java} names the executable)
+     * @throws IllegalArgumentException if the setting is not a number
+     */
+    public Optional<JavaHomes.Lookup> brokerJava() {
+        String release = get("kpipe.it.broker.java.version", null);
+        if (release == null || get("kpipe.it.java", null) != null) {
+            return Optional.empty();
+        }
+        int feature;
+        try {
+            feature = Integer.parseInt(release);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(
+                    "kpipe.it.broker.java.version must be a Java feature release such as 25, got " + release);
+        }
+        return Optional.of(JavaHomes.find(feature, get("kpipe.it.java." + feature + ".home", null), System.getenv()));
+    }
+
+    /**
+     * @return whether every cluster that installs kpipe also loads it with {@code -javaagent} ({@code
+     *     kpipe.it.javaagent}, default false)
+     */
+    public boolean javaagent() {
+        return Boolean.parseBoolean(get("kpipe.it.javaagent", "false"));
     }
 
     /** @return how long a node may take from process start until it is ready */

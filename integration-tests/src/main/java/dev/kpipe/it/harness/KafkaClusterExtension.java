@@ -6,6 +6,8 @@ import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ConditionEvaluationResult;
+import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolutionException;
@@ -15,16 +17,35 @@ import org.junit.platform.commons.support.AnnotationSupport;
 /**
  * The JUnit 5 extension behind {@link KafkaCluster}: starts a {@link Cluster} per annotated class (before all) or
  * method (before each), closes it afterwards whatever happened, injects it as a parameter, and after a failed test
- * prints where the node logs are. Callbacks run on JUnit's test thread.
+ * prints where the node logs are. Callbacks run on JUnit's test thread. Where the run asks for broker JVMs on a JDK
+ * that is not found ({@code kpipe.it.broker.java.version}), it disables the tests instead, saying why.
  */
 public final class KafkaClusterExtension
-        implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback, ParameterResolver {
+        implements ExecutionCondition,
+                BeforeAllCallback,
+                AfterAllCallback,
+                BeforeEachCallback,
+                AfterEachCallback,
+                ParameterResolver {
 
     private static final ExtensionContext.Namespace NS = ExtensionContext.Namespace.create(KafkaClusterExtension.class);
     private static final String KEY = "cluster";
 
     /** Creates the extension; JUnit does this. */
     public KafkaClusterExtension() {}
+
+    /**
+     * Disables the test class, before any cluster starts, when {@code kpipe.it.broker.java.version} asks for a JDK this
+     * machine does not have; the reason says where the lookup went ({@link JavaHomes}).
+     */
+    @Override
+    public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
+        return HarnessSettings.load()
+                .brokerJava()
+                .filter(l -> l.home().isEmpty())
+                .map(l -> ConditionEvaluationResult.disabled(l.notFound()))
+                .orElseGet(() -> ConditionEvaluationResult.enabled("broker JVMs have their JDK"));
+    }
 
     @Override
     public void beforeAll(ExtensionContext context) {

@@ -75,6 +75,8 @@ class BenchOptionsTest {
         "2048",
         "--s5-add-partitions-retry-max-ms",
         "25",
+        "--client",
+        "kcat-idempotent,kafkajs",
     };
 
     @Test
@@ -106,7 +108,7 @@ class BenchOptionsTest {
                         8L * 1024 * 1024,
                         1024,
                         128 * 1024,
-                        new MeasureOptions(20_000, 4, true, 250, 64 * 1024 * 1024, 0)),
+                        new MeasureOptions(20_000, 4, true, 250, 64 * 1024 * 1024, 0, List.of())),
                 o);
         assertEquals(MeasureOptions.DEFAULTS, o.measure());
     }
@@ -140,7 +142,14 @@ class BenchOptionsTest {
                         3L * 1024 * 1024,
                         2000,
                         96 * 1024,
-                        new MeasureOptions(9000, 3, false, 120, 2048 * 1024, 25)),
+                        new MeasureOptions(
+                                9000,
+                                3,
+                                false,
+                                120,
+                                2048 * 1024,
+                                25,
+                                List.of(BenchClient.KCAT_IDEMPOTENT, BenchClient.KAFKAJS))),
                 o);
     }
 
@@ -214,7 +223,7 @@ class BenchOptionsTest {
     @Test
     void laterFlagsWinAndTheMeasureFlagsMixWithTheOthers() {
         BenchOptions o = parse("--s2f-rate 100 --rounds 2 --s2f-rate 200 --no-aa --s2f-producers 9 --scenario S2,S2");
-        assertEquals(new MeasureOptions(200, 9, false, 250, 64 * 1024 * 1024, 0), o.measure());
+        assertEquals(new MeasureOptions(200, 9, false, 250, 64 * 1024 * 1024, 0, List.of()), o.measure());
         assertEquals(2, o.rounds());
         assertEquals(List.of("S2"), o.scenarios(), "duplicates dropped");
     }
@@ -256,6 +265,20 @@ class BenchOptionsTest {
         assertEquals("--out needs a value", fails("--out"));
         assertEquals("--warmup-s needs a number: x", fails("--warmup-s", "x"), "not Integer.parseInt's message");
         assertEquals("--warmup-s needs a value", fails("--warmup-s"));
+        assertEquals(
+                "--client: unknown client librdkafka (known: java-idempotent, java, kcat-idempotent, kcat, kcat-100,"
+                        + " kafkajs-idempotent, kafkajs, all)",
+                fails("--client", "kcat,librdkafka"));
+    }
+
+    @Test
+    void clientsAreTakenInTheOrderGivenAndAllIsEveryOne() {
+        assertEquals(
+                List.of(BenchClient.KCAT_100, BenchClient.JAVA),
+                parse("--client kcat-100,java,kcat-100").measure().clients());
+        assertEquals(
+                List.of(BenchClient.values()), parse("--client all").measure().clients());
+        assertEquals(List.of(), parse("--scenario S1").measure().clients(), "S1's Java producer unless given");
     }
 
     private static BenchOptions parse(String line) {

@@ -36,6 +36,32 @@ class ScenariosTest {
         assertEquals("all", p.get("acks"));
     }
 
+    /** {@code --client}: S1 with the client's idempotence and in-flight bound, a topic of its own, the rest as S1. */
+    @Test
+    void s1WithAClientTakesItsIdempotenceAndInFlightBound() {
+        BenchOptions o = options();
+        Scenario kcat = Scenarios.s1(100, o, BenchClient.KCAT_100);
+        assertEquals("S1 W=100ms kcat-100", kcat.label);
+        assertEquals("bench-s1-kcat-100", kcat.topic);
+        assertFalse(kcat.idempotence);
+        assertEquals(100, kcat.maxInFlight);
+        assertTrue(kcat.isChildProcessClient());
+        assertEquals(
+                "kcat (librdkafka), enable.idempotence=false, max.in.flight=100",
+                kcat.describe().get("client_settings"));
+        assertEquals(List.of(16384, 0, 1024), List.of(kcat.batchBytes, kcat.lingerMs, kcat.recordBytes));
+
+        Scenario js = Scenarios.s1(100, o, BenchClient.KAFKAJS_IDEMPOTENT);
+        assertTrue(js.idempotence);
+        assertEquals("KafkaJS, idempotent: true, maxInFlightRequests=5", js.client.describe());
+
+        Scenario java = Scenarios.s1(100, o, BenchClient.JAVA);
+        assertFalse(java.isChildProcessClient());
+        assertEquals(false, java.producerConfig("b:9092", "c").get("enable.idempotence"));
+        assertEquals(5, java.producerConfig("b:9092", "c").get("max.in.flight.requests.per.connection"));
+        assertFalse(Scenarios.s1(100, o).describe().containsKey("client"), "S1 without --client as before");
+    }
+
     @Test
     void s5IsS1TransactionalWithTheAddRetryOnEveryNode() {
         Scenario plain = Scenarios.s5(100, options());

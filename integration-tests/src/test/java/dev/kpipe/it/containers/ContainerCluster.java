@@ -29,10 +29,9 @@ import org.testcontainers.containers.Network;
 import org.testcontainers.containers.wait.strategy.Wait;
 import org.testcontainers.lifecycle.Startables;
 import org.testcontainers.utility.DockerImageName;
-import org.testcontainers.utility.MountableFile;
 
 /**
- * A KRaft cluster of combined broker+controller nodes in containers of {@link KpipeContainers#image()}, on a Docker
+ * A KRaft cluster of combined broker+controller nodes in containers of {@link KpipeContainers#image}, on a Docker
  * network of its own, with or without kpipe; and the two faults of {@link ContainerFaultIT}: cutting a node off the
  * network ({@code docker network disconnect}) and freezing it ({@code docker pause}).
  *
@@ -64,7 +63,7 @@ final class ContainerCluster implements AutoCloseable {
      * @param startTimeout how long the start may take
      */
     ContainerCluster(int size, boolean kpipe, Map<String, String> settings, Path logs, Duration startTimeout) {
-        DockerImageName image = KpipeContainers.image();
+        DockerImageName image = KpipeContainers.image(kpipe);
         network = Network.builder()
                 .createNetworkCmdModifier(cmd -> cmd.withLabels(ContainerLogs.labels()))
                 .build();
@@ -111,12 +110,11 @@ final class ContainerCluster implements AutoCloseable {
                     .waitingFor(Wait.forLogMessage(".*\\[KafkaRaftServer nodeId=" + i + "\\] Kafka Server started.*", 1)
                             .withStartupTimeout(startTimeout));
             env.forEach(node::withEnv);
-            if (kpipe) {
-                Path jar = KpipeContainers.pluginJar();
-                node.withCopyFileToContainer(
-                        MountableFile.forHostPath(jar), KpipeContainers.JAR_IN_IMAGE_DIR + jar.getFileName());
+            if (kpipe) { // the image has the jar in /opt/kafka/libs/; the two install lines and the agent, as
+                // documented
                 node.withEnv("KAFKA_METRIC_REPORTERS", "dev.kpipe.plugin.KpipePlugin");
                 node.withEnv("KAFKA_KPIPE_ENABLE", "true");
+                node.withEnv("KAFKA_OPTS", KpipeContainers.javaagentOption());
             }
             ContainerLogs.keep(node, logs, (kpipe ? "kpipe-" : "stock-") + "kafka-" + i);
             nodes.add(node);

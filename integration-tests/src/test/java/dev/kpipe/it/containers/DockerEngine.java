@@ -96,7 +96,8 @@ public final class DockerEngine implements ExecutionCondition {
         if (!image.ready()) {
             return ConditionEvaluationResult.disabled(image.skipReason());
         }
-        return ConditionEvaluationResult.enabled("Docker engine at " + endpoint.get() + ", image " + image.image());
+        return ConditionEvaluationResult.enabled(
+                "Docker engine at " + endpoint.get() + ", images " + image.image() + " and " + image.kpipeImage());
     }
 
     /**

@@ -50,7 +50,7 @@ class KpipeContainerIT {
     @BeforeAll
     static void start() {
         logs = ContainerLogs.folderFor(KpipeContainerIT.class);
-        attach = ContainerLogs.keep(KpipeContainers.broker(KpipeContainers.image(), false), logs, "broker-attach");
+        attach = ContainerLogs.keep(KpipeContainers.broker(KpipeContainers.image(true), false), logs, "broker-attach");
         attach.start();
     }
 
@@ -73,8 +73,8 @@ class KpipeContainerIT {
 
     @Test
     void javaagentInKafkaOptsInstallsKpipeInAJvmThatForbidsAttach() throws Exception {
-        try (KafkaContainer agent =
-                ContainerLogs.keep(KpipeContainers.broker(KpipeContainers.image(), true), logs, "broker-javaagent")) {
+        try (KafkaContainer agent = ContainerLogs.keep(
+                KpipeContainers.broker(KpipeContainers.image(true), true), logs, "broker-javaagent")) {
             agent.start();
             assertInstalled(agent, "javaagent");
             assertPipelinedRoundTrip(agent, "container-javaagent", 5_000);

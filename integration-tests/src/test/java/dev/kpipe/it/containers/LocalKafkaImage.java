@@ -31,12 +31,16 @@ import org.testcontainers.images.builder.ImageFromDockerfile;
  *       target/kafka-<version>/libs}) in {@code /opt/kafka/libs}, the recipe's launch scripts and entrypoint. The tag
  *       is a SHA-256 of the recipe and of every jar's name and bytes, so an image of the same inputs is reused and a
  *       changed jar or script gives a new one; built with Testcontainers' {@link ImageFromDockerfile} (the engine's
- *       build API, nothing pulled).
+ *       build API, nothing pulled). Stock brokers run it.
+ *   <li>kpipe layer {@value #KPIPE_REPOSITORY}{@code :<version>-<hash>}: the operator's recipe of {@code
+ *       docs/operations.md}, {@code src/test/docker/kpipe/Dockerfile}, built {@code FROM} the Kafka layer: the drop-in
+ *       jar copied into {@code /opt/kafka/libs/}. Tagged by a SHA-256 of the Kafka image's id, the recipe and the jar.
+ *       kpipe brokers run it.
  * </ol>
  *
  * <p>System property {@value #IMAGE}: {@code local} (the build's default) as above; any other value is an image
- * name the suite runs instead (e.g. {@code apache/kafka:4.4.0}, pulled by Testcontainers where a registry is
- * reachable). Resolved once per JVM; thread-safe. The base image's build log is kept in {@code
+ * name the suite runs instead of the Kafka layer (e.g. {@code apache/kafka:4.4.0}, pulled by Testcontainers where a
+ * registry is reachable), with the kpipe layer built on it the same way. Resolved once per JVM; thread-safe. The base image's build log is kept in {@code
  * <kpipe.it.work.dir>/containers/base-image.log}.
  */
 public final class LocalKafkaImage {
@@ -46,6 +50,8 @@ public final class LocalKafkaImage {
     public static final String BASE_IMAGE = "kpipe-it/debian-jre:bookworm-17";
     /** Repository of the Kafka layer; the tag is {@code <kafka version>-<content hash>}. */
     public static final String REPOSITORY = "kpipe-it/kafka";
+    /** Repository of the kpipe layer (the Kafka image plus the drop-in jar); the tag as for {@link #REPOSITORY}. */
+    public static final String KPIPE_REPOSITORY = "kpipe-it/kafka-kpipe";
 
     private static final Logger LOG = LoggerFactory.getLogger(LocalKafkaImage.class);
     /** The most the base image's debootstrap and import may take. */
@@ -56,12 +62,17 @@ public final class LocalKafkaImage {
     private LocalKafkaImage() {}
 
     /**
-     * The image to run, or why there is none.
+     * The images to run, or why there are none.
      *
-     * @param image the name of a ready image, or null
+     * @param image the name of a ready Kafka image (stock brokers), or null
+     * @param kpipeImage the name of that image with the kpipe jar in {@code /opt/kafka/libs/} (kpipe brokers), or null
      * @param skipReason why no image could be had (one line), or null
      */
-    public record Resolution(String image, String skipReason) {
+    public record Resolution(String image, String kpipeImage, String skipReason) {
+        static Resolution skip(String reason) {
+            return new Resolution(null, null, reason);
+        }
+
         /** @return whether an image is ready */
         public boolean ready() {
             return image != null;
@@ -82,38 +93,65 @@ public final class LocalKafkaImage {
      */
     public static synchronized Resolution resolve() {
         if (resolution == null) {
-            resolution = localRequested()
+            Resolution kafka = localRequested()
                     ? buildLocal()
                     : named(System.getProperty(IMAGE).trim());
+            resolution = kafka.ready() ? withKpipe(kafka.image()) : kafka;
         }
         return resolution;
     }
 
-    private static Resolution buildLocal() {
-        Path recipe = Path.of(System.getProperty("kpipe.it.container.recipe", "src/test/docker"))
+    /**
+     * Builds the kpipe layer on a Kafka image with the operator's recipe ({@code src/test/docker/kpipe/Dockerfile},
+     * build argument {@code KAFKA_IMAGE}), unless an image of the same inputs is present.
+     */
+    private static Resolution withKpipe(String kafkaImage) {
+        Path recipe = recipe().resolve("kpipe");
+        Path jar = KpipeContainers.pluginJar();
+        DockerClient docker = DockerClientFactory.instance().client();
+        String kafkaId = docker.inspectImageCmd(kafkaImage).exec().getId();
+        String tag = KPIPE_REPOSITORY + ":" + kafkaVersion() + "-"
+                + contentHash(kafkaImage + "@" + kafkaId, List.of(recipe, jar));
+        if (present(docker, tag)) {
+            LOG.info("kpipe image {} present, reused", tag);
+            return new Resolution(kafkaImage, tag, null);
+        }
+        long start = System.nanoTime();
+        new ImageFromDockerfile(tag, false)
+                .withFileFromPath("Dockerfile", recipe.resolve("Dockerfile"))
+                .withFileFromPath(jar.getFileName().toString(), jar)
+                .withBuildArg("KAFKA_IMAGE", kafkaImage)
+                .get();
+        LOG.info("kpipe image {} built FROM {} in {} s", tag, kafkaImage, seconds(start));
+        return new Resolution(kafkaImage, tag, null);
+    }
+
+    private static Path recipe() {
+        return Path.of(System.getProperty("kpipe.it.container.recipe", "src/test/docker"))
                 .toAbsolutePath();
+    }
+
+    private static Resolution buildLocal() {
+        Path recipe = recipe();
         Path libs = Path.of(System.getProperty("kpipe.it.container.libs", "target/kafka-" + kafkaVersion() + "/libs"))
                 .toAbsolutePath();
         if (!Files.isRegularFile(recipe.resolve("kafka/Dockerfile")) || !Files.isDirectory(libs)) {
-            return new Resolution(
-                    null,
-                    "no image recipe at " + recipe + " or no Kafka jars at " + libs
-                            + " (run through Maven: mvn -B verify)");
+            return Resolution.skip("no image recipe at " + recipe + " or no Kafka jars at " + libs
+                    + " (run through Maven: mvn -B verify)");
         }
         DockerClient docker = DockerClientFactory.instance().client();
         long start = System.nanoTime();
         if (!present(docker, BASE_IMAGE)) {
             Optional<String> failure = runBaseImageScript(recipe.resolve("base-image.sh"));
             if (failure.isPresent()) {
-                return new Resolution(
-                        null, "base image " + BASE_IMAGE + " absent and not buildable here: " + failure.get());
+                return Resolution.skip("base image " + BASE_IMAGE + " absent and not buildable here: " + failure.get());
             }
             LOG.info("base image {} made in {} s", BASE_IMAGE, seconds(start));
         }
-        String tag = REPOSITORY + ":" + kafkaVersion() + "-" + contentHash(recipe.resolve("kafka"), libs);
+        String tag = REPOSITORY + ":" + kafkaVersion() + "-" + contentHash("", List.of(recipe.resolve("kafka"), libs));
         if (present(docker, tag)) {
             LOG.info("Kafka image {} present, reused", tag);
-            return new Resolution(tag, null);
+            return new Resolution(tag, null, null);
         }
         long layerStart = System.nanoTime();
         Path kafka = recipe.resolve("kafka");
@@ -124,27 +162,27 @@ public final class LocalKafkaImage {
                 .withFileFromPath("libs", libs)
                 .get();
         LOG.info("Kafka image {} built in {} s", built, seconds(layerStart));
-        return new Resolution(tag, null);
+        return new Resolution(tag, null, null);
     }
 
     /** @return {@code image} once the engine holds it (pulled if a registry can be reached), or why not */
     private static Resolution named(String image) {
         DockerClient docker = DockerClientFactory.instance().client();
         if (present(docker, image)) {
-            return new Resolution(image, null);
+            return new Resolution(image, null, null);
         }
         try {
             LOG.info("pulling {}", image);
             docker.pullImageCmd(image).start().awaitCompletion(10, TimeUnit.MINUTES);
         } catch (RuntimeException e) {
-            return new Resolution(null, IMAGE + "=" + image + " cannot be pulled here: " + e.getMessage());
+            return Resolution.skip(IMAGE + "=" + image + " cannot be pulled here: " + e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return new Resolution(null, "interrupted while pulling " + image);
+            return Resolution.skip("interrupted while pulling " + image);
         }
         return present(docker, image)
-                ? new Resolution(image, null)
-                : new Resolution(null, IMAGE + "=" + image + " was not pulled within 10 min");
+                ? new Resolution(image, null, null)
+                : Resolution.skip(IMAGE + "=" + image + " was not pulled within 10 min");
     }
 
     private static boolean present(DockerClient docker, String image) {
@@ -189,13 +227,17 @@ public final class LocalKafkaImage {
     }
 
     /**
-     * @return the first 16 hex digits of a SHA-256 over every file of the recipe folder and of {@code libs} (relative
-     *     path, then bytes), in path order
+     * @param prefix text hashed first (e.g. a base image's name and id), may be empty
+     * @param roots folders or files
+     * @return the first 16 hex digits of a SHA-256 over the prefix and every file under each root (its path from the
+     *     root's own name, then its bytes), in path order
      */
-    static String contentHash(Path recipe, Path libs) {
+    static String contentHash(String prefix, List<Path> roots) {
         try {
             MessageDigest sha = MessageDigest.getInstance("SHA-256");
-            for (Path root : List.of(recipe, libs)) {
+            sha.update(prefix.getBytes(StandardCharsets.UTF_8));
+            sha.update((byte) 0);
+            for (Path root : roots) {
                 List<Path> files;
                 try (Stream<Path> walk = Files.walk(root)) {
                     files = walk.filter(Files::isRegularFile).sorted().toList();
