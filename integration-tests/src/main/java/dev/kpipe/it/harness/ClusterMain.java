@@ -1,5 +1,6 @@
 package dev.kpipe.it.harness;
 
+import dev.kpipe.it.watchdog.ParentWatchdog;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -12,7 +13,7 @@ import org.apache.kafka.clients.admin.NewTopic;
  * <pre>
  * ClusterMain [--nodes N] [--kpipe true|false] [--no-plugin] [--heap 1g] [--sasl-scram] [--kafka-version V]
  *             [--zookeeper] [--javaagent] [--kafka-opts "-XX:+DisableAttachMechanism ..."] [--slow-acks W]
- *             [--config key=value | nodeId:key=value]...
+ *             [--config key=value | nodeId:key=value]... [--exit-with-parent]
  * </pre>
  *
  * {@code --slow-acks W} makes acknowledging an acks=all produce slow, as benchmark scenario S1 does: at least 2 nodes,
@@ -30,6 +31,11 @@ import org.apache.kafka.clients.admin.NewTopic;
  * {@link HarnessSettings#kafkaHome(String)}) than the build's; {@code --zookeeper} runs it in ZooKeeper mode (3.8/3.9
  * only: a ZooKeeper server from the distribution's jars, brokers with {@code zookeeper.connect}).
  *
+ * Stopping: Ctrl-C or SIGTERM runs the harness's shutdown hook, which stops the nodes; the nodes also exit on their
+ * own once this JVM is gone ({@link ParentWatchdog}), so SIGKILL leaves no broker behind. With {@code
+ * --exit-with-parent} (the {@code -Pcluster} Maven profile passes it) this JVM also exits when the process that
+ * started it is gone, so that stopping only Maven stops the cluster.
+ *
  * Harness settings ({@link HarnessSettings}) come from the build; override with {@code -Dkpipe.it.*=...}.
  */
 public final class ClusterMain {
@@ -45,6 +51,7 @@ public final class ClusterMain {
         ClusterSpec.Builder b = ClusterSpec.builder().name("cli");
         int nodes = 1;
         int slowAcksMs = 0;
+        boolean exitWithParent = false;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -59,6 +66,7 @@ public final class ClusterMain {
                 case "--javaagent" -> b.javaagent(true);
                 case "--kafka-opts" -> b.kafkaOpts(value(args, ++i, a).trim().split("\\s+"));
                 case "--config" -> b.config(value(args, ++i, a));
+                case "--exit-with-parent" -> exitWithParent = true;
                 case "-h", "--help" -> {
                     usage();
                     return;
@@ -69,6 +77,11 @@ public final class ClusterMain {
                     System.exit(2);
                 }
             }
+        }
+        if (exitWithParent) {
+            ProcessHandle.current()
+                    .parent()
+                    .ifPresent(p -> ParentWatchdog.watch(p.pid(), "the process that started it (pid " + p.pid() + ")"));
         }
         if (slowAcksMs > 0) {
             nodes = Math.max(nodes, 2);
@@ -189,6 +202,6 @@ public final class ClusterMain {
         System.err.println(
                 "usage: ClusterMain [--nodes N] [--kpipe true|false] [--no-plugin] [--heap 1g] [--sasl-scram]"
                         + " [--kafka-version V] [--zookeeper] [--javaagent] [--kafka-opts \"OPTS\"] [--slow-acks W_MS]"
-                        + " [--config key=value | --config nodeId:key=value]...");
+                        + " [--config key=value | --config nodeId:key=value]... [--exit-with-parent]");
     }
 }
