@@ -1,6 +1,7 @@
 package dev.kpipe.it;
 
 import java.nio.file.Path;
+import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.TestWatcher;
@@ -10,14 +11,14 @@ import org.junit.jupiter.api.extension.TestWatcher;
  * {@code log4j2-test.xml} writes the Kafka clients' lines (the expected retries and disconnections of the fault and
  * transaction tests among them) and the harness's to {@code <kpipe.it.test.logs>/<TestClass>.log}, routed on the system
  * property {@value #CLASS_PROPERTY} that this extension sets before each class; only the harness's warnings also reach
- * the console. When a test fails it prints where that file is.
+ * the console. When a test or the class fails it prints where that file is.
  *
  * <p>Registered for every test class of this module by JUnit's extension auto-detection ({@code
  * junit-platform.properties} and {@code META-INF/services}). Test classes run one after another in a test JVM (failsafe
  * and surefire: one fork, no parallel execution), so one JVM-wide property names the running class; lines logged after
  * a class ends (a client closing late) go to its file until the next class starts.
  */
-public final class TestLog implements BeforeAllCallback, TestWatcher {
+public final class TestLog implements BeforeAllCallback, AfterAllCallback, TestWatcher {
     /** System property: the simple name of the test class running now, set by this extension. */
     public static final String CLASS_PROPERTY = "kpipe.it.test.class";
     /** System property: the folder of the per-class files (the build sets it per failsafe execution). */
@@ -35,6 +36,16 @@ public final class TestLog implements BeforeAllCallback, TestWatcher {
     public void testFailed(ExtensionContext context, Throwable cause) {
         System.err.println("kpipe-it: " + name(context) + "." + context.getDisplayName() + " failed; the clients' and"
                 + " the harness's log lines of " + name(context) + ": " + file(name(context)));
+    }
+
+    /** A failure of the class itself (its cluster or container did not start, say): where its lines are. */
+    @Override
+    public void afterAll(ExtensionContext context) {
+        if (context.getExecutionException().isPresent()
+                && context.getTestMethod().isEmpty()) {
+            System.err.println("kpipe-it: " + name(context) + " failed; the clients' and the harness's log lines of "
+                    + name(context) + ": " + file(name(context)));
+        }
     }
 
     /** @return the file the lines of the given test class go to */
