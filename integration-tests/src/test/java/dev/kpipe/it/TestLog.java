@@ -48,8 +48,11 @@ public final class TestLog implements BeforeAllCallback, AfterAllCallback, TestW
         }
     }
 
-    /** @return the file the lines of the given test class go to */
-    static Path file(String testClass) {
+    /**
+     * @param testClass a test class's simple name
+     * @return the file its lines go to
+     */
+    public static Path file(String testClass) {
         return Path.of(System.getProperty(DIR_PROPERTY, "target/test-logs"))
                 .resolve(testClass + ".log")
                 .toAbsolutePath();
