@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds kpipe and runs the demo: one acks=all producer over a slow-ack path (the follower acknowledges every 100 ms),
-# stock Kafka 4.4.0 vs the same broker with kpipe, 3 alternating rounds x 15 s per side, then a table (~3 minutes).
+# Builds kpipe (showing progress; the first run downloads Maven's plugins and the Kafka jars: ~5 minutes) and runs
+# the demo: one acks=all producer over a slow-ack path (the follower acknowledges every 100 ms), stock Kafka 4.4.0 vs
+# the same broker with kpipe, 3 alternating rounds x 15 s per side, then a table (~3 minutes).
 #   ./demo.sh                                                               # the demo
 #   ./demo.sh --scenario all --window-ms 100,250 --rounds 5 --duration-s 30 # the benchmark (./demo.sh --help)
 #   ./demo.sh --scenario sweep                                              # S1 at W = 10..500 ms and a chart (~9 min)
@@ -11,11 +12,49 @@ cd "$(dirname "$0")"
 # --help needs no build once there is one
 help=false
 for a in "$@"; do case "$a" in --help|-h) help=true ;; esac; done
+# build_progress TTY: reads Maven's batch output and prints one line per module and how much Maven downloaded (a first
+# run fills an empty ~/.m2; on a terminal it is one line kept up to date).
+build_progress() {
+  awk -v tty="$1" '
+    function show(msg) {
+      if (tty == "true") { printf "\r\033[K  %s", msg } else { print "  " msg }
+      fflush()
+    }
+    function fetched() { return files ? sprintf(" (%d files downloaded, %.0f MB)", files, bytes / 1e6) : "" }
+    /^\[INFO\] Downloaded from / {
+      files++
+      s = $0; sub(/.*\(/, "", s); split(s, a, " ")
+      bytes += a[1] * (a[2] == "GB" ? 1e9 : a[2] == "MB" ? 1e6 : a[2] == "kB" ? 1e3 : 1)
+      if (tty == "true" || files % 200 == 0) show(module fetched())
+      next
+    }
+    /^\[INFO\] Building .* \[[0-9]+\/[0-9]+\]$/ {
+      s = $0; sub(/^\[INFO\] Building /, "", s)
+      n = s; sub(/ +\[[0-9]+\/[0-9]+\]$/, "", n); sub(/ [0-9][^ ]*$/, "", n)
+      i = s; sub(/.*\[/, "[", i)
+      module = i " " n
+      show(module fetched())
+    }
+    END { if (tty == "true") printf "\n"; if (files) printf "  Maven downloaded %d files, %.0f MB\n", files, bytes / 1e6 }
+  '
+}
 if [ "${SKIP_BUILD:-0}" != 1 ] \
     && ! { $help && ls integration-tests/target/kpipe-integration-tests-*[0-9T].jar >/dev/null 2>&1; }; then
   # package, not install: the runner uses the build's own target/ folders, so nothing goes into ~/.m2. (No colour
   # codes: -Dstyle.color=never, and .mvn/jvm.config stops Maven 3.8's console library writing ESC[0m resets.)
-  mvn -B -q -Dstyle.color=never package -DskipTests
+  # Maven's own output goes to a log; the terminal gets the progress.
+  build_log="$(mktemp "${TMPDIR:-/tmp}/kpipe-demo-build.XXXXXX")"
+  tty=false; [ -t 2 ] && tty=true
+  started=$SECONDS
+  echo "Building kpipe with mvn package. The first run downloads about 450 MB into ~/.m2 (Maven's plugins, kpipe's" \
+    "dependencies, the Kafka jars): about 5 minutes; later builds about a minute. Maven's log: $build_log" >&2
+  if ! mvn -B -Dstyle.color=never package -DskipTests 2>&1 | tee "$build_log" | build_progress "$tty" >&2; then
+    echo "The build failed; Maven's log: $build_log. Its errors:" >&2
+    grep -E '^\[ERROR\]' "$build_log" | head -n 30 >&2
+    exit 1
+  fi
+  mv -f "$build_log" integration-tests/target/demo-build.log
+  echo "Built in $((SECONDS - started)) s (Maven's log: integration-tests/target/demo-build.log)" >&2
 fi
 [ $# -gt 0 ] || set -- demo
 # Run from private copies of the bench jar and the kpipe jar, so that a rebuild of the tree during the run cannot pull

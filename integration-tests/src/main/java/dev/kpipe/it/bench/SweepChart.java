@@ -178,6 +178,7 @@ final class SweepChart {
         }
 
         @Override
+        @SuppressWarnings("rawtypes") // JFreeChart's signature: LogAxis.refreshTicksHorizontal returns a raw List
         protected List refreshTicksHorizontal(Graphics2D g2, Rectangle2D dataArea, RectangleEdge edge) {
             if (values.length == 0) {
                 return super.refreshTicksHorizontal(g2, dataArea, edge);

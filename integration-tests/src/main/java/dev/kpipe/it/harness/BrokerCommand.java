@@ -1,15 +1,42 @@
 package dev.kpipe.it.harness;
 
+import dev.kpipe.it.watchdog.ParentWatchdog;
+import java.io.File;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-/** The command line of a {@link KafkaNode}'s broker JVM: heap, GC, log4j2, JMX, tmpdir, KAFKA_OPTS, class path. */
+/**
+ * The command line of a {@link KafkaNode}'s broker JVM: heap, GC, log4j2, JMX, tmpdir, KAFKA_OPTS, class path, and the
+ * {@link ParentWatchdog} that ends it when the JVM that started it is gone.
+ */
 final class BrokerCommand {
     private BrokerCommand() {}
 
-    /** @return {@code java ... kafka.Kafka server.properties} for the node, as {@link ProcessBuilder} takes it */
+    /**
+     * The end of a node JVM's command line: the class path ({@code libs/*} and the watchdog's class folder) and {@link
+     * ParentWatchdog} as main class, watching this JVM and then running {@code mainClass}; the main class's arguments
+     * follow. The broker, controller and ZooKeeper JVMs so exit when the harness JVM is gone, however it ended (the
+     * harness's shutdown hook stops them when it can run).
+     *
+     * @param cluster the node's cluster
+     * @param mainClass the JVM's real main class, e.g. {@code kafka.Kafka}
+     * @return the arguments, from {@code -D}{@value ParentWatchdog#PARENT_PID} to {@code mainClass}
+     */
+    static List<String> watchdogLaunch(Cluster cluster, String mainClass) {
+        return List.of(
+                "-D" + ParentWatchdog.PARENT_PID + "=" + ProcessHandle.current().pid(),
+                "-cp",
+                cluster.libsDir() + "/*" + File.pathSeparator + cluster.watchdogDir(),
+                ParentWatchdog.class.getName(),
+                mainClass);
+    }
+
+    /**
+     * @return {@code java ... dev.kpipe.it.watchdog.ParentWatchdog kafka.Kafka server.properties} for the node, as {@link
+     *     ProcessBuilder} takes it
+     */
     static List<String> of(Cluster cluster, KafkaNode node) {
         Path dir = node.dir();
         int jmxPort = node.jmxPort();
@@ -46,11 +73,8 @@ final class BrokerCommand {
             cmd.add(option.replace(ClusterSpec.NODE_PLACEHOLDER, Integer.toString(id)));
         }
         cmd.add("-Dkpipe.it.node=" + cluster.spec().name() + "/" + id); // marks the process in ps output
-        cmd.addAll(List.of(
-                "-cp",
-                cluster.libsDir() + "/*",
-                "kafka.Kafka",
-                node.configFile().toString()));
+        cmd.addAll(watchdogLaunch(cluster, "kafka.Kafka"));
+        cmd.add(node.configFile().toString());
         return cmd;
     }
 }

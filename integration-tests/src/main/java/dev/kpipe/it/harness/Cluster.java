@@ -332,6 +332,11 @@ public final class Cluster implements AutoCloseable {
         return dir.resolve("libs");
     }
 
+    /** @return the class folder holding {@link dev.kpipe.it.watchdog.ParentWatchdog}, on every node JVM's class path */
+    Path watchdogDir() {
+        return dir.resolve("watchdog");
+    }
+
     /**
      * @return where the kpipe jar is copied in {@link #libsDir()} (it exists only if the spec {@link
      *     ClusterSpec#installPlugin() installs} kpipe): the path an operator passes to {@code -javaagent:}

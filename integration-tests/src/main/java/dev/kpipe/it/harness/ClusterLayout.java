@@ -1,6 +1,8 @@
 package dev.kpipe.it.harness;
 
+import dev.kpipe.it.watchdog.ParentWatchdog;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,8 +17,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The files a {@link Cluster} lays out before its nodes start and deletes when it closes: which Kafka distribution it
- * runs, its {@code libs/} folder (symlinks to the distribution's jars, copies of the kpipe jar and extra jars) and the
- * log4j2 config for command-line tools. Called by the cluster's controlling thread; file I/O only.
+ * runs, its {@code libs/} folder (symlinks to the distribution's jars, copies of the kpipe jar and extra jars), the
+ * {@link ParentWatchdog} class its node JVMs start through and the log4j2 config for command-line tools. Called by the cluster's controlling thread; file I/O only.
  */
 final class ClusterLayout {
     private static final Logger LOG = LoggerFactory.getLogger(Cluster.class);
@@ -82,6 +84,7 @@ final class ClusterLayout {
                 }
                 Files.copy(plugin, c.pluginJarInLibs(), StandardCopyOption.COPY_ATTRIBUTES);
             }
+            layOutWatchdog(c.watchdogDir());
             for (Path jar : spec.extraLibs()) {
                 if (!Files.isRegularFile(jar)) {
                     throw new IllegalStateException("extra lib not found: " + jar);
@@ -102,7 +105,24 @@ final class ClusterLayout {
     }
 
     /**
-     * Deletes what {@link Cluster#close()} does not keep: {@code libs/}, every node's {@code data/}, ZooKeeper's data
+     * Copies {@link ParentWatchdog}'s class file (alone: it needs only the JDK) into a class folder for the node JVMs
+     * ({@link BrokerCommand}), from wherever the harness's classes are (its jar or {@code target/classes}).
+     */
+    private static void layOutWatchdog(Path dir) throws IOException {
+        String file = ParentWatchdog.class.getSimpleName() + ".class";
+        Path target = dir.resolve(ParentWatchdog.class.getPackageName().replace('.', '/'))
+                .resolve(file);
+        Files.createDirectories(target.getParent());
+        try (InputStream in = ParentWatchdog.class.getResourceAsStream(file)) {
+            if (in == null) {
+                throw new IllegalStateException("class file of " + ParentWatchdog.class.getName() + " not found");
+            }
+            Files.copy(in, target, StandardCopyOption.REPLACE_EXISTING);
+        }
+    }
+
+    /**
+     * Deletes what {@link Cluster#close()} does not keep: {@code libs/}, the watchdog's class, every node's {@code data/}, ZooKeeper's data
      * and the TLS material; configs and logs stay.
      *
      * @param c the cluster
@@ -111,6 +131,7 @@ final class ClusterLayout {
      */
     static void deleteData(Cluster c, boolean zooKeeper, TestCertificates certificates) {
         deleteTree(c.libsDir());
+        deleteTree(c.watchdogDir());
         c.nodes().forEach(n -> deleteTree(n.dataDir()));
         if (zooKeeper) {
             deleteTree(c.dir().resolve("zookeeper").resolve("data"));

@@ -70,7 +70,7 @@ public final class Ports {
 
     private static boolean isFree(int port) {
         try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-            return true;
+            return s.isBound();
         } catch (IOException e) {
             return false;
         }

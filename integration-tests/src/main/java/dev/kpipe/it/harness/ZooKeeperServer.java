@@ -62,12 +62,8 @@ final class ZooKeeperServer {
         cmd.add("-Dzookeeper.admin.enableServer=false");
         cmd.add("-Dkafka.logs.dir=" + dir);
         cmd.add("-Dkpipe.it.node=" + cluster.spec().name() + "/zookeeper");
-        cmd.addAll(List.of(
-                "-cp",
-                cluster.libsDir() + "/*",
-                "org.apache.zookeeper.server.ZooKeeperServerMain",
-                Integer.toString(port),
-                dir.resolve("data").toString()));
+        cmd.addAll(BrokerCommand.watchdogLaunch(cluster, "org.apache.zookeeper.server.ZooKeeperServerMain"));
+        cmd.addAll(List.of(Integer.toString(port), dir.resolve("data").toString()));
         try {
             Files.createDirectories(dir.resolve("data"));
             Files.writeString(dir.resolve("command.txt"), String.join(" ", cmd) + "\n");

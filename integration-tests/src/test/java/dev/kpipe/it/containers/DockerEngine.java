@@ -6,10 +6,12 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -17,8 +19,8 @@ import org.testcontainers.DockerClientFactory;
 
 /**
  * JUnit 5 condition of the Testcontainers suite: its classes run only where a Docker engine answers and the Kafka
- * image can be had ({@link LocalKafkaImage}: built here, nothing pulled), and are skipped with one line on stderr
- * (once per test JVM) saying why where not.
+ * image can be had ({@link LocalKafkaImage}: built here, nothing pulled), and are skipped where not, with one line on
+ * stderr per skipped class naming it and saying why (the engine and image are looked at once per test JVM).
  *
  * <p>First a quiet look for a Docker endpoint, so that a machine without Docker (CI here) pays nothing and gets no
  * Testcontainers error output: {@code DOCKER_HOST}, Testcontainers' {@code docker.host} / {@code tc.host} (system
@@ -40,7 +42,8 @@ public final class DockerEngine implements ExecutionCondition {
     public static final String MODE = "kpipe.it.containers";
 
     private static ConditionEvaluationResult result;
-    private static boolean announced;
+    /** The test classes whose skip was printed. */
+    private static final Set<String> announced = new HashSet<>();
 
     /** Creates the condition; JUnit does this. */
     public DockerEngine() {}
@@ -59,10 +62,9 @@ public final class DockerEngine implements ExecutionCondition {
                     default -> throw new IllegalArgumentException(MODE + " must be auto, true or false: " + mode);
                 };
             }
-            if (result.isDisabled() && !announced) {
-                announced = true;
-                System.err.println("kpipe-it: Testcontainers suite ("
-                        + context.getRequiredTestClass().getSimpleName() + ") skipped: "
+            String testClass = context.getRequiredTestClass().getSimpleName();
+            if (result.isDisabled() && announced.add(testClass)) {
+                System.err.println("kpipe-it: " + testClass + " (Testcontainers suite) skipped: "
                         + result.getReason().orElse("") + " (see docs/containers.md)");
             }
             return result;

@@ -310,11 +310,21 @@ class DynamicConfigIT {
             producer.flush();
         }
 
+        /**
+         * Stops sending, waits up to 30 s for the sending thread and closes the producer. Throws nothing checked (an
+         * {@link AutoCloseable} whose {@code close} throws {@link InterruptedException} is what javac's try lint
+         * warns about): interrupted, it keeps the thread's interrupt status and still closes the producer.
+         */
         @Override
-        public void close() throws InterruptedException {
+        public void close() {
             stop.set(true);
-            thread.join(TimeUnit.SECONDS.toMillis(30));
-            producer.close(Duration.ofSeconds(30));
+            try {
+                thread.join(TimeUnit.SECONDS.toMillis(30));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                producer.close(Duration.ofSeconds(30));
+            }
         }
     }
 

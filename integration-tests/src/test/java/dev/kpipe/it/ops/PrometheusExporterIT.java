@@ -3,6 +3,7 @@ package dev.kpipe.it.ops;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kpipe.it.TestLog;
 import dev.kpipe.it.harness.Cluster;
 import dev.kpipe.it.harness.ClusterSpec;
 import dev.kpipe.it.harness.KafkaNode;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.slf4j.LoggerFactory;
 
 /**
  * The Prometheus JMX exporter (the real agent from Maven Central, {@code kpipe.it.jmx.exporter.jar}) attached to a
@@ -109,7 +111,12 @@ class PrometheusExporterIT {
                         && s.get(PrometheusSeries.name("connections-tracked")) == 0);
         assertEveryDocumentedSeries(open);
         assertEveryDocumentedSeries(idle);
-        System.out.println("PrometheusExporterIT: kpipe's series with the connection open:\n" + kpipeLines(open));
+        // The whole scrape (about 120 lines) goes to this class's log file (dev.kpipe.it.TestLog), one line to the
+        // console
+        LoggerFactory.getLogger(PrometheusExporterIT.class)
+                .info("kpipe's series with the connection open:\n{}", kpipeLines(open));
+        System.out.println("PrometheusExporterIT: every documented series served, with the connection open and idle"
+                + " (the scrape: " + TestLog.file(PrometheusExporterIT.class.getSimpleName()) + ")");
 
         assertEquals(1.0, open.get(PrometheusSeries.name("pipelined-connections")), "one pipelined connection");
         assertEquals(1.0, open.get(PrometheusSeries.name("connections-tracked")));
