@@ -10,12 +10,14 @@ import dev.kpipe.it.harness.KafkaCluster;
 import dev.kpipe.it.harness.KafkaNode;
 import dev.kpipe.it.pipelining.KpipeJmx;
 import dev.kpipe.it.wire.RawKafkaConnection;
+import dev.kpipe.plugin.classify.PipelinedApi;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -65,8 +67,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class MetricsJmxIT {
 
-    /** Every metric of kpipe's MBean; the README's metrics table lists the same. */
-    static final Set<String> METRICS = new TreeSet<>(List.of(
+    /** The metrics that are not per API. */
+    private static final Set<String> BROKER_WIDE = new TreeSet<>(List.of(
             "pipelined-connections",
             "inflight-requests",
             "inflight-requests-per-connection-avg",
@@ -111,6 +113,23 @@ class MetricsJmxIT {
             "wait-drain-reauthentication-total",
             "wait-drain-disabled-total",
             "wait-close-after-drain-total"));
+
+    /**
+     * Every metric of kpipe's MBean; the README's metrics table lists the same: {@link #BROKER_WIDE} and, per row of
+     * the table of pipelined APIs, {@code pipelined-<api>-total} and {@code inflight-<api>-per-connection-max}.
+     */
+    static final Set<String> METRICS = withPerApiMetrics();
+
+    /** @return {@link #BROKER_WIDE} and two per row of {@link PipelinedApi}, named with the API's name in kebab case */
+    private static Set<String> withPerApiMetrics() {
+        Set<String> all = new TreeSet<>(BROKER_WIDE);
+        for (PipelinedApi row : PipelinedApi.values()) {
+            String api = row.name().toLowerCase(Locale.ROOT).replace('_', '-');
+            all.add("pipelined-" + api + "-total");
+            all.add("inflight-" + api + "-per-connection-max");
+        }
+        return all;
+    }
 
     private static final long BUDGET = 1_048_576;
     /** Acknowledged only after the follower's next fetch (up to 1 s). */
