@@ -43,7 +43,7 @@ public final class KpipeGauges {
      *
      * @return how long it took, in ms
      */
-    static long awaitAllZero(KafkaNode node, Duration deadline) throws Exception {
+    public static long awaitAllZero(KafkaNode node, Duration deadline) throws Exception {
         long t0 = System.nanoTime();
         long end = t0 + deadline.toNanos();
         Map<String, Double> last;

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import dev.kpipe.it.RecordReadBack;
 import dev.kpipe.it.harness.Cluster;
 import dev.kpipe.it.harness.KafkaCluster;
+import dev.kpipe.it.harness.KafkaNode;
 import dev.kpipe.it.pipelining.KpipeJmx;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -165,6 +166,15 @@ class StreamsExactlyOnceIT {
                 deferred > 0,
                 "the application's transactional produce requests were pipelined, their dispatch"
                         + " waiting for the append after verification");
+        double txnOffsetCommits = 0;
+        for (KafkaNode n : cluster.nodes()) {
+            txnOffsetCommits += KpipeJmx.kpipe(n, "pipelined-txn-offset-commit-total");
+        }
+        System.out.printf(
+                "StreamsExactlyOnceIT: pipelined-txn-offset-commit-total %.0f over the brokers%n", txnOffsetCommits);
+        assertTrue(
+                txnOffsetCommits > 0,
+                "the application's TXN_OFFSET_COMMITs were pipelined behind its produce requests, not drained");
         assertEquals(expectedUpper.keySet(), upper.keySet(), "every key in the upper-cased output");
         for (Map.Entry<String, List<String>> e : expectedUpper.entrySet()) {
             assertEquals(
