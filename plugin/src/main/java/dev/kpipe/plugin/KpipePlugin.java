@@ -4,6 +4,8 @@ import dev.kpipe.interceptor.Interceptor;
 import dev.kpipe.interceptor.KafkaVersion;
 import dev.kpipe.interceptor.UnsupportedBrokerException;
 import dev.kpipe.plugin.pipeline.PipelineCoordinator;
+import dev.kpipe.spi.NetworkEventListener;
+import dev.kpipe.spi.testkit.ContractCheck;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.HashSet;
@@ -76,6 +78,13 @@ public final class KpipePlugin implements MetricsReporter {
     }
 
     /**
+     * The JVM system property that routes the broker's events through the SPI's test kit ({@link ContractCheck}),
+     * which logs each violation of the SPI's contract at ERROR ({@code kpipe: SPI contract violated: ...}). For tests:
+     * the integration tests set it on every broker; it costs a map update per request.
+     */
+    public static final String CONTRACT_CHECK_PROPERTY = "kpipe.spi.contract.check";
+
+    /**
      * Installs the hooks (the {@link KpipeRuntime.HookInstaller} of a real broker): the instrumentation from {@code
      * -javaagent}, else by self-attach ({@link AgentInstall}); where the JVM warned about the attach (JEP 451), one
      * WARN saying what to add. Thread: the caller of {@link KpipeRuntime#start} or {@link KpipeRuntime#reconfigure}.
@@ -85,7 +94,14 @@ public final class KpipePlugin implements MetricsReporter {
         ClassLoader loader = KpipePlugin.class.getClassLoader();
         Set<String> listeners = new TreeSet<>(config.pipelinedListeners());
         AgentInstall.Agent agent = AgentInstall.obtain();
-        Interceptor.install(agent.instrumentation(), loader, pipeline, listeners::contains);
+        NetworkEventListener<Object, Object> events = pipeline;
+        if (Boolean.getBoolean(CONTRACT_CHECK_PROPERTY)) {
+            events = new ContractCheck<>(pipeline, v -> LOG.error("kpipe: SPI contract violated: {}", v));
+            LOG.info(
+                    "kpipe: the broker's events pass through the SPI's contract check (-D{}=true)",
+                    CONTRACT_CHECK_PROPERTY);
+        }
+        Interceptor.install(agent.instrumentation(), loader, events, listeners::contains);
         agent.advice().ifPresent(LOG::warn);
         return "install mode " + agent.mode() + ", listeners=" + listeners;
     }

@@ -15,6 +15,13 @@ final class BrokerCommand {
     private BrokerCommand() {}
 
     /**
+     * The harness JVM's system property (set by the integration tests' failsafe configuration, not by the local
+     * cluster or the benchmark runner) that starts every broker with kpipe's SPI contract check on; {@link
+     * KafkaClusterExtension} then fails a test class whose brokers logged a violation.
+     */
+    static final String CONTRACT_CHECK = "kpipe.it.spi.contract.check";
+
+    /**
      * The end of a node JVM's command line: the class path ({@code libs/*} and the watchdog's class folder) and {@link
      * ParentWatchdog} as main class, watching this JVM and then running {@code mainClass}; the main class's arguments
      * follow. The broker, controller and ZooKeeper JVMs so exit when the harness JVM is gone, however it ended (the
@@ -71,6 +78,10 @@ final class BrokerCommand {
         }
         for (String option : cluster.spec().kafkaOpts()) { // {node} stands for this node's id (a port per node, say)
             cmd.add(option.replace(ClusterSpec.NODE_PLACEHOLDER, Integer.toString(id)));
+        }
+        if (Boolean.getBoolean(CONTRACT_CHECK)) {
+            // the integration tests: every event of the broker passes through the SPI's test kit (ContractCheck)
+            cmd.add("-Dkpipe.spi.contract.check=true");
         }
         cmd.add("-Dkpipe.it.node=" + cluster.spec().name() + "/" + id); // marks the process in ps output
         cmd.addAll(watchdogLaunch(cluster, "kafka.Kafka"));

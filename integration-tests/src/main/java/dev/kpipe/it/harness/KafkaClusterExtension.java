@@ -1,6 +1,7 @@
 package dev.kpipe.it.harness;
 
 import java.lang.reflect.Method;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
@@ -108,8 +109,33 @@ public final class KafkaClusterExtension
     private static void closeIn(ExtensionContext context) {
         Cluster c = context.getStore(NS).remove(KEY, Cluster.class);
         if (c != null) {
+            List<String> violations = contractViolations(c);
             c.close();
+            if (!violations.isEmpty()) {
+                throw new AssertionError("the broker side broke the SPI's contract (kpipe's ContractCheck, "
+                        + BrokerCommand.CONTRACT_CHECK + "):\n" + String.join("\n", violations));
+            }
         }
+    }
+
+    /** @return the SPI contract violations the cluster's brokers logged, each prefixed with its node */
+    private static List<String> contractViolations(Cluster c) {
+        List<String> out = new java.util.ArrayList<>();
+        if (!Boolean.getBoolean(BrokerCommand.CONTRACT_CHECK)) {
+            return out;
+        }
+        for (KafkaNode n : c.nodes()) {
+            try {
+                for (String line : n.logLines()) {
+                    if (line.contains("SPI contract violated")) {
+                        out.add("node " + n.id() + ": " + line);
+                    }
+                }
+            } catch (RuntimeException e) {
+                // a node that never wrote its log has no violation to report
+            }
+        }
+        return out;
     }
 
     private static Cluster open(KafkaCluster ann, String name) {

@@ -199,7 +199,11 @@ public final class Hooks {
         if (b != null && b.processor == processor && b.active) {
             b.own(connectionId, false);
             try {
-                l.onConnectionClosed(b, connectionId);
+                // Once per connection (the SPI's contract): a connection the selector closed already in this poll is
+                // among its disconnections, reported by processDisconnected; a second close reports nothing.
+                if (b.hasChannel(connectionId)) {
+                    l.onConnectionClosed(b, connectionId);
+                }
             } catch (Throwable t) {
                 Interceptor.hookFault();
             }

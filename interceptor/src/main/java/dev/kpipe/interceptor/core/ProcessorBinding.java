@@ -239,6 +239,16 @@ final class ProcessorBinding implements NetworkProcessor<Object, Object> {
      *     has not finished processing the completed receives (they are cleared at the end of {@code
      *     processCompletedReceives})
      */
+    /**
+     * @param connectionId a connection
+     * @return true if the selector still has its channel, open or closing ({@code Selector.channel},
+     *     {@code Selector.closingChannel}): a close of it is the first the SPI reports; false once the selector closed
+     *     it (then it is among the poll's disconnections, reported by {@code processDisconnected}) or it never existed
+     */
+    boolean hasChannel(String connectionId) {
+        return selector.channel(connectionId) != null || selector.closingChannel(connectionId) != null;
+    }
+
     boolean hasCompletedReceive(String connectionId) {
         Collection<NetworkReceive> receives = selector.completedReceives();
         if (receives.isEmpty()) {

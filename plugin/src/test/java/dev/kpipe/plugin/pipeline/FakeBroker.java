@@ -18,6 +18,7 @@ import dev.kpipe.spi.ProcessorAttachment;
 import dev.kpipe.spi.Reauthentication;
 import dev.kpipe.spi.ResponseKind;
 import dev.kpipe.spi.TopicNames;
+import dev.kpipe.spi.testkit.ContractCheck;
 import java.lang.reflect.Field;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -565,6 +566,11 @@ final class FakeBroker {
     final Scenario scenario;
     final PipelineStats stats = new PipelineStats();
     final PipelineCoordinator<Request, Response> coordinator;
+    /** kpipe's listener behind the SPI's test kit: the events the fake reports go through it. */
+    private final ContractCheck<Request, Response> events;
+    /** What {@link #events} found wrong in the fake's reporting: checked after every step. */
+    private final java.util.List<String> contractViolations = new java.util.ArrayList<>();
+
     final InflightLimits limits;
     final List<Proc> procs = new ArrayList<>();
     final List<Conn> conns = new ArrayList<>();
@@ -683,7 +689,9 @@ final class FakeBroker {
                 stats,
                 this::nanos,
                 (processor, delayNanos) -> wakeups.add(delayNanos));
-        coordinator.onInstalled(new BrokerCapabilities(
+        // Every event reaches kpipe through the SPI's test kit: the fake's events must keep the SPI's contract.
+        this.events = new ContractCheck<>(coordinator, contractViolations::add);
+        events.onInstalled(new BrokerCapabilities(
                 "fake",
                 scenario.transactions
                         ? java.util.EnumSet.of(
@@ -724,14 +732,14 @@ final class FakeBroker {
                 }
             };
             coordinator.pressureFactory(l -> new BrokerQueuePressure(l, bp.maxDelayedProduce(), flag));
-            coordinator.onBrokerServices(new BrokerServices(topicNames, load));
+            events.onBrokerServices(new BrokerServices(topicNames, load));
             this.signal = new BrokerQueuePressure(load, bp.maxDelayedProduce(), global(() -> saturated));
         } else if (bp.pressureWindows() > 0) {
-            coordinator.onBrokerServices(new BrokerServices(topicNames, null));
+            events.onBrokerServices(new BrokerServices(topicNames, null));
             coordinator.pressure(flag);
             this.signal = global(() -> saturated);
         } else {
-            coordinator.onBrokerServices(new BrokerServices(topicNames, null));
+            events.onBrokerServices(new BrokerServices(topicNames, null));
             if (faults.signalEvery() > 0) {
                 coordinator.pressure(flag);
             }
@@ -919,7 +927,7 @@ final class FakeBroker {
                     // The interceptor's two-party hand-off: handle returned first; the callback completes it.
                     note("dispatch deferred");
                     listen("onDispatchDeferred", () -> {
-                        coordinator.onDispatchDeferred(r, r.context());
+                        events.onDispatchDeferred(r, r.context());
                         return null;
                     });
                 } else {
@@ -927,7 +935,7 @@ final class FakeBroker {
                         note(r.appended ? "appended before handle returned" : "dispatched before append");
                     }
                     listen("onRequestDispatched", () -> {
-                        coordinator.onRequestDispatched(r, r.context());
+                        events.onRequestDispatched(r, r.context());
                         return null;
                     });
                 }
@@ -1205,7 +1213,7 @@ final class FakeBroker {
         } else if (scenario.transactions && r.returned) {
             note("append after handle returned");
             listen("onRequestDispatched", () -> {
-                coordinator.onRequestDispatched(r, r.context());
+                events.onRequestDispatched(r, r.context());
                 return null;
             });
         }
@@ -1228,7 +1236,7 @@ final class FakeBroker {
         if (scenario.transactions && r.returned && !loseCallbackSignals && !dispatchAtHandleReturn) {
             note("write enqueued after handle returned");
             listen("onRequestDispatched", () -> {
-                coordinator.onRequestDispatched(r, r.context());
+                events.onRequestDispatched(r, r.context());
                 return null;
             });
         } else if (scenario.transactions && r.returned) {
@@ -1294,7 +1302,7 @@ final class FakeBroker {
     private void round(Proc p) {
         signalReadsInRound = 0;
         listen("onProcessorRound", () -> {
-            coordinator.onProcessorRound(p);
+            events.onProcessorRound(p);
             return null;
         });
         if (signalReadsInRound > 1) {
@@ -1322,7 +1330,7 @@ final class FakeBroker {
                 dequeueing = true;
                 Object out;
                 try {
-                    out = listen("onResponseReady", () -> coordinator.onResponseReady(p, in));
+                    out = listen("onResponseReady", () -> events.onResponseReady(p, in));
                 } finally {
                     dequeueing = false;
                 }
@@ -1500,8 +1508,7 @@ final class FakeBroker {
             note(cp == null ? "refused request on a classic connection" : "refused request on a pipelined connection");
             c.rejected = r;
             p.effect = true;
-            boolean deferred =
-                    c.pluginOwned && listen("onRequestRejected", () -> coordinator.onRequestRejected(p, c.id));
+            boolean deferred = c.pluginOwned && listen("onRequestRejected", () -> events.onRequestRejected(p, c.id));
             if (deferred) {
                 if (cp == null || cp.inflight().isEmpty()) {
                     fail("kpipe took over the close of connection " + c.index + " with nothing to answer first");
@@ -1524,7 +1531,7 @@ final class FakeBroker {
                         && !budgetSaturated()
                         && (budget.used() == 0 || budget.used() + budget.clamp(size) <= budget.capacity()));
         classificationFaulted = false;
-        Admission a = listen("onRequestRead", () -> coordinator.onRequestRead(p, r, r.context(), r.body(), size));
+        Admission a = listen("onRequestRead", () -> events.onRequestRead(p, r, r.context(), r.body(), size));
         r.admission = a;
         c.pluginOwned = a != Admission.CLASSIC;
         Scenario.Kind kind = r.spec.kind();
@@ -1572,7 +1579,7 @@ final class FakeBroker {
     private void receiveReauthentication(Proc p, Conn c, ConnectionPipeline<Request, Response> cp, Request r) {
         boolean recentlyWritten =
                 cp != null && nanos() - cp.lastWrittenNanos() < PipelineCoordinator.REAUTHENTICATION_QUIET_NANOS;
-        boolean deferred = listen("onReauthentication", () -> coordinator.onReauthentication(p, c.id, r));
+        boolean deferred = listen("onReauthentication", () -> events.onReauthentication(p, c.id, r));
         c.pluginOwned = deferred;
         boolean outstanding = cp != null
                 && (!cp.inflight().isEmpty()
@@ -1647,7 +1654,7 @@ final class FakeBroker {
             noteClose(c);
             c.pluginOwned = false;
             listen("onConnectionClosed", () -> {
-                coordinator.onConnectionClosed(p, c.id);
+                events.onConnectionClosed(p, c.id);
                 return null;
             });
         }
@@ -1666,10 +1673,14 @@ final class FakeBroker {
         c.closing = true;
         noteClose(c);
         c.pluginOwned = false;
-        listen("onConnectionClosed", () -> {
-            coordinator.onConnectionClosed(p, c.id);
-            return null;
-        });
+        if (c.open) {
+            // the binding reports a close only while the selector has the channel: one the selector closed in this
+            // poll is among its disconnections (processDisconnected reports it)
+            listen("onConnectionClosed", () -> {
+                events.onConnectionClosed(p, c.id);
+                return null;
+            });
+        }
         if (c.open) {
             closeChannel(c);
             c.closedByBroker = true;
@@ -1734,7 +1745,7 @@ final class FakeBroker {
         }
         r.request.settled = true;
         listen("onResponseWritten", () -> {
-            coordinator.onResponseWritten(p, r);
+            events.onResponseWritten(p, r);
             return null;
         });
     }
@@ -1752,9 +1763,9 @@ final class FakeBroker {
             if (event == MuteEvent.THROTTLE_STARTED || event == MuteEvent.THROTTLE_ENDED) {
                 listen("onThrottle", () -> {
                     if (event == MuteEvent.THROTTLE_STARTED) {
-                        coordinator.onThrottleStarted(p, c.id);
+                        events.onThrottleStarted(p, c.id);
                     } else {
-                        coordinator.onThrottleEnded(p, c.id);
+                        events.onThrottleEnded(p, c.id);
                     }
                     return null;
                 });
@@ -1778,8 +1789,7 @@ final class FakeBroker {
         if (c.pluginOwned || !c.open) {
             return;
         }
-        if (c.channel.state == FakeKafkaChannel.State.MUTED
-                && listen("onUnmute", () -> coordinator.onUnmute(p, c.id))) {
+        if (c.channel.state == FakeKafkaChannel.State.MUTED && listen("onUnmute", () -> events.onUnmute(p, c.id))) {
             c.pluginOwned = true;
             note("taken over at unmute");
             return;
@@ -1816,6 +1826,9 @@ final class FakeBroker {
      * keeps muted, every response handed to the broker or discarded once.
      */
     void checkInvariants() {
+        if (!contractViolations.isEmpty()) {
+            fail("the fake broker broke the SPI's contract (ContractCheck): " + contractViolations);
+        }
         int inflight = 0;
         int heldRequests = 0;
         int heldResponses = 0;
