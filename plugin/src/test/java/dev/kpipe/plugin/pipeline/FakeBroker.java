@@ -13,6 +13,7 @@ import dev.kpipe.spi.Admission;
 import dev.kpipe.spi.BrokerCapabilities;
 import dev.kpipe.spi.BrokerLoad;
 import dev.kpipe.spi.BrokerServices;
+import dev.kpipe.spi.NetworkEventListener;
 import dev.kpipe.spi.NetworkProcessor;
 import dev.kpipe.spi.ProcessorAttachment;
 import dev.kpipe.spi.Reauthentication;
@@ -565,6 +566,15 @@ final class FakeBroker {
     final Scenario scenario;
     final PipelineStats stats = new PipelineStats();
     final PipelineCoordinator<Request, Response> coordinator;
+    /**
+     * Where the network layer reports its events: kpipe's {@link #coordinator}, or a plugin given to
+     * {@link #FakeBroker(Scenario, NetworkEventListener)} instead (the coordinator is then built but never told anything,
+     * and every connection must stay the broker's).
+     */
+    final NetworkEventListener<Request, Response> listener;
+    /** A plugin other than kpipe is installed: every request is expected to be admitted classically. */
+    final boolean foreignListener;
+
     final InflightLimits limits;
     final List<Proc> procs = new ArrayList<>();
     final List<Conn> conns = new ArrayList<>();
@@ -665,8 +675,17 @@ final class FakeBroker {
     /** kpipe was disabled at least once: a connection may drain with no request held. */
     boolean everDisabled;
 
-    @SuppressWarnings("unchecked")
     FakeBroker(Scenario scenario) {
+        this(scenario, null);
+    }
+
+    /**
+     * @param scenario the clients and the broker's settings
+     * @param plugin a listener installed instead of kpipe's coordinator, or {@code null} for kpipe; it is told
+     *     {@code onInstalled} and {@code onBrokerServices} as a broker would, then every event
+     */
+    @SuppressWarnings("unchecked")
+    FakeBroker(Scenario scenario, NetworkEventListener<Request, Response> plugin) {
         this.scenario = scenario;
         this.limits = new InflightLimits(scenario.maxInflight, scenario.maxInflightBytes);
         Scenario.BackPressure bp = scenario.backPressure;
@@ -683,7 +702,9 @@ final class FakeBroker {
                 stats,
                 this::nanos,
                 (processor, delayNanos) -> wakeups.add(delayNanos));
-        coordinator.onInstalled(new BrokerCapabilities(
+        this.listener = plugin != null ? plugin : coordinator;
+        this.foreignListener = plugin != null;
+        listener.onInstalled(new BrokerCapabilities(
                 "fake",
                 scenario.transactions
                         ? java.util.EnumSet.of(
@@ -736,6 +757,9 @@ final class FakeBroker {
                 coordinator.pressure(flag);
             }
             this.signal = StoragePressure.NONE;
+        }
+        if (foreignListener) {
+            listener.onBrokerServices(new BrokerServices(topicNames, null));
         }
         this.largestChargeable = new long[scenario.clients.size()];
         for (int c = 0; c < largestChargeable.length; c++) {
@@ -919,7 +943,7 @@ final class FakeBroker {
                     // The interceptor's two-party hand-off: handle returned first; the callback completes it.
                     note("dispatch deferred");
                     listen("onDispatchDeferred", () -> {
-                        coordinator.onDispatchDeferred(r, r.context());
+                        listener.onDispatchDeferred(r, r.context());
                         return null;
                     });
                 } else {
@@ -927,7 +951,7 @@ final class FakeBroker {
                         note(r.appended ? "appended before handle returned" : "dispatched before append");
                     }
                     listen("onRequestDispatched", () -> {
-                        coordinator.onRequestDispatched(r, r.context());
+                        listener.onRequestDispatched(r, r.context());
                         return null;
                     });
                 }
@@ -1205,7 +1229,7 @@ final class FakeBroker {
         } else if (scenario.transactions && r.returned) {
             note("append after handle returned");
             listen("onRequestDispatched", () -> {
-                coordinator.onRequestDispatched(r, r.context());
+                listener.onRequestDispatched(r, r.context());
                 return null;
             });
         }
@@ -1228,7 +1252,7 @@ final class FakeBroker {
         if (scenario.transactions && r.returned && !loseCallbackSignals && !dispatchAtHandleReturn) {
             note("write enqueued after handle returned");
             listen("onRequestDispatched", () -> {
-                coordinator.onRequestDispatched(r, r.context());
+                listener.onRequestDispatched(r, r.context());
                 return null;
             });
         } else if (scenario.transactions && r.returned) {
@@ -1294,7 +1318,7 @@ final class FakeBroker {
     private void round(Proc p) {
         signalReadsInRound = 0;
         listen("onProcessorRound", () -> {
-            coordinator.onProcessorRound(p);
+            listener.onProcessorRound(p);
             return null;
         });
         if (signalReadsInRound > 1) {
@@ -1322,7 +1346,7 @@ final class FakeBroker {
                 dequeueing = true;
                 Object out;
                 try {
-                    out = listen("onResponseReady", () -> coordinator.onResponseReady(p, in));
+                    out = listen("onResponseReady", () -> listener.onResponseReady(p, in));
                 } finally {
                     dequeueing = false;
                 }
@@ -1500,8 +1524,7 @@ final class FakeBroker {
             note(cp == null ? "refused request on a classic connection" : "refused request on a pipelined connection");
             c.rejected = r;
             p.effect = true;
-            boolean deferred =
-                    c.pluginOwned && listen("onRequestRejected", () -> coordinator.onRequestRejected(p, c.id));
+            boolean deferred = c.pluginOwned && listen("onRequestRejected", () -> listener.onRequestRejected(p, c.id));
             if (deferred) {
                 if (cp == null || cp.inflight().isEmpty()) {
                     fail("kpipe took over the close of connection " + c.index + " with nothing to answer first");
@@ -1524,13 +1547,15 @@ final class FakeBroker {
                         && !budgetSaturated()
                         && (budget.used() == 0 || budget.used() + budget.clamp(size) <= budget.capacity()));
         classificationFaulted = false;
-        Admission a = listen("onRequestRead", () -> coordinator.onRequestRead(p, r, r.context(), r.body(), size));
+        Admission a = listen("onRequestRead", () -> listener.onRequestRead(p, r, r.context(), r.body(), size));
         r.admission = a;
         c.pluginOwned = a != Admission.CLASSIC;
         Scenario.Kind kind = r.spec.kind();
         boolean exclusive = scenario.exclusive(kind) || classificationFaulted;
         Admission expected;
-        if (!coordinator.enabled()) {
+        if (foreignListener) {
+            expected = Admission.CLASSIC; // a plugin that only observes leaves every connection the broker's
+        } else if (!coordinator.enabled()) {
             // no upgrade; a request read on a pipelined connection before its drain started is exclusive
             if (cp != null) {
                 note("read after disable, before the drain");
@@ -1572,7 +1597,7 @@ final class FakeBroker {
     private void receiveReauthentication(Proc p, Conn c, ConnectionPipeline<Request, Response> cp, Request r) {
         boolean recentlyWritten =
                 cp != null && nanos() - cp.lastWrittenNanos() < PipelineCoordinator.REAUTHENTICATION_QUIET_NANOS;
-        boolean deferred = listen("onReauthentication", () -> coordinator.onReauthentication(p, c.id, r));
+        boolean deferred = listen("onReauthentication", () -> listener.onReauthentication(p, c.id, r));
         c.pluginOwned = deferred;
         boolean outstanding = cp != null
                 && (!cp.inflight().isEmpty()
@@ -1647,7 +1672,7 @@ final class FakeBroker {
             noteClose(c);
             c.pluginOwned = false;
             listen("onConnectionClosed", () -> {
-                coordinator.onConnectionClosed(p, c.id);
+                listener.onConnectionClosed(p, c.id);
                 return null;
             });
         }
@@ -1667,7 +1692,7 @@ final class FakeBroker {
         noteClose(c);
         c.pluginOwned = false;
         listen("onConnectionClosed", () -> {
-            coordinator.onConnectionClosed(p, c.id);
+            listener.onConnectionClosed(p, c.id);
             return null;
         });
         if (c.open) {
@@ -1734,7 +1759,7 @@ final class FakeBroker {
         }
         r.request.settled = true;
         listen("onResponseWritten", () -> {
-            coordinator.onResponseWritten(p, r);
+            listener.onResponseWritten(p, r);
             return null;
         });
     }
@@ -1752,9 +1777,9 @@ final class FakeBroker {
             if (event == MuteEvent.THROTTLE_STARTED || event == MuteEvent.THROTTLE_ENDED) {
                 listen("onThrottle", () -> {
                     if (event == MuteEvent.THROTTLE_STARTED) {
-                        coordinator.onThrottleStarted(p, c.id);
+                        listener.onThrottleStarted(p, c.id);
                     } else {
-                        coordinator.onThrottleEnded(p, c.id);
+                        listener.onThrottleEnded(p, c.id);
                     }
                     return null;
                 });
@@ -1778,8 +1803,7 @@ final class FakeBroker {
         if (c.pluginOwned || !c.open) {
             return;
         }
-        if (c.channel.state == FakeKafkaChannel.State.MUTED
-                && listen("onUnmute", () -> coordinator.onUnmute(p, c.id))) {
+        if (c.channel.state == FakeKafkaChannel.State.MUTED && listen("onUnmute", () -> listener.onUnmute(p, c.id))) {
             c.pluginOwned = true;
             note("taken over at unmute");
             return;
