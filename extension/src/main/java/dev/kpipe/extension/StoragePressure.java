@@ -47,7 +47,9 @@ public interface StoragePressure {
     }
 
     /**
-     * Called once by kpipe when it takes the source into use.
+     * Called by kpipe when it takes the source into use, and again, with a listener of the same effect, when the
+     * broker's queue gauges become available (kpipe then combines the source with them): keep the last listener, and
+     * start anything the source runs only once.
      *
      * @param listener to run (on any thread; it is cheap and never blocks) whenever saturation clears, broker-wide or
      *     of a topic; spurious calls are harmless

@@ -51,8 +51,8 @@ import org.junit.jupiter.api.TestInstance;
  * broker's selector poll timeout, 300 ms, on an idle processor). Checked: every record of both producers acknowledged,
  * in send order, and stored once in order.
  *
- * <p>Short: about 35 s on the shared 2-core machine, most of it the cluster's start; the hold itself lasts a few
- * seconds.
+ * <p>Short: about 16 s after the cluster's start (the hold itself about 5 s); the class took 58 s on the shared
+ * 2-core machine under a load of 12, 41 s of it starting the two nodes.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class UnderReplicationPressureIT {
