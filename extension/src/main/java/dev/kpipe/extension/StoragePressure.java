@@ -16,9 +16,10 @@ package dev.kpipe.extension;
  * is caught and counted ({@code plugin-fault-total}); the connection then reads its next request as a classic one
  * would, once every earlier response is written.
  *
- * <p>Wake-up: a connection kept waiting is evaluated again at its processor's next round. A source that calls the
- * listener given to {@link #onCleared} when pressure clears (on any thread) lets the waiting connections read at once
- * rather than when their processors happen to run (up to the broker's poll timeout, 300 ms, on an idle processor).
+ * <p>Wake-up: a connection kept waiting is evaluated again at a round of its processor: the next one once no topic is
+ * saturated, else one at least 100 ms after its last evaluation. A source that calls the listener given to
+ * {@link #onCleared} when pressure clears (on any thread) lets the waiting connections read at once rather than when
+ * their processors happen to run (up to the broker's poll timeout, 300 ms, on an idle processor).
  */
 public interface StoragePressure {
 
@@ -47,7 +48,9 @@ public interface StoragePressure {
     }
 
     /**
-     * Called once by kpipe when it takes the source into use.
+     * Called by kpipe when it takes the source into use, and again, with a listener of the same effect, when the
+     * broker's queue gauges become available (kpipe then combines the source with them): keep the last listener, and
+     * start anything the source runs only once.
      *
      * @param listener to run (on any thread; it is cheap and never blocks) whenever saturation clears, broker-wide or
      *     of a topic; spurious calls are harmless

@@ -13,6 +13,7 @@ import dev.kpipe.spi.Admission;
 import dev.kpipe.spi.BrokerCapabilities;
 import dev.kpipe.spi.BrokerLoad;
 import dev.kpipe.spi.BrokerServices;
+import dev.kpipe.spi.NetworkEventListener;
 import dev.kpipe.spi.NetworkProcessor;
 import dev.kpipe.spi.ProcessorAttachment;
 import dev.kpipe.spi.Reauthentication;
@@ -566,9 +567,15 @@ final class FakeBroker {
     final Scenario scenario;
     final PipelineStats stats = new PipelineStats();
     final PipelineCoordinator<Request, Response> coordinator;
-    /** kpipe's listener behind the SPI's test kit: the events the fake reports go through it. */
-    private final ContractCheck<Request, Response> events;
-    /** What {@link #events} found wrong in the fake's reporting: checked after every step. */
+    /**
+     * Where the network layer reports its events: kpipe's {@link #coordinator}, or a plugin given to
+     * {@link #FakeBroker(Scenario, NetworkEventListener)} instead (the coordinator is then built but never told anything,
+     * and every connection must stay the broker's).
+     */
+    final NetworkEventListener<Request, Response> listener;
+    /** A plugin other than kpipe is installed: every request is expected to be admitted classically. */
+    final boolean foreignListener;
+    /** What the SPI's test kit around {@link #listener} found wrong in the fake's reporting: checked after every step. */
     private final java.util.List<String> contractViolations = new java.util.ArrayList<>();
 
     final InflightLimits limits;
@@ -671,8 +678,17 @@ final class FakeBroker {
     /** kpipe was disabled at least once: a connection may drain with no request held. */
     boolean everDisabled;
 
-    @SuppressWarnings("unchecked")
     FakeBroker(Scenario scenario) {
+        this(scenario, null);
+    }
+
+    /**
+     * @param scenario the clients and the broker's settings
+     * @param plugin a listener installed instead of kpipe's coordinator, or {@code null} for kpipe; it is told
+     *     {@code onInstalled} and {@code onBrokerServices} as a broker would, then every event
+     */
+    @SuppressWarnings("unchecked")
+    FakeBroker(Scenario scenario, NetworkEventListener<Request, Response> plugin) {
         this.scenario = scenario;
         this.limits = new InflightLimits(scenario.maxInflight, scenario.maxInflightBytes);
         Scenario.BackPressure bp = scenario.backPressure;
@@ -689,9 +705,10 @@ final class FakeBroker {
                 stats,
                 this::nanos,
                 (processor, delayNanos) -> wakeups.add(delayNanos));
-        // Every event reaches kpipe through the SPI's test kit: the fake's events must keep the SPI's contract.
-        this.events = new ContractCheck<>(coordinator, contractViolations::add);
-        events.onInstalled(new BrokerCapabilities(
+        // Every event reaches the plugin through the SPI's test kit: the fake's events must keep the SPI's contract.
+        this.listener = new ContractCheck<>(plugin != null ? plugin : coordinator, contractViolations::add);
+        this.foreignListener = plugin != null;
+        listener.onInstalled(new BrokerCapabilities(
                 "fake",
                 scenario.transactions
                         ? java.util.EnumSet.of(
@@ -732,18 +749,21 @@ final class FakeBroker {
                 }
             };
             coordinator.pressureFactory(l -> new BrokerQueuePressure(l, bp.maxDelayedProduce(), flag));
-            events.onBrokerServices(new BrokerServices(topicNames, load));
+            listener.onBrokerServices(new BrokerServices(topicNames, load));
             this.signal = new BrokerQueuePressure(load, bp.maxDelayedProduce(), global(() -> saturated));
         } else if (bp.pressureWindows() > 0) {
-            events.onBrokerServices(new BrokerServices(topicNames, null));
+            listener.onBrokerServices(new BrokerServices(topicNames, null));
             coordinator.pressure(flag);
             this.signal = global(() -> saturated);
         } else {
-            events.onBrokerServices(new BrokerServices(topicNames, null));
+            listener.onBrokerServices(new BrokerServices(topicNames, null));
             if (faults.signalEvery() > 0) {
                 coordinator.pressure(flag);
             }
             this.signal = StoragePressure.NONE;
+        }
+        if (foreignListener) {
+            listener.onBrokerServices(new BrokerServices(topicNames, null));
         }
         this.largestChargeable = new long[scenario.clients.size()];
         for (int c = 0; c < largestChargeable.length; c++) {
@@ -927,7 +947,7 @@ final class FakeBroker {
                     // The interceptor's two-party hand-off: handle returned first; the callback completes it.
                     note("dispatch deferred");
                     listen("onDispatchDeferred", () -> {
-                        events.onDispatchDeferred(r, r.context());
+                        listener.onDispatchDeferred(r, r.context());
                         return null;
                     });
                 } else {
@@ -935,7 +955,7 @@ final class FakeBroker {
                         note(r.appended ? "appended before handle returned" : "dispatched before append");
                     }
                     listen("onRequestDispatched", () -> {
-                        events.onRequestDispatched(r, r.context());
+                        listener.onRequestDispatched(r, r.context());
                         return null;
                     });
                 }
@@ -1213,7 +1233,7 @@ final class FakeBroker {
         } else if (scenario.transactions && r.returned) {
             note("append after handle returned");
             listen("onRequestDispatched", () -> {
-                events.onRequestDispatched(r, r.context());
+                listener.onRequestDispatched(r, r.context());
                 return null;
             });
         }
@@ -1236,7 +1256,7 @@ final class FakeBroker {
         if (scenario.transactions && r.returned && !loseCallbackSignals && !dispatchAtHandleReturn) {
             note("write enqueued after handle returned");
             listen("onRequestDispatched", () -> {
-                events.onRequestDispatched(r, r.context());
+                listener.onRequestDispatched(r, r.context());
                 return null;
             });
         } else if (scenario.transactions && r.returned) {
@@ -1302,7 +1322,7 @@ final class FakeBroker {
     private void round(Proc p) {
         signalReadsInRound = 0;
         listen("onProcessorRound", () -> {
-            events.onProcessorRound(p);
+            listener.onProcessorRound(p);
             return null;
         });
         if (signalReadsInRound > 1) {
@@ -1330,7 +1350,7 @@ final class FakeBroker {
                 dequeueing = true;
                 Object out;
                 try {
-                    out = listen("onResponseReady", () -> events.onResponseReady(p, in));
+                    out = listen("onResponseReady", () -> listener.onResponseReady(p, in));
                 } finally {
                     dequeueing = false;
                 }
@@ -1508,7 +1528,7 @@ final class FakeBroker {
             note(cp == null ? "refused request on a classic connection" : "refused request on a pipelined connection");
             c.rejected = r;
             p.effect = true;
-            boolean deferred = c.pluginOwned && listen("onRequestRejected", () -> events.onRequestRejected(p, c.id));
+            boolean deferred = c.pluginOwned && listen("onRequestRejected", () -> listener.onRequestRejected(p, c.id));
             if (deferred) {
                 if (cp == null || cp.inflight().isEmpty()) {
                     fail("kpipe took over the close of connection " + c.index + " with nothing to answer first");
@@ -1531,13 +1551,15 @@ final class FakeBroker {
                         && !budgetSaturated()
                         && (budget.used() == 0 || budget.used() + budget.clamp(size) <= budget.capacity()));
         classificationFaulted = false;
-        Admission a = listen("onRequestRead", () -> events.onRequestRead(p, r, r.context(), r.body(), size));
+        Admission a = listen("onRequestRead", () -> listener.onRequestRead(p, r, r.context(), r.body(), size));
         r.admission = a;
         c.pluginOwned = a != Admission.CLASSIC;
         Scenario.Kind kind = r.spec.kind();
         boolean exclusive = scenario.exclusive(kind) || classificationFaulted;
         Admission expected;
-        if (!coordinator.enabled()) {
+        if (foreignListener) {
+            expected = Admission.CLASSIC; // a plugin that only observes leaves every connection the broker's
+        } else if (!coordinator.enabled()) {
             // no upgrade; a request read on a pipelined connection before its drain started is exclusive
             if (cp != null) {
                 note("read after disable, before the drain");
@@ -1579,7 +1601,7 @@ final class FakeBroker {
     private void receiveReauthentication(Proc p, Conn c, ConnectionPipeline<Request, Response> cp, Request r) {
         boolean recentlyWritten =
                 cp != null && nanos() - cp.lastWrittenNanos() < PipelineCoordinator.REAUTHENTICATION_QUIET_NANOS;
-        boolean deferred = listen("onReauthentication", () -> events.onReauthentication(p, c.id, r));
+        boolean deferred = listen("onReauthentication", () -> listener.onReauthentication(p, c.id, r));
         c.pluginOwned = deferred;
         boolean outstanding = cp != null
                 && (!cp.inflight().isEmpty()
@@ -1654,7 +1676,7 @@ final class FakeBroker {
             noteClose(c);
             c.pluginOwned = false;
             listen("onConnectionClosed", () -> {
-                events.onConnectionClosed(p, c.id);
+                listener.onConnectionClosed(p, c.id);
                 return null;
             });
         }
@@ -1677,7 +1699,7 @@ final class FakeBroker {
             // the binding reports a close only while the selector has the channel: one the selector closed in this
             // poll is among its disconnections (processDisconnected reports it)
             listen("onConnectionClosed", () -> {
-                events.onConnectionClosed(p, c.id);
+                listener.onConnectionClosed(p, c.id);
                 return null;
             });
         }
@@ -1745,7 +1767,7 @@ final class FakeBroker {
         }
         r.request.settled = true;
         listen("onResponseWritten", () -> {
-            events.onResponseWritten(p, r);
+            listener.onResponseWritten(p, r);
             return null;
         });
     }
@@ -1763,9 +1785,9 @@ final class FakeBroker {
             if (event == MuteEvent.THROTTLE_STARTED || event == MuteEvent.THROTTLE_ENDED) {
                 listen("onThrottle", () -> {
                     if (event == MuteEvent.THROTTLE_STARTED) {
-                        events.onThrottleStarted(p, c.id);
+                        listener.onThrottleStarted(p, c.id);
                     } else {
-                        events.onThrottleEnded(p, c.id);
+                        listener.onThrottleEnded(p, c.id);
                     }
                     return null;
                 });
@@ -1789,7 +1811,7 @@ final class FakeBroker {
         if (c.pluginOwned || !c.open) {
             return;
         }
-        if (c.channel.state == FakeKafkaChannel.State.MUTED && listen("onUnmute", () -> events.onUnmute(p, c.id))) {
+        if (c.channel.state == FakeKafkaChannel.State.MUTED && listen("onUnmute", () -> listener.onUnmute(p, c.id))) {
             c.pluginOwned = true;
             note("taken over at unmute");
             return;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kpipe.plugin.pipeline.FakeBroker.Step;
 import dev.kpipe.plugin.pipeline.FakeBroker.StepType;
+import dev.kpipe.spi.NetworkEventListener;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
@@ -17,6 +18,11 @@ final class Run {
 
     Run(Scenario scenario) {
         broker = new FakeBroker(scenario);
+    }
+
+    /** A run with {@code plugin} installed instead of kpipe ({@link FakeBroker#FakeBroker(Scenario, NetworkEventListener)}). */
+    Run(Scenario scenario, NetworkEventListener<FakeBroker.Request, FakeBroker.Response> plugin) {
+        broker = new FakeBroker(scenario, plugin);
     }
 
     /** Runs every kind of step but these, fairly, until none is enabled. */
