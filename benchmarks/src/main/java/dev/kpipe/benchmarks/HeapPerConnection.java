@@ -14,7 +14,9 @@ import org.openjdk.jol.info.GraphLayout;
  * connection. A step's connections were upgraded by 1 produce request, or by 5 pipelined at once (5 slots kept for
  * reuse), and are idle: every response written, reading, holding a reservation of the byte budget.
  *
- * <p>Run: {@code java -cp benchmarks/target/benchmarks.jar dev.kpipe.benchmarks.HeapPerConnection [count]} (default
+ * <p>Run: {@code java -Djdk.attach.allowAttachSelf -Djol.magicFieldOffset=true -cp
+ * benchmarks/target/benchmarks.jar dev.kpipe.benchmarks.HeapPerConnection [count]} (JOL needs both flags on JDK 17:
+ * the coordinator's graph has lambdas, whose fields {@code Unsafe} will not locate) (default
  * 1000 connections per step). Prints the bytes per connection and the classes they are in.
  */
 public final class HeapPerConnection {
