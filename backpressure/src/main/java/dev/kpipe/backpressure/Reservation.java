@@ -40,8 +40,12 @@ public final class Reservation {
     long reservedAtNanos;
     /** The holder's processor round in which {@link #reserved} was granted. */
     long reservedAtRound;
-    /** Index in {@link #holders}, or -1 when not listed. */
-    int holderIndex = -1;
+    /** Listed in {@link #holders}. */
+    boolean listed;
+    /** The reservation listed before this one in {@link #holders} (granted earlier), or {@code null}. */
+    Reservation prevHolder;
+    /** The reservation listed after this one in {@link #holders} (granted later), or {@code null}. */
+    Reservation nextHolder;
     /** The reservation asked for while waiting for the budget, bytes. */
     long wanted;
     /** Queued in the budget's FIFO. */
@@ -109,9 +113,9 @@ public final class Reservation {
         return grantsConsumed;
     }
 
-    /** @return the index in its {@link ReservationHolders}, or -1 when not listed */
-    public int holderIndex() {
-        return holderIndex;
+    /** @return true while listed in its {@link ReservationHolders} */
+    public boolean listed() {
+        return listed;
     }
 
     /**
@@ -123,9 +127,9 @@ public final class Reservation {
         if (reserved < 0 || (reserved > 0 && waiting)) {
             return "reserved=" + reserved + " waitingForBudget=" + waiting;
         }
-        boolean listed = holderIndex >= 0 && holderIndex < holders.size() && holders.get(holderIndex) == this;
-        if (listed != (reserved > 0) || (!listed && holderIndex != -1)) {
-            return "reserved=" + reserved + " holderIndex=" + holderIndex + " listed=" + listed;
+        boolean linked = listed && (prevHolder == null ? holders.first() == this : prevHolder.nextHolder == this);
+        if (listed != (reserved > 0) || listed != linked || (!listed && (prevHolder != null || nextHolder != null))) {
+            return "reserved=" + reserved + " listed=" + listed + " linked=" + linked;
         }
         return null;
     }

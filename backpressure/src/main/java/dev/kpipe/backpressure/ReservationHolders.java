@@ -1,55 +1,124 @@
 package dev.kpipe.backpressure;
 
-import java.util.ArrayList;
-
 /**
- * The reservations of one network thread's connections that hold bytes of the budget now ({@code reserved > 0}), in
- * no particular order, so that {@link Reservations#revokeIdle} looks only at those. Each knows its index: adding and
- * removing are O(1) and allocate nothing once the list has grown to its peak.
+ * The reservations of one network thread's connections that hold bytes of the budget now ({@code reserved > 0}), in the
+ * order they were granted (oldest first), so that {@link Reservations#revokeIdle} looks only at the ones old enough to
+ * be revoked and stops at the first younger one: a round costs in proportion to the reservations it revokes, not to
+ * every idle connection. Intrusive (each {@link Reservation} is its own node): adding and removing are O(1) and
+ * allocate nothing.
+ *
+ * <p>Invariant ({@link #invariantViolation()}): the list is ordered by grant time and grant round, both
+ * non-decreasing from the first to the last, since a reservation is appended when granted ({@code Reservations.holds})
+ * with its thread's clock and round, which only move forward.
  *
  * <p>Thread: one network thread (not thread-safe).
  */
 public final class ReservationHolders {
 
-    private final ArrayList<Reservation> list = new ArrayList<>();
+    private Reservation first;
+    private Reservation last;
+    private int size;
 
     /** @return how many are listed */
     public int size() {
-        return list.size();
+        return size;
     }
 
     /** @return true if none is listed */
     public boolean isEmpty() {
-        return list.isEmpty();
+        return size == 0;
+    }
+
+    /** @return the reservation granted first of those listed, or {@code null} if none */
+    public Reservation first() {
+        return first;
     }
 
     /**
-     * @param i an index in {@code [0, size())}
-     * @return the reservation listed there
+     * @param r a listed reservation
+     * @return the one listed after it (granted next), or {@code null} if it is the last
      */
-    public Reservation get(int i) {
-        return list.get(i);
+    public Reservation next(Reservation r) {
+        return r.nextHolder;
     }
 
-    /** Lists a reservation that now holds bytes; no-op if listed. */
+    /** Appends a reservation just granted; no-op if listed. */
     void add(Reservation r) {
-        if (r.holderIndex < 0) {
-            r.holderIndex = list.size();
-            list.add(r);
-        }
-    }
-
-    /** Unlists a reservation that no longer holds bytes, in O(1) (the last one takes its index); no-op if not listed. */
-    void remove(Reservation r) {
-        int i = r.holderIndex;
-        if (i < 0) {
+        if (r.listed) {
             return;
         }
-        Reservation last = list.remove(list.size() - 1);
-        if (last != r) {
-            list.set(i, last);
-            last.holderIndex = i;
+        r.listed = true;
+        r.prevHolder = last;
+        r.nextHolder = null;
+        if (last == null) {
+            first = r;
+        } else {
+            last.nextHolder = r;
         }
-        r.holderIndex = -1;
+        last = r;
+        size++;
+    }
+
+    /** Unlists a reservation that no longer holds bytes, in O(1); no-op if not listed. */
+    void remove(Reservation r) {
+        if (!r.listed) {
+            return;
+        }
+        Reservation p = r.prevHolder;
+        Reservation n = r.nextHolder;
+        if (p == null) {
+            first = n;
+        } else {
+            p.nextHolder = n;
+        }
+        if (n == null) {
+            last = p;
+        } else {
+            n.prevHolder = p;
+        }
+        r.prevHolder = null;
+        r.nextHolder = null;
+        r.listed = false;
+        size--;
+    }
+
+    /**
+     * @param r a reservation
+     * @return true if this list holds it (a walk: O(size); for invariant checks)
+     */
+    public boolean contains(Reservation r) {
+        for (Reservation x = first; x != null; x = x.nextHolder) {
+            if (x == r) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Checks the links, the count and the order (O(size); for tests and the fake broker).
+     *
+     * @return a description of the first violation, or {@code null} if none
+     */
+    public String invariantViolation() {
+        int n = 0;
+        Reservation prev = null;
+        for (Reservation x = first; x != null; x = x.nextHolder) {
+            if (!x.listed || x.prevHolder != prev) {
+                return "holder " + n + " listed=" + x.listed + " with a broken link";
+            }
+            if (prev != null
+                    && (x.reservedAtNanos < prev.reservedAtNanos || x.reservedAtRound < prev.reservedAtRound)) {
+                return "holder " + n + " granted at " + x.reservedAtNanos + " ns, round " + x.reservedAtRound
+                        + ", before the one listed ahead of it (" + prev.reservedAtNanos + " ns, round "
+                        + prev.reservedAtRound + ")";
+            }
+            prev = x;
+            n++;
+        }
+        if (prev != last || n != size) {
+            return "holders: " + n + " linked, size " + size + ", last " + (prev == last ? "right" : "wrong");
+        }
+        return null;
     }
 }

@@ -131,6 +131,12 @@ public final class Reservations {
      * back and waits in line again (muted): an idle connection must not hold budget that others
      * wait for, nor keep an oversize reservation from ever seeing the budget empty.
      *
+     * <p>The holders are listed in the order they were granted ({@link ReservationHolders}), so the walk stops at the
+     * first one granted less than {@link #IDLE_NANOS} or two rounds ago: every later one is younger. A round looks at
+     * the reservations it revokes and at the old ones it cannot revoke (muted for another reason: throttled, storage
+     * pressure, draining), never at the young ones, however many connections are idle. A holder no longer owned
+     * ("cannot happen") is found once its reservation is old.
+     *
      * @param holders the reservations held on one processor, at the start of its round
      * @param round that round
      */
@@ -139,9 +145,9 @@ public final class Reservations {
             return;
         }
         long now = ticker.nanos();
-        // backwards: a revoked connection leaves the list and the last one takes its index
-        for (int i = holders.size() - 1; i >= 0; i--) {
-            Reservation r = holders.get(i);
+        Reservation r = holders.first();
+        while (r != null && now - r.reservedAtNanos >= IDLE_NANOS && round - r.reservedAtRound >= 2) {
+            Reservation next = holders.next(r);
             Reservation.Holder c = r.holder;
             if (!c.owned()) {
                 // Cannot happen: closing or handing back a connection releases its reservation. Never mute a
@@ -150,9 +156,7 @@ public final class Reservations {
                 r.reserved = 0;
                 holders.remove(r);
                 faults.increment();
-                continue;
-            }
-            if (c.reading() && now - r.reservedAtNanos >= IDLE_NANOS && round - r.reservedAtRound >= 2) {
+            } else if (c.reading()) {
                 c.revoke();
                 long bytes = r.reserved;
                 r.reserved = 0;
@@ -160,6 +164,7 @@ public final class Reservations {
                 revoked.increment();
                 budget.release(bytes);
             }
+            r = next;
         }
     }
 }

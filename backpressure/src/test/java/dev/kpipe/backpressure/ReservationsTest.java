@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -74,7 +76,7 @@ class ReservationsTest {
         assertTrue(reservations.reserve(a.reservation, 30, 1));
         assertEquals(30, a.reservation.reserved());
         assertEquals(1, holders.size());
-        assertSame(a.reservation, holders.get(0));
+        assertSame(a.reservation, holders.first());
         assertTrue(reservations.reserve(a.reservation, 99, 2), "held already: nothing more is reserved");
         assertEquals(30, budget.used());
 
@@ -111,7 +113,7 @@ class ReservationsTest {
         assertEquals(30, b.reservation.reserved());
         assertEquals(1, b.reservation.grantsConsumed());
         assertEquals(3, b.reservation.reservedAtRound());
-        assertSame(b.reservation, holders.get(0));
+        assertSame(b.reservation, holders.first());
         assertInvariants(a, b);
     }
 
@@ -168,11 +170,125 @@ class ReservationsTest {
         assertTrue(reservations.reserve(a.reservation, 100, 1));
         assertFalse(reservations.reserve(b.reservation, 10, 1));
         a.owned = false;
-        reservations.revokeIdle(holders, 1);
+        reservations.revokeIdle(holders, 2);
+        assertEquals(0, faults.sum(), "not looked at before its reservation is old enough to revoke");
+        now += Reservations.IDLE_NANOS;
+        reservations.revokeIdle(holders, 3);
         assertEquals(1, faults.sum());
         assertEquals(0, a.revocations, "never muted: kpipe does not own it");
         assertEquals(0, a.reservation.reserved());
         assertEquals(1, b.admissions);
         assertInvariants(a, b);
+    }
+
+    /** A connection that counts how often {@link Reservations#revokeIdle} looks at it. */
+    private static final class Watched implements Reservation.Holder {
+        final Reservation reservation;
+        int looks;
+        int revocations;
+        boolean reading = true;
+
+        Watched(ReservationHolders holders) {
+            reservation = new Reservation(this, holders);
+        }
+
+        @Override
+        public void admitted() {
+            reservation.granted();
+        }
+
+        @Override
+        public boolean owned() {
+            looks++;
+            return true;
+        }
+
+        @Override
+        public boolean reading() {
+            return reading;
+        }
+
+        @Override
+        public void revoke() {
+            reading = false;
+            revocations++;
+        }
+    }
+
+    @Test
+    void aRoundLooksOnlyAtReservationsOldEnoughToRevokeHoweverManyAreHeld() {
+        ByteBudget big = new ByteBudget(1 << 20, 1 << 19, () -> now);
+        Reservations rs = new Reservations(big, () -> now, revoked, faults);
+        List<Watched> old = new ArrayList<>();
+        List<Watched> young = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            Watched w = new Watched(holders);
+            assertTrue(rs.reserve(w.reservation, 100, 1));
+            old.add(w);
+        }
+        old.get(1).reading = false; // muted for another reason: looked at, kept
+        now += Reservations.IDLE_NANOS;
+        for (int i = 0; i < 1000; i++) {
+            Watched w = new Watched(holders);
+            assertTrue(rs.reserve(w.reservation, 100, 3));
+            young.add(w);
+        }
+        Watched waiter = new Watched(holders);
+        assertFalse(rs.reserve(waiter.reservation, 1 << 20, 3), "queued: someone waits");
+        assertNull(holders.invariantViolation());
+
+        rs.revokeIdle(holders, 3);
+        assertEquals(1, old.get(0).revocations);
+        assertEquals(0, old.get(1).revocations, "not reading: not idle on its reservation");
+        assertEquals(1, old.get(2).revocations, "the walk goes past a kept one");
+        for (Watched w : young) {
+            assertEquals(0, w.looks, "granted less than 20 ms ago: never looked at");
+            assertEquals(0, w.revocations);
+        }
+        assertEquals(1001, holders.size());
+        assertSame(old.get(1).reservation, holders.first(), "the kept one stays first, in grant order");
+        assertNull(holders.invariantViolation());
+
+        now += Reservations.IDLE_NANOS;
+        rs.revokeIdle(holders, 4);
+        assertEquals(0, young.get(0).revocations, "one round only since their grant");
+        rs.revokeIdle(holders, 5);
+        for (Watched w : young) {
+            assertEquals(1, w.revocations, "old now: revoked");
+        }
+        assertEquals(1, holders.size());
+        assertNull(holders.invariantViolation());
+        for (Watched w : old) {
+            assertNull(w.reservation.invariantViolation());
+        }
+    }
+
+    @Test
+    void holdersStayInGrantOrderAcrossRemovalsAnywhere() {
+        List<Conn> conns = new ArrayList<>();
+        ByteBudget big = new ByteBudget(1 << 20, 1 << 19, () -> now);
+        Reservations rs = new Reservations(big, () -> now, revoked, faults);
+        for (int i = 0; i < 6; i++) {
+            Conn c = new Conn(holders);
+            now += 1;
+            assertTrue(rs.reserve(c.reservation, 10, i));
+            conns.add(c);
+        }
+        rs.settle(conns.get(0).reservation, 10, false); // first
+        rs.release(conns.get(3).reservation); // middle
+        rs.settle(conns.get(5).reservation, 10, false); // last
+        now += 1;
+        assertTrue(rs.reserve(conns.get(0).reservation, 10, 7)); // granted again: appended
+        assertEquals(4, holders.size());
+        Reservation r = holders.first();
+        for (int i : new int[] {1, 2, 4, 0}) {
+            assertSame(conns.get(i).reservation, r);
+            r = holders.next(r);
+        }
+        assertNull(r);
+        assertNull(holders.invariantViolation());
+        for (Conn c : conns) {
+            assertNull(c.reservation.invariantViolation());
+        }
     }
 }

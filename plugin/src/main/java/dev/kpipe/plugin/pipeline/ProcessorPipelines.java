@@ -26,7 +26,7 @@ final class ProcessorPipelines<Q, S> implements ProcessorAttachment {
     final ArrayList<ConnectionPipeline<Q, S>> pending = new ArrayList<>();
     /**
      * Exactly the reservations of this processor's connections that hold bytes of the budget for their next read
-     * ({@code reserved > 0}), in no particular order.
+     * ({@code reserved > 0}), in the order they were granted.
      */
     final ReservationHolders holders = new ReservationHolders();
     /**

@@ -2013,23 +2013,27 @@ final class FakeBroker {
             if (pp == null) {
                 continue;
             }
-            for (int i = 0; i < pp.holders.size(); i++) {
-                Reservation r = pp.holders.get(i);
+            String order = pp.holders.invariantViolation();
+            if (order != null) {
+                fail("processor's reservation holders: " + order);
+            }
+            int i = 0;
+            for (Reservation r = pp.holders.first(); r != null; r = pp.holders.next(r), i++) {
                 ConnectionPipeline<Request, Response> h = null;
                 for (ConnectionPipeline<Request, Response> cp : owned.values()) {
                     if (cp.reservation() == r) {
                         h = cp;
                     }
                 }
-                if (h == null || r.holderIndex() != i || r.reserved() <= 0 || h.processor() != pp) {
+                if (h == null || !r.listed() || r.reserved() <= 0 || h.processor() != pp) {
                     fail("processor lists " + (h == null ? "a connection it does not own" : h.id())
-                            + " as reservation holder " + i + " with holderIndex=" + r.holderIndex() + " reserved="
+                            + " as reservation holder " + i + " with listed=" + r.listed() + " reserved="
                             + r.reserved());
                 }
             }
         }
         for (ConnectionPipeline<Request, Response> cp : owned.values()) {
-            if (cp.reservation().reserved() > 0 && cp.reservation().holderIndex() < 0) {
+            if (cp.reservation().reserved() > 0 && !cp.reservation().listed()) {
                 fail("connection " + cp.id() + " holds " + cp.reservation().reserved()
                         + " reserved bytes but is not listed as a holder");
             }
