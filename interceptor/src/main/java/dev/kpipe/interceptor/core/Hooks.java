@@ -316,8 +316,10 @@ public final class Hooks {
      * close it ({@code Selector.pollSelectionKeys} catches it and closes with {@code CloseMode.GRACEFUL}). For a
      * channel of this processor whose connection the plugin owns, the close is offered to the listener first
      * ({@link NetworkEventListener#onInputEnded}), which may take it over: the throwable is then dropped, logged as
-     * the selector would have logged it. Thread: network (other callers, such as the broker's own client selectors,
-     * are left alone).
+     * the selector would have logged it. The listener mutes the channel at once, so the selector reads it no more (an
+     * end of stream would be read again at every poll); {@code Selector.attemptRead} then sees a muted channel and
+     * flags memory pressure, which its next poll clears, unmuting no channel that was muted explicitly. Thread:
+     * network (other callers, such as the broker's own client selectors, are left alone).
      *
      * @return true to drop the throwable (the read answers 0 bytes; the plugin closes the connection later)
      */
