@@ -174,9 +174,10 @@ public final class KpipeMetrics implements AutoCloseable {
                 budget);
         gauge(
                 "deferred-close-total",
-                "Pipelined connections on which the broker refused a request kpipe had read ahead"
-                        + " (unparseable, unknown API, unsupported version), closed once every earlier response was written, as stock"
-                        + " Kafka would.",
+                "Pipelined connections that ended with requests kpipe had read ahead still unanswered, closed once every"
+                        + " earlier response was written, as stock Kafka would: the broker refused a request (unparseable,"
+                        + " unknown API, unsupported version, an expired session), or the client's input ended (half-close,"
+                        + " a frame refused for its size, a failed read).",
                 s -> s.deferredCloses(),
                 stats);
         gauge(

@@ -188,6 +188,27 @@ public interface NetworkEventListener<Q, S> {
     }
 
     /**
+     * The broker can read nothing more from a connection the plugin owns and is about to close it: the client's input
+     * ended (an end of stream: the client closed its write side, a half-close, or closed the connection), the network
+     * layer refused the next frame (its size is negative or above {@code socket.request.max.bytes}: kafka-clients'
+     * {@code InvalidReceiveException}), or a read failed. Stock Kafka, which reads a connection's next request only
+     * after answering the previous one, meets this only once every earlier request is answered; a plugin that read
+     * ahead may not have answered them yet. Returning true takes the close over: the broker reads nothing more from
+     * the connection and does not close it; the plugin mutes it now, lets its earlier responses be written (a write
+     * that fails, a peer reset, still closes it at once), then closes it with {@link NetworkProcessor#close}. Thread:
+     * the processor's network thread, inside the selector's poll (in {@code KafkaChannel.read}).
+     *
+     * @param processor the processor
+     * @param connectionId the connection
+     * @param cause what the read threw: an {@code EOFException} for an end of stream, another {@code IOException} for
+     *     a failed read, an {@code InvalidReceiveException} for a refused frame
+     * @return true to close it later; false (the default) to let the broker close it now
+     */
+    default boolean onInputEnded(NetworkProcessor<Q, S> processor, String connectionId, Throwable cause) {
+        return false;
+    }
+
+    /**
      * The connection closed, by either side; responses completed after this are of a closed connection. Thread: the
      * processor's network thread.
      *

@@ -13,6 +13,8 @@ import org.apache.kafka.common.network.KafkaChannel;
 import org.apache.kafka.common.network.NetworkReceive;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.requests.RequestContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The static entry points the inlined advice calls, for every Kafka version line: the hooked members of
@@ -27,6 +29,8 @@ import org.apache.kafka.common.requests.RequestContext;
  * <p>Public only because advice is inlined into the broker's classes; not an API.
  */
 public final class Hooks {
+
+    private static final Logger LOG = LoggerFactory.getLogger("org.apache.kafka.common.network.Selector");
 
     private static volatile NetworkEventListener<Object, Object> listener;
     private static volatile Predicate<String> listenerFilter = name -> false;
@@ -308,6 +312,62 @@ public final class Hooks {
         } catch (Throwable t) {
             Interceptor.hookFault();
             return false;
+        }
+    }
+
+    /**
+     * {@code KafkaChannel.read()} exit with a throwable: the selector can read nothing more from the channel and would
+     * close it ({@code Selector.pollSelectionKeys} catches it and closes with {@code CloseMode.GRACEFUL}). For a
+     * channel of this processor whose connection the plugin owns, the close is offered to the listener first
+     * ({@link NetworkEventListener#onInputEnded}), which may take it over: the throwable is then dropped, logged as
+     * the selector would have logged it. The listener mutes the channel at once, so the selector reads it no more (an
+     * end of stream would be read again at every poll); {@code Selector.attemptRead} then sees a muted channel and
+     * flags memory pressure, which its next poll clears, unmuting no channel that was muted explicitly. Thread:
+     * network (other callers, such as the broker's own client selectors, are left alone).
+     *
+     * @return true to drop the throwable (the read answers 0 bytes; the plugin closes the connection later)
+     */
+    public static boolean inputEnded(Object channel, Throwable thrown) {
+        NetworkEventListener<Object, Object> l = listener;
+        if (l == null) {
+            return false;
+        }
+        try {
+            ProcessorBinding b = CURRENT.get();
+            if (b == null || !b.active) {
+                return false;
+            }
+            KafkaChannel c = (KafkaChannel) channel;
+            String id = c.id();
+            if (!b.owns(id) || !b.serves(c) || !l.onInputEnded(b, id, thrown)) {
+                return false;
+            }
+            logInputEnded(c, thrown);
+            return true;
+        } catch (Throwable t) {
+            Interceptor.hookFault();
+            return false;
+        }
+    }
+
+    /** As {@code Selector.pollSelectionKeys} logs the throwable it closes a channel for. */
+    private static void logInputEnded(KafkaChannel c, Throwable thrown) {
+        if (thrown instanceof java.io.IOException) {
+            if (LOG.isDebugEnabled()) {
+                LOG.debug(
+                        "Connection with {} (channelId={}) disconnected; closing it once the requests read before"
+                                + " are answered",
+                        c.socketDescription(),
+                        c.id(),
+                        thrown);
+            }
+        } else {
+            LOG.warn(
+                    "Unexpected error from {} (channelId={}); closing connection once the requests read before are"
+                            + " answered",
+                    c.socketDescription(),
+                    c.id(),
+                    thrown);
         }
     }
 

@@ -208,7 +208,8 @@ public abstract class KafkaBinding implements Interceptor.Binding {
                                 "maybeBeginServerReauthentication",
                                 "org.apache.kafka.common.network.NetworkReceive",
                                 "java.util.function.Supplier"),
-                        KafkaChannelAdvice.class));
+                        KafkaChannelAdvice.class),
+                new AdvisedMethod(HookPoint.method(KAFKA_CHANNEL, "read"), KafkaChannelReadAdvice.class));
     }
 
     /**

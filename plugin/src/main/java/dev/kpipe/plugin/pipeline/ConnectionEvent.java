@@ -19,6 +19,11 @@ enum ConnectionEvent {
     DISABLED,
     /** The broker refused a request kpipe read ahead ({@code onRequestRejected}). */
     REQUEST_REJECTED,
+    /**
+     * The broker can read nothing more from the connection while requests kpipe read ahead are unanswered: an end of
+     * stream (half-close), a frame the network layer refuses, a failed read ({@code onInputEnded}).
+     */
+    INPUT_ENDED,
     /** Kafka takes the connection back: its drain completed, or nothing was outstanding (downgrade). */
     HAND_BACK,
     /** The broker closed the connection ({@code onConnectionClosed}). */

@@ -158,6 +158,8 @@ final class ConnectionPipeline<Q, S> extends Signals.Node<ConnectionPipeline<Q, 
      *   <tr><td>PIPELINED</td><td>DISABLED</td><td>DRAINING_DISABLED</td></tr>
      *   <tr><td>PIPELINED, DRAINING_*, CLOSING_AFTER_DRAIN</td><td>REQUEST_REJECTED</td>
      *       <td>CLOSING_AFTER_DRAIN</td></tr>
+     *   <tr><td>PIPELINED, DRAINING_*, CLOSING_AFTER_DRAIN</td><td>INPUT_ENDED</td>
+     *       <td>CLOSING_AFTER_DRAIN</td></tr>
      *   <tr><td>PIPELINED, DRAINING_*</td><td>HAND_BACK</td><td>HANDED_BACK</td></tr>
      *   <tr><td>PIPELINED, DRAINING_*, CLOSING_AFTER_DRAIN</td><td>CLOSE</td><td>CLOSED</td></tr>
      * </table>

@@ -28,8 +28,9 @@ enum ConnectionState {
      */
     DRAINING_DISABLED,
     /**
-     * The broker refused a request kpipe read ahead, or an illegal move was made (a plugin fault): muted, and closed
-     * once every earlier response is written. An exclusive request held when the close was decided stays in
+     * The broker refused a request kpipe read ahead, the client's input ended (end of stream, a refused frame, a
+     * failed read) with requests unanswered, or an illegal move was made (a plugin fault): muted, and closed once
+     * every earlier response is written. An exclusive request held when the close was decided stays in
      * {@link ConnectionPipeline#held} and is queued to the broker when the connection closes, as stock Kafka would
      * have queued it when it read it.
      */
@@ -94,6 +95,7 @@ enum ConnectionState {
             case DISABLED:
                 return this == PIPELINED ? DRAINING_DISABLED : null;
             case REQUEST_REJECTED:
+            case INPUT_ENDED:
                 return owned() ? CLOSING_AFTER_DRAIN : null;
             case HAND_BACK:
                 return this == PIPELINED || draining() ? HANDED_BACK : null;

@@ -384,6 +384,27 @@ public final class PipelineCoordinator<Q, S> implements NetworkEventListener<Q, 
         return true;
     }
 
+    /**
+     * The client's input ended on a pipelined connection: an end of stream (it closed its write side and reads on),
+     * a frame the network layer refuses (size negative or above {@code socket.request.max.bytes}), a failed read.
+     * Stock Kafka meets that only once it has answered every earlier request (it reads the next one only then), and
+     * then closes; so does kpipe: nothing more is read, the connection stays muted, its earlier responses are written
+     * in order, then it is closed ({@link Rounds}); a write that fails closes it at once, as on stock. A connection
+     * with nothing in flight is closed by the broker at once (a draining connection, the only one that may hold a
+     * request, is muted: the broker does not read it). Counted in {@code deferred-close-total}.
+     */
+    @Override
+    public boolean onInputEnded(NetworkProcessor<Q, S> processor, String connectionId, Throwable cause) {
+        ConnectionPipeline<Q, S> conn = connections.get(connectionId);
+        if (conn == null || conn.inflight().isEmpty()) {
+            return false;
+        }
+        conn.transition(ConnectionEvent.INPUT_ENDED);
+        conn.muteAndSchedule();
+        stats.deferredCloses.increment();
+        return true;
+    }
+
     @Override
     public void onConnectionClosed(NetworkProcessor<Q, S> processor, String connectionId) {
         ownership.closed(processor, connectionId);

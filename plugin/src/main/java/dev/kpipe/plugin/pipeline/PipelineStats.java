@@ -145,12 +145,17 @@ public final class PipelineStats {
         return waits[reason.ordinal()].sum();
     }
 
-    /** Connections closed only after their earlier responses were written, because a later request was refused. */
+    /**
+     * Connections closed only after their earlier responses were written, because a later request was refused or the
+     * client's input ended.
+     */
     final LongAdder deferredCloses = new LongAdder();
 
     /**
      * @return connections on which the broker refused a request kpipe had read ahead (unparseable, unknown API,
-     *     unsupported version) and that kpipe closed only once every earlier response was written, since start
+     *     unsupported version, an expired session) or whose input ended with requests unanswered (half-close, a frame
+     *     refused for its size, a failed read), and that kpipe closed only once every earlier response was written,
+     *     since start
      */
     public long deferredCloses() {
         return deferredCloses.sum();

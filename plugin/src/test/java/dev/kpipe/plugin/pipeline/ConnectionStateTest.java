@@ -28,6 +28,7 @@ class ConnectionStateTest {
         for (ConnectionState s : ConnectionState.values()) {
             if (s.owned()) {
                 t.get(s).put(ConnectionEvent.REQUEST_REJECTED, ConnectionState.CLOSING_AFTER_DRAIN);
+                t.get(s).put(ConnectionEvent.INPUT_ENDED, ConnectionState.CLOSING_AFTER_DRAIN);
                 t.get(s).put(ConnectionEvent.CLOSE, ConnectionState.CLOSED);
             }
             if (s == ConnectionState.PIPELINED || s.draining()) {

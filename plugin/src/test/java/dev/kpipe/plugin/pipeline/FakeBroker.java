@@ -255,8 +255,18 @@ final class FakeBroker {
         Request reauthPending;
         /** The request the broker refused (Kind.BAD) when it read it, or null. */
         Request rejected;
-        /** kpipe took over the close that refusal calls for ({@code onRequestRejected} returned true). */
+        /** The client's input ended (Kind.END) when the broker read it, or null. */
+        Request inputEnded;
+        /**
+         * kpipe took over the close that a refusal or the end of the input calls for ({@code onRequestRejected} or
+         * {@code onInputEnded} returned true).
+         */
         boolean closeDeferred;
+
+        /** @return the refused request or the end of the input: nothing after it is read; null if neither */
+        Request breakAt() {
+            return rejected != null ? rejected : inputEnded;
+        }
 
         Conn(int index, Proc proc, Scenario.Client client) {
             this.index = index;
@@ -355,6 +365,10 @@ final class FakeBroker {
             if (c.authenticating) {
                 fail("kpipe unmuted connection " + c.index + " while it re-authenticates");
             }
+            if (c.breakAt() != null && c.open) {
+                fail("kpipe unmuted connection " + c.index + " after " + c.breakAt()
+                        + ": nothing after it may be read");
+            }
             ConnectionPipeline<Request, Response> owner = owned.get(connectionId);
             if (signalFaulted && owner != null && !owner.inflight().isEmpty()) {
                 fail("kpipe unmuted connection " + c.index + " right after its back-pressure check threw, with "
@@ -417,6 +431,9 @@ final class FakeBroker {
             if (!c.pluginOwned) {
                 fail("kpipe handed back connection " + c.index + ", which it does not own");
             }
+            if (c.inputEnded != null) {
+                fail("kpipe handed back connection " + c.index + " after its input ended");
+            }
             c.pluginOwned = false;
             effect = true;
             if (heldRequest == null) {
@@ -447,12 +464,13 @@ final class FakeBroker {
             }
             if (c.open) {
                 for (Request r : c.requests) {
-                    if (r == c.rejected) {
+                    if (r == c.breakAt()) {
                         break;
                     }
                     if (!r.spec.kind().noResponse() && !c.received.contains(r)) {
                         fail("kpipe closed connection " + c.index + " before the response to " + r
-                                + " was written (stock Kafka answers every request before the refused one)");
+                                + " was written (stock Kafka answers every request before the refused one or the end"
+                                + " of the input)");
                     }
                 }
                 note("deferred close");
@@ -1479,9 +1497,51 @@ final class FakeBroker {
                 p.effect = true;
             }
             if (!c.channel.isMuted() && !c.inbound.isEmpty()) {
+                if (c.inbound.peek().spec.kind() == Scenario.Kind.END) {
+                    inputEnded(p, c, c.inbound.poll());
+                    continue;
+                }
                 p.completedReceives.add(c.inbound.poll());
                 p.effect = true;
             }
+        }
+    }
+
+    /**
+     * {@code Selector.attemptRead} of a connection whose input ended (end of stream, a refused frame, a failed read):
+     * {@code KafkaChannel.read} throws, and its advice offers the close to kpipe first. Taken over, the channel stays
+     * open, muted by kpipe, and kpipe closes it once every earlier response is written; otherwise the selector closes
+     * it ({@code CloseMode.GRACEFUL} with nothing pending: closed now, reported as disconnected).
+     */
+    private void inputEnded(Proc p, Conn c, Request end) {
+        ConnectionPipeline<Request, Response> cp = owned.get(c.id);
+        end.read = true;
+        c.inputEnded = end;
+        p.effect = true;
+        note(cp == null ? "input ended on a classic connection" : "input ended on a pipelined connection");
+        boolean deferred = c.pluginOwned
+                && listen("onInputEnded", () -> coordinator.onInputEnded(p, c.id, new java.io.EOFException()));
+        if (deferred) {
+            if (cp == null || cp.inflight().isEmpty()) {
+                fail("kpipe took over the close of connection " + c.index + " with nothing to answer first");
+            }
+            if (!c.channel.isMuted()) {
+                fail("kpipe took over the close of connection " + c.index + " after its input ended but left it"
+                        + " readable: the selector would read the end again at every poll");
+            }
+            c.closeDeferred = true;
+            note("close deferred after the input ended");
+            if (cp != null && cp.inflight().size() > 1) {
+                note("input ended with several requests unanswered");
+            }
+        } else {
+            if (cp != null && !cp.inflight().isEmpty()) {
+                fail("kpipe let the broker close connection " + c.index + " with "
+                        + cp.inflight().size() + " earlier requests unanswered after its input ended");
+            }
+            closeChannel(c);
+            c.closedByBroker = true;
+            p.disconnected.add(c);
         }
     }
 
@@ -2140,20 +2200,24 @@ final class FakeBroker {
                     fail("kpipe still holds state for connection " + c.index + ": " + cp);
                 }
             }
-            if (c.rejected != null && !c.clientClosed) {
+            if (c.breakAt() != null && !c.clientClosed) {
                 if (c.open) {
-                    fail("connection " + c.index + " still open after the broker refused " + c.rejected);
+                    fail("connection " + c.index + " still open after " + c.breakAt());
                 }
-                List<Request> before = c.requests.subList(0, c.rejected.index).stream()
+                List<Request> before = c.requests.subList(0, c.breakAt().index).stream()
                         .filter(r -> !r.spec.kind().noResponse())
                         .toList();
                 if (!c.received.equals(before)) {
                     fail("client " + c.index + " got " + c.received + " before the connection closed, but stock Kafka"
-                            + " answers every request before the refused one: " + before);
+                            + " answers every request before the refused one or the end of the input: " + before);
                 }
             }
             for (Request r : c.requests) {
-                if (r.read && !r.handled && r.spec.kind() != Scenario.Kind.BAD && !(r.reauthDeferred && !c.open)) {
+                if (r.read
+                        && !r.handled
+                        && r.spec.kind() != Scenario.Kind.BAD
+                        && r.spec.kind() != Scenario.Kind.END
+                        && !(r.reauthDeferred && !c.open)) {
                     fail("request read but never handled: " + r + " (" + r.state() + ")");
                 }
             }

@@ -66,10 +66,17 @@ final class Scenario {
          * thread (never queued); its response is the first frame of the re-authentication exchange. The client
          * writes nothing more until re-authentication completes.
          */
-        SASL_REAUTH;
+        SASL_REAUTH,
+        /**
+         * The end of the client's input, its last "request": an end of stream (it closed its write side and reads on,
+         * a half-close), a frame the network layer refuses (size negative or above {@code socket.request.max.bytes}),
+         * or a read that fails. The broker's read throws ({@code KafkaChannel.read}, whose advice offers the close to
+         * kpipe first); no response.
+         */
+        END;
 
         boolean noResponse() {
-            return this == PRODUCE_ACKS_0 || this == BAD;
+            return this == PRODUCE_ACKS_0 || this == BAD || this == END;
         }
 
         boolean upgrades() {
@@ -108,6 +115,7 @@ final class Scenario {
                 case FETCH -> "Fetch";
                 case BAD -> "Bad";
                 case SASL_REAUTH -> "Reauth";
+                case END -> "End";
             };
         }
     }
@@ -433,6 +441,7 @@ final class Scenario {
             case FETCH -> KafkaRequests.fetch(connectionId, correlationId);
             case BAD -> KafkaRequests.apiVersions(connectionId, correlationId); // never parsed: the broker refuses it
             case SASL_REAUTH -> KafkaRequests.saslHandshake(connectionId, correlationId);
+            case END -> KafkaRequests.apiVersions(connectionId, correlationId); // never read: the read throws
         };
     }
 
