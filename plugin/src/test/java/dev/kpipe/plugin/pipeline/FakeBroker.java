@@ -1520,7 +1520,7 @@ final class FakeBroker {
         p.effect = true;
         note(cp == null ? "input ended on a classic connection" : "input ended on a pipelined connection");
         boolean deferred = c.pluginOwned
-                && listen("onInputEnded", () -> coordinator.onInputEnded(p, c.id, new java.io.EOFException()));
+                && listen("onInputEnded", () -> listener.onInputEnded(p, c.id, new java.io.EOFException()));
         if (deferred) {
             if (cp == null || cp.inflight().isEmpty()) {
                 fail("kpipe took over the close of connection " + c.index + " with nothing to answer first");

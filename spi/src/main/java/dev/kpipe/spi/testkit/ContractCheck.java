@@ -200,6 +200,14 @@ public final class ContractCheck<Q, S> implements NetworkEventListener<Q, S> {
     }
 
     @Override
+    public boolean onInputEnded(NetworkProcessor<Q, S> processor, String connectionId, Throwable cause) {
+        if (closed.contains(connectionId)) {
+            violation("onInputEnded of connection " + connectionId + " after it closed");
+        }
+        return delegate.onInputEnded(processor, connectionId, cause);
+    }
+
+    @Override
     public void onConnectionClosed(NetworkProcessor<Q, S> processor, String connectionId) {
         if (!closed.add(connectionId)) {
             violation("onConnectionClosed of connection " + connectionId + " came twice");

@@ -113,6 +113,19 @@ class ContractCheckTest {
         assertEquals(1, throwing.violations());
     }
 
+    /** A new event of the SPI that the kit did not pass on would silently take the default for every plugin. */
+    @Test
+    void everyEventOfTheSpiIsPassedOnNotLeftToItsDefault() throws Exception {
+        for (java.lang.reflect.Method m : NetworkEventListener.class.getMethods()) {
+            assertEquals(
+                    ContractCheck.class,
+                    ContractCheck.class
+                            .getMethod(m.getName(), m.getParameterTypes())
+                            .getDeclaringClass(),
+                    m.getName() + " is passed on by the test kit");
+        }
+    }
+
     private static RequestContext context(ApiKeys api, String connectionId) {
         return new RequestContext(
                 new RequestHeader(api, api.latestVersion(), "client", 1),
