@@ -15,7 +15,12 @@ import java.util.Map;
  */
 final class CommitReport {
     /** One row of the table: its label and the figure's key in {@link CommitResult#figures}. */
-    record Row(String label, String key) {}
+    record Row(String label, String key) {
+        /** @return whether the ratio columns apply (not to kpipe's own gauges, which stock does not have) */
+        boolean hasRatios() {
+            return !key.startsWith("kpipe_");
+        }
+    }
 
     /** S6's rows. */
     static final List<Row> S6_ROWS = List.of(
@@ -129,13 +134,9 @@ final class CommitReport {
             for (CommitSide s : sides) {
                 sb.append(' ').append(range(stat(s, row.key()), "")).append(" |");
             }
-            sb.append(' ')
-                    .append(range(ratio(CommitSide.KPIPE, CommitSide.STOCK, row.key()), "x"))
-                    .append(" |");
+            sb.append(' ').append(ratioCell(CommitSide.STOCK, row)).append(" |");
             if (excl) {
-                sb.append(' ')
-                        .append(range(ratio(CommitSide.KPIPE, CommitSide.KPIPE_EXCL, row.key()), "x"))
-                        .append(" |");
+                sb.append(' ').append(ratioCell(CommitSide.KPIPE_EXCL, row)).append(" |");
             }
             sb.append('\n');
         }
@@ -158,6 +159,10 @@ final class CommitReport {
             sb.append(requestsPerTransaction());
         }
         return sb.toString();
+    }
+
+    private String ratioCell(CommitSide base, Row row) {
+        return row.hasRatios() ? range(ratio(CommitSide.KPIPE, base, row.key()), "x") : "—";
     }
 
     /**

@@ -24,8 +24,10 @@ import java.util.Map;
  * @param id {@code S6} or {@code S7}
  * @param windowMs W, every node's {@code replica.fetch.wait.max.ms}
  * @param sides the sides in the order of {@link RoundOrder}: stock, kpipe, and kpipe-excl if wanted
+ * @param addPartitionsRetryMaxMs S7: every broker's {@code add.partitions.to.txn.retry.backoff.max.ms} (all sides), or
+ *     0 for Kafka's default (100 ms); {@code --s5-add-partitions-retry-max-ms}
  */
-record CommitScenario(String id, int windowMs, List<CommitSide> sides) {
+record CommitScenario(String id, int windowMs, List<CommitSide> sides, int addPartitionsRetryMaxMs) {
 
     /** Input topic of S6 and S7: 1 partition, 1 replica on node 1. */
     static final String INPUT_TOPIC = "bench-commits-in";
@@ -60,12 +62,14 @@ record CommitScenario(String id, int windowMs, List<CommitSide> sides) {
         if (o.commits().excl()) {
             sides.add(CommitSide.KPIPE_EXCL);
         }
-        return new CommitScenario(id, windowMs, List.copyOf(sides));
+        int retryMaxMs = id.equals("S7") ? o.measure().s5AddPartitionsRetryMaxMs() : 0;
+        return new CommitScenario(id, windowMs, List.copyOf(sides), retryMaxMs);
     }
 
-    /** @return e.g. {@code S6 W=100ms} */
+    /** @return e.g. {@code S6 W=100ms}, {@code S7 W=100ms add-retry 1000ms} */
     String label() {
-        return id + " W=" + windowMs + "ms";
+        return id + " W=" + windowMs + "ms"
+                + (addPartitionsRetryMaxMs > 0 ? " add-retry " + addPartitionsRetryMaxMs + "ms" : "");
     }
 
     /** @return whether this is S7 (the Streams application) */
@@ -98,6 +102,9 @@ record CommitScenario(String id, int windowMs, List<CommitSide> sides) {
         m.put("transaction.state.log.replication.factor", "2");
         m.put("transaction.state.log.min.isr", "2");
         m.put("transaction.state.log.num.partitions", "1");
+        if (addPartitionsRetryMaxMs > 0) {
+            m.put(Scenarios.S5_ADD_PARTITIONS_RETRY_MAX_MS, Integer.toString(addPartitionsRetryMaxMs));
+        }
         return m;
     }
 

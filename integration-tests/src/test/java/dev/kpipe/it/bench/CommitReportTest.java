@@ -44,6 +44,15 @@ class CommitReportTest {
             assertEquals(null, c.brokerConfig().get("offsets.commit.required.acks"), "Kafka's default, -1");
         }
         assertEquals("bench-S6-W100ms-kpipe-excl", excl.name());
+
+        BenchOptions retry =
+                BenchOptions.parse(new String[] {"--scenario", "S6,S7", "--s5-add-partitions-retry-max-ms", "1000"});
+        CommitScenario s7 = CommitScenario.of("S7", 100, retry);
+        assertEquals("S7 W=100ms add-retry 1000ms", s7.label());
+        assertEquals(
+                "1000",
+                s7.spec(CommitSide.STOCK, retry).brokerConfig().get("add.partitions.to.txn.retry.backoff.max.ms"));
+        assertEquals(0, CommitScenario.of("S6", 100, retry).addPartitionsRetryMaxMs(), "S7's only");
     }
 
     @Test
@@ -74,6 +83,9 @@ class CommitReportTest {
                         "target: commits/s kpipe/stock >= 3x: 15.0x [14.5–15.6] -> MET; errors in all" + " rounds: 0"),
                 table);
         assertFalse(table.contains("per transaction"), "S6 has no transactions");
+        assertTrue(
+                table.contains("| kpipe commits in flight per connection, max | — | — | — | — | — |"),
+                "no ratio of a kpipe-only gauge: " + table);
         @SuppressWarnings("unchecked")
         Map<String, Object> summary = (Map<String, Object>) r.toMap(DEFAULTS).get("summary");
         assertEquals(true, summary.get("target_met"));
