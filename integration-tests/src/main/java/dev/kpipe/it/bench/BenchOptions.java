@@ -12,7 +12,8 @@ import java.util.Locale;
  * @param demo the short demo preset (S1 at W = 100 ms, 3 rounds x 15 s per side)
  * @param sweep {@code --scenario sweep}: S1 at every W of {@code windowsMs} (default {@link Sweep#DEFAULT_WINDOWS_MS}),
  *     summed up as a table and a chart ({@link Sweep})
- * @param scenarios {@code S1}, {@code S2}, {@code S3} and/or {@code S5}, in run order
+ * @param scenarios {@code S1}, {@code S2}, {@code S3}, {@code S2F}, {@code S1L}, {@code S5}, {@code S6} and/or
+ *     {@code S7}, in run order (S6 and S7, {@link CommitBench}, run after the others)
  * @param windowsMs S1's follower fetch waits W, in ms
  * @param rounds rounds per variant (stock and kpipe alternate: stock 1, kpipe 1, stock 2, ...)
  * @param durationSeconds measured window of each round, s
