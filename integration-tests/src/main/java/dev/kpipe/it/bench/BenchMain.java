@@ -30,6 +30,8 @@ import java.util.stream.Collectors;
  * BenchMain --scenario all --window-ms 100,250 --rounds 5 --duration-s 30
  * BenchMain --scenario sweep                    # S1 at W = 10..500 ms, a table and a PNG chart ({@link Sweep})
  * BenchMain --scenario S2F,S1L --rounds 6        # S2 at a fixed load with an A/A run; S1 with 1 MiB batches
+ * BenchMain --scenario S6,S7 --rounds 3         # offset commits on slow acks ({@link CommitBench}): stock, kpipe,
+ *                                               # kpipe-excl (kpipe.offset.commits.pipelined=false)
  * BenchMain --scenario soak --duration-s 1200    # the reliability soak instead ({@link SoakMain})
  * </pre>
  *
@@ -50,6 +52,7 @@ public final class BenchMain {
     private final Path jsonFile;
     private final Map<String, Object> run = new LinkedHashMap<>();
     private final List<Report> reports = new ArrayList<>();
+    private final List<CommitReport> commitReports = new ArrayList<>();
 
     private BenchMain(BenchOptions options, HarnessSettings settings, Progress progress, Path jsonFile) {
         this.options = options;
@@ -128,8 +131,13 @@ public final class BenchMain {
 
     private int runAll() throws Exception {
         List<Scenario> scenarios = new ArrayList<>();
+        List<CommitScenario> commitScenarios = new ArrayList<>();
         for (String s : options.scenarios()) {
-            if (s.equals("S1")) {
+            if (s.equals("S6") || s.equals("S7")) {
+                for (int w : options.windowsMs()) {
+                    commitScenarios.add(CommitScenario.of(s, w, options));
+                }
+            } else if (s.equals("S1")) {
                 for (int w : options.windowsMs()) {
                     if (options.measure().clients().isEmpty()) {
                         scenarios.add(Scenarios.s1(w, options));
@@ -179,12 +187,21 @@ public final class BenchMain {
                 "kpipe benchmark: Kafka %s, stock vs kpipe %s, %s, %d rounds x %d s per side; %d CPU(s)%n",
                 settings.kafkaVersion(),
                 settings.pluginVersion(),
-                scenarios.stream().map(s -> s.label).collect(Collectors.joining(", ")),
+                java.util.stream.Stream.concat(
+                                scenarios.stream().map(s -> s.label),
+                                commitScenarios.stream().map(CommitScenario::label))
+                        .collect(Collectors.joining(", ")),
                 options.rounds(),
                 options.durationSeconds(),
                 Runtime.getRuntime().availableProcessors());
         for (Scenario s : scenarios) {
             reports.add(runScenario(s, scenarioMaps));
+        }
+        for (CommitScenario s : commitScenarios) {
+            CommitReport r = CommitBench.run(s, options, settings, progress, out);
+            commitReports.add(r);
+            scenarioMaps.add(r.toMap(options));
+            writeJson();
         }
         List<Report> clientReports = ClientsTable.clientReports(reports);
         if (!clientReports.isEmpty()) {
@@ -197,10 +214,14 @@ public final class BenchMain {
         run.put("other_kafka_jvms_at_end", HostInfo.foreignBrokers());
         writeJson();
         progress.clear();
-        if (reports.size() > 1) {
+        if (reports.size() + commitReports.size() > 1) {
             out.println();
             out.println("==== summary (" + fmtElapsed(progress.elapsedSeconds()) + ") ====");
             for (Report r : reports) {
+                out.println();
+                out.print(r.table(options));
+            }
+            for (CommitReport r : commitReports) {
                 out.println();
                 out.print(r.table(options));
             }
@@ -378,6 +399,9 @@ public final class BenchMain {
                 settings.extraJvmOptions().length == 0 ? "" : String.join(" ", settings.extraJvmOptions()));
         m.put("parallel_start", options.parallelStart());
         m.put("clients", options.measure().clients().stream().map(c -> c.id).toList());
+        m.put("s6_records_per_s", options.commits().s6RecordsPerSec());
+        m.put("s7_input_records", options.commits().s7InputRecords());
+        m.put("kpipe_excl_side", options.commits().excl());
         return m;
     }
 

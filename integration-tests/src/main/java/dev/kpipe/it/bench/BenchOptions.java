@@ -12,7 +12,8 @@ import java.util.Locale;
  * @param demo the short demo preset (S1 at W = 100 ms, 3 rounds x 15 s per side)
  * @param sweep {@code --scenario sweep}: S1 at every W of {@code windowsMs} (default {@link Sweep#DEFAULT_WINDOWS_MS}),
  *     summed up as a table and a chart ({@link Sweep})
- * @param scenarios {@code S1}, {@code S2}, {@code S3} and/or {@code S5}, in run order
+ * @param scenarios {@code S1}, {@code S2}, {@code S3}, {@code S2F}, {@code S1L}, {@code S5}, {@code S6} and/or
+ *     {@code S7}, in run order (S6 and S7, {@link CommitBench}, run after the others)
  * @param windowsMs S1's follower fetch waits W, in ms
  * @param rounds rounds per variant (stock and kpipe alternate: stock 1, kpipe 1, stock 2, ...)
  * @param durationSeconds measured window of each round, s
@@ -35,6 +36,7 @@ import java.util.Locale;
  * @param s3BufferBytes S3 {@code buffer.memory} per producer, bytes
  * @param batchBytes {@code batch.size}, bytes
  * @param measure the fixed-load (S2F) and large-batch (S1L) options
+ * @param commits the offset-commit scenarios' options (S6, S7)
  */
 record BenchOptions(
         boolean demo,
@@ -61,7 +63,8 @@ record BenchOptions(
         long s3BudgetBytes,
         int s3RecordBytes,
         long s3BufferBytes,
-        MeasureOptions measure) {
+        MeasureOptions measure,
+        CommitOptions commits) {
 
     static final String USAGE = """
       usage: BenchMain demo [options]      S1 at W=100 ms, 3 rounds x 15 s per side (+3 s warm-up)
@@ -70,6 +73,9 @@ record BenchOptions(
         --scenario S1|S2|S3|all     scenarios to run (default S1; comma list allowed; all = S1,S2,S3)
         --scenario S2F|S1L          S2 at a fixed offered load (with an A/A run); S1 with 1 MiB batches
         --scenario S5               S1 with a transactional producer committing every 500 records (each W)
+        --scenario S6|S7            offset commits on slow acks: a consumer calling commitAsync after every poll
+                                    (S6); a Kafka Streams exactly_once_v2 map application (S7); stock, kpipe and
+                                    kpipe-excl (kpipe.offset.commits.pipelined=false), W = --window-ms
         --scenario sweep            S1 at W = 10,25,50,100,250,500 ms (or --window-ms), then a table and a PNG
                                     chart next to the JSON; 2 rounds x 12 s per side unless given (~9 minutes)
         --scenario soak             the reliability soak instead (--scenario soak --help for its options)
@@ -92,7 +98,7 @@ record BenchOptions(
         --s3-record-bytes N         (default 1024)     --s3-buffer-kib N   S3 buffer.memory (default 128)
         --batch-bytes N             batch.size (default 16384)
         --out DIR                   JSON output folder (default integration-tests/target/bench)
-      """ + MeasureOptions.USAGE;
+      """ + MeasureOptions.USAGE + CommitOptions.USAGE;
 
     /**
      * @param args the command line
@@ -125,6 +131,7 @@ record BenchOptions(
         int s3Record = 1024;
         long s3Buffer = 128 * 1024;
         MeasureOptions.Parser measure = new MeasureOptions.Parser();
+        CommitOptions.Parser commits = new CommitOptions.Parser();
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -139,7 +146,7 @@ record BenchOptions(
                                 l.add("S2");
                                 l.add("S3");
                             }
-                            case "S1", "S2", "S3", "S2F", "S1L", "S5" -> l.add(u);
+                            case "S1", "S2", "S3", "S2F", "S1L", "S5", "S6", "S7" -> l.add(u);
                             case "SWEEP" -> {
                                 l.add("S1");
                                 sweep = true;
@@ -184,6 +191,9 @@ record BenchOptions(
                 case "--s3-buffer-kib" -> s3Buffer = Flags.positiveInt(Flags.value(args, ++i, a), a) * 1024L;
                 default -> {
                     int last = measure.parse(args, i);
+                    if (last < 0) {
+                        last = commits.parse(args, i);
+                    }
                     if (last < 0) {
                         throw new IllegalArgumentException("unknown argument: " + a);
                     }
@@ -244,7 +254,8 @@ record BenchOptions(
                 s3Budget,
                 s3Record,
                 s3Buffer,
-                measure.build());
+                measure.build(),
+                commits.build());
     }
 
     /** {@code --warmup-s} takes 0 (no warm-up), so not {@link Flags#positiveInt}; a bad value names the flag. */

@@ -38,8 +38,8 @@ record MeasureOptions(
         --s1l-window-ms N           S1L (1 MiB batches, linger 50 ms): the follower's W (default 250)
         --s1l-follower-fetch-max-kib N  S1L: the follower's replica.fetch.max.bytes in KiB (default 65536;
                                     Kafka's default is 1024)
-        --s5-add-partitions-retry-max-ms N  S5: add.partitions.to.txn.retry.backoff.max.ms on every broker of
-                                    both sides (default: Kafka's, 100)
+        --s5-add-partitions-retry-max-ms N  S5 and S7: add.partitions.to.txn.retry.backoff.max.ms on every broker
+                                    of every side (default: Kafka's, 100)
         --client C1,C2|all          S1 with each producer client in turn (default: the Java producer as S1 sets it):
                                     java-idempotent, java (kafka-clients, 5 in flight), kcat-idempotent, kcat (5),
                                     kcat-100 (librdkafka via kcat), kafkajs-idempotent, kafkajs (KafkaJS 2.2.4, 5)

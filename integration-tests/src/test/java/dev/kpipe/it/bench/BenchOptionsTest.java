@@ -23,7 +23,7 @@ class BenchOptionsTest {
     /** Every flag of the usage text, each with a value other than its default. */
     private static final String[] EVERY_FLAG = {
         "--scenario",
-        "s1,S2F,S1L,S5,S3",
+        "s1,S2F,S1L,S5,S3,s6,S7",
         "--window-ms",
         "50, 250",
         "--rounds",
@@ -77,6 +77,11 @@ class BenchOptionsTest {
         "25",
         "--client",
         "kcat-idempotent,kafkajs",
+        "--s6-rate",
+        "500",
+        "--s7-input-records",
+        "70000",
+        "--no-excl",
     };
 
     @Test
@@ -108,9 +113,11 @@ class BenchOptionsTest {
                         8L * 1024 * 1024,
                         1024,
                         128 * 1024,
-                        new MeasureOptions(20_000, 4, true, 250, 64 * 1024 * 1024, 0, List.of())),
+                        new MeasureOptions(20_000, 4, true, 250, 64 * 1024 * 1024, 0, List.of()),
+                        new CommitOptions(2_000, 3_000_000, true)),
                 o);
         assertEquals(MeasureOptions.DEFAULTS, o.measure());
+        assertEquals(CommitOptions.DEFAULTS, o.commits());
     }
 
     @Test
@@ -120,7 +127,7 @@ class BenchOptionsTest {
                 new BenchOptions(
                         false,
                         false,
-                        List.of("S1", "S2F", "S1L", "S5", "S3"),
+                        List.of("S1", "S2F", "S1L", "S5", "S3", "S6", "S7"),
                         List.of(50, 250),
                         7,
                         11,
@@ -149,7 +156,8 @@ class BenchOptionsTest {
                                 120,
                                 2048 * 1024,
                                 25,
-                                List.of(BenchClient.KCAT_IDEMPOTENT, BenchClient.KAFKAJS))),
+                                List.of(BenchClient.KCAT_IDEMPOTENT, BenchClient.KAFKAJS)),
+                        new CommitOptions(500, 70_000, false)),
                 o);
     }
 
@@ -213,6 +221,13 @@ class BenchOptionsTest {
                 MeasureOptions.KAFKA_DEFAULT_REPLICA_FETCH_MAX_BYTES,
                 s1l.measure().s1lFollowerFetchMaxBytes());
 
+        BenchOptions s6s7 = parse("--scenario S6,S7 --rounds 3 --duration-s 15 --warmup-s 3");
+        assertEquals(List.of("S6", "S7"), s6s7.scenarios());
+        assertEquals(List.of(100), s6s7.windowsMs(), "W = 100 ms unless given");
+        assertEquals(List.of(3, 15, 3), List.of(s6s7.rounds(), s6s7.durationSeconds(), s6s7.warmupSeconds()));
+        assertEquals(CommitOptions.DEFAULTS, s6s7.commits());
+        assertTrue(s6s7.commits().excl(), "kpipe-excl runs unless --no-excl");
+
         BenchOptions stock = parse("--stock not-installed --broker-heap 512m --broker-jvm-opts -XX:+UseParallelGC");
         assertFalse(stock.stockInstallsPlugin());
         assertEquals("512m", stock.brokerHeap());
@@ -248,7 +263,9 @@ class BenchOptionsTest {
             "--s2f-producers",
             "--s1l-window-ms",
             "--s1l-follower-fetch-max-kib",
-            "--s5-add-partitions-retry-max-ms"
+            "--s5-add-partitions-retry-max-ms",
+            "--s6-rate",
+            "--s7-input-records"
         }) {
             assertEquals(flag + " needs a number: x", fails(flag, "x"));
             assertEquals(flag + " must be > 0: 0", fails(flag, "0"));
