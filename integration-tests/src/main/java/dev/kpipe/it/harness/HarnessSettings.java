@@ -32,7 +32,7 @@ import java.util.stream.Stream;
  *       {@link KafkaCluster} test is skipped, saying why;
  *   <li>{@code kpipe.it.javaagent}: {@code true} installs kpipe in every cluster that has it as a Java agent as well
  *       ({@code -javaagent:<libs/kpipe jar>}, see {@link ClusterSpec.Builder#javaagent}), as the README's install does;
- *   <li>{@code kpipe.it.start.timeout.seconds}: how long a node may take to become ready (default 90);
+ *   <li>{@code kpipe.it.start.timeout.seconds}: how long a node may take to become ready (default 180; a node of an idle 2-core machine takes 10 to 20 s, of one at a load average of 40 up to 140 s);
  *   <li>{@code kpipe.it.jvm.opts}: extra JVM options for every broker JVM, space separated.
  * </ul>
  *
@@ -230,7 +230,7 @@ public final class HarnessSettings {
 
     /** @return how long a node may take from process start until it is ready */
     public Duration startTimeout() {
-        return Duration.ofSeconds(Long.parseLong(get("kpipe.it.start.timeout.seconds", "90")));
+        return Duration.ofSeconds(Long.parseLong(get("kpipe.it.start.timeout.seconds", "180")));
     }
 
     /**

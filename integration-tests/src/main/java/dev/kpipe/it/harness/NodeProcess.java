@@ -215,7 +215,10 @@ final class NodeProcess {
                 }
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("node " + id + " not ready within " + timeout.toSeconds()
-                            + " s (expected" + " brokers " + expectedIds + ", last error " + last + "); log tail:\n"
+                            + " s (expected" + " brokers " + expectedIds + ", last error " + last + "); on a loaded"
+                            + " machine raise the JVM system property kpipe.it.start.timeout.seconds (./demo.sh:"
+                            + " BENCH_JAVA_OPTS=-Dkpipe.it.start.timeout.seconds=400, the local cluster:"
+                            + " JAVA_TOOL_OPTIONS=-Dkpipe.it.start.timeout.seconds=400, the tests: mvn -D...); log tail:\n"
                             + tail(logSinceStart(), 40));
                 }
                 p.waitFor(100, TimeUnit.MILLISECONDS); // pause between probes; returns at once if the JVM dies
