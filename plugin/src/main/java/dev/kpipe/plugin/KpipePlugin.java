@@ -97,7 +97,7 @@ public final class KpipePlugin implements MetricsReporter {
         NetworkEventListener<Object, Object> events = pipeline;
         if (Boolean.getBoolean(CONTRACT_CHECK_PROPERTY)) {
             events = new ContractCheck<>(pipeline, v -> LOG.error("kpipe: SPI contract violated: {}", v));
-            LOG.info(
+            LOG.debug( // DEBUG: kpipe's INFO is its start line alone (AgentLoadingIT)
                     "kpipe: the broker's events pass through the SPI's contract check (-D{}=true)",
                     CONTRACT_CHECK_PROPERTY);
         }
