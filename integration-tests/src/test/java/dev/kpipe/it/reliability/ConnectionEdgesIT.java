@@ -67,7 +67,7 @@ class ConnectionEdgesIT {
     /** {@code socket.request.max.bytes} of both brokers. */
     private static final int MAX_REQUEST_BYTES = 1 << 20;
 
-    private static final String TOPIC = "edges";
+    static final String TOPIC = "edges";
     /** How long a connection that got no more bytes counts as left open by the broker. */
     private static final Duration QUIET = Duration.ofSeconds(5);
 
@@ -134,7 +134,7 @@ class ConnectionEdgesIT {
         }
     }
 
-    private static ClusterSpec.Builder spec(String name) {
+    static ClusterSpec.Builder spec(String name) {
         return ClusterSpec.builder()
                 .name(name)
                 .nodes(2)
@@ -242,7 +242,7 @@ class ConnectionEdgesIT {
 
     // ------------------------------------------------------------------ running one stream
 
-    private static Outcome run(KafkaNode node, Stream stream, int index) throws IOException {
+    static Outcome run(KafkaNode node, Stream stream, int index) throws IOException {
         Map<Integer, ApiKeys> apis = new LinkedHashMap<>();
         Map<Integer, Short> versions = new LinkedHashMap<>();
         ByteBuffer bytes = ByteBuffer.allocate(64 * 1024);

@@ -16,6 +16,15 @@ class SoakChecksTest {
         return new BrokerProbe.Heap(100 << 20, 90 << 20, kpipeInstances, kpipeInstances * 32, 1, classes);
     }
 
+    /** The SPI's test kit, which the integration tests run on every broker, keeps state by design: not kpipe's. */
+    @Test
+    void theSpisTestKitIsNotCountedAsKpipeState() {
+        assertTrue(BrokerProbe.isKpipeState("dev.kpipe.plugin.pipeline.ConnectionPipeline"));
+        assertTrue(BrokerProbe.isKpipeState("dev.kpipe.spi.Admission"));
+        assertEquals(false, BrokerProbe.isKpipeState("dev.kpipe.spi.testkit.ContractCheck$Identity"));
+        assertEquals(false, BrokerProbe.isKpipeState("kafka.network.Processor"));
+    }
+
     @Test
     void aConnectionPipelineLeftWithNoClientIsAViolation() {
         SoakChecks c = new SoakChecks(OPTIONS);
