@@ -47,11 +47,10 @@ class HostileNeighboursMeasurement {
     @Test
     void ackGapsOfAWellBehavedProducerBesideHostileConnections() throws Exception {
         ExecutorService starts = Executors.newFixedThreadPool(2);
-        Future<Cluster> s = starts.submit(() -> Cluster.start(ConnectionEdgesIT.spec("Neighbours-stock")
-                .installPlugin(false)
-                .build()));
-        Future<Cluster> k = starts.submit(() -> Cluster.start(
-                ConnectionEdgesIT.spec("Neighbours-kpipe").build()));
+        Future<Cluster> s = starts.submit(() -> Cluster.start(
+                ConnectionEdgesIT.spec("Neighbours-stock").installPlugin(false).build()));
+        Future<Cluster> k = starts.submit(
+                () -> Cluster.start(ConnectionEdgesIT.spec("Neighbours-kpipe").build()));
         Cluster stock = null;
         Cluster kpipe = null;
         try {
