@@ -72,7 +72,7 @@ public class RequestPathBenchmark {
     record BenchResponse(Object request, RequestContext context) {}
 
     /** The least a network processor must do for the plugin: nothing but answer accessors. */
-    static final class BenchProcessor implements NetworkProcessor<Object, Object> {
+    static class BenchProcessor implements NetworkProcessor<Object, Object> {
         private ProcessorAttachment attachment;
         long unmutes;
 

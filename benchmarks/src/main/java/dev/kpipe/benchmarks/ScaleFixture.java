@@ -9,10 +9,6 @@ import dev.kpipe.plugin.pipeline.PipelineCoordinator;
 import dev.kpipe.plugin.pipeline.PipelineStats;
 import dev.kpipe.plugin.pipeline.WakeupTimer;
 import dev.kpipe.spi.Admission;
-import dev.kpipe.spi.NetworkProcessor;
-import dev.kpipe.spi.ProcessorAttachment;
-import dev.kpipe.spi.Reauthentication;
-import dev.kpipe.spi.ResponseKind;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
@@ -50,74 +46,11 @@ final class ScaleFixture {
         }
     }
 
-    /** The least a network processor must do for the plugin; requests carry their own context. */
-    static final class ScaleProcessor implements NetworkProcessor<Object, Object> {
-        private ProcessorAttachment attachment;
-
-        @Override
-        public String listenerName() {
-            return "PLAINTEXT";
-        }
-
-        @Override
-        public int id() {
-            return 0;
-        }
-
-        @Override
-        public void mute(String connectionId) {}
-
-        @Override
-        public void unmute(String connectionId) {}
-
-        @Override
-        public boolean isOpen(String connectionId) {
-            return true;
-        }
-
-        @Override
-        public void release(Object request) {}
-
-        @Override
-        public void handBack(String connectionId, Object heldRequest) {}
-
-        @Override
-        public void beginReauthentication(String connectionId, Reauthentication reauthentication) {}
-
-        @Override
-        public Object pollResponse() {
-            return null;
-        }
-
-        @Override
-        public void close(String connectionId) {}
-
-        @Override
-        public void discard(Object response) {}
-
-        @Override
-        public void attach(ProcessorAttachment attachment) {
-            this.attachment = attachment;
-        }
-
-        @Override
-        public ProcessorAttachment attachment() {
-            return attachment;
-        }
-
-        @Override
-        public void wakeup() {}
-
-        @Override
-        public ResponseKind kindOf(Object response) {
-            return ResponseKind.SEND;
-        }
-
-        @Override
-        public Object requestOf(Object response) {
-            return ((RequestPathBenchmark.BenchResponse) response).request();
-        }
-
+    /**
+     * The request-path benchmarks' processor ({@link RequestPathBenchmark.BenchProcessor}), except that each request
+     * carries its own context (one per connection).
+     */
+    static final class ScaleProcessor extends RequestPathBenchmark.BenchProcessor {
         @Override
         public RequestContext contextOf(Object request) {
             return ((BenchRequest) request).context();
