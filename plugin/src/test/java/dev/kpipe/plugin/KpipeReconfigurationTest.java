@@ -95,13 +95,13 @@ class KpipeReconfigurationTest {
             })
     void validateReconfigurationRejectsABadValueNamingTheKeyAndChangesNothing(String key, String value) {
         KpipePlugin plugin = new KpipePlugin();
-        PipelineCoordinator before = KpipePlugin.coordinator();
+        PipelineCoordinator before = plugin.coordinator();
         ConfigException e = assertThrows(
                 ConfigException.class,
                 () -> plugin.validateReconfiguration(broker(KpipeConfig.ENABLE, "true", key, value)));
         assertTrue(e.getMessage().contains(key), e.getMessage());
         assertTrue(e.getMessage().contains(value), e.getMessage());
-        assertSame(before, KpipePlugin.coordinator(), "validation changes nothing");
+        assertSame(before, plugin.coordinator(), "validation changes nothing");
     }
 
     @Test

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 class DeferredAppendsTest {
 
     private final List<String> signals = Collections.synchronizedList(new ArrayList<>());
-    private final DeferredAppends appends = new DeferredAppends(new DeferredAppends.Signals() {
+    private final DeferredAppends.Signals broker = new DeferredAppends.Signals() {
         @Override
         public void deferred(Object request) {
             signals.add("deferred " + request);
@@ -37,7 +37,8 @@ class DeferredAppendsTest {
         public void dispatched(Object request) {
             signals.add("dispatched " + request);
         }
-    });
+    };
+    private final DeferredAppends appends = new DeferredAppends();
     private final ExecutorService other = Executors.newSingleThreadExecutor();
 
     @AfterEach
@@ -57,8 +58,48 @@ class DeferredAppendsTest {
     }
 
     @Test
+    void eachDeferralSignalsItsOwnBroker() throws Exception {
+        List<String> other = Collections.synchronizedList(new ArrayList<>());
+        DeferredAppends.Signals otherBroker = new DeferredAppends.Signals() {
+            @Override
+            public void deferred(Object request) {
+                other.add("deferred " + request);
+            }
+
+            @Override
+            public void dispatched(Object request) {
+                other.add("dispatched " + request);
+            }
+        };
+        appends.handling("a", broker);
+        appends.verificationStarted(r -> true);
+        handleReturns("a");
+        appends.handling("b", otherBroker);
+        appends.verificationStarted(r -> true);
+        handleReturns("b");
+        onOtherThread(() -> {
+            appends.callbackInvoked("b");
+            appends.callbackCompleted("b");
+            appends.callbackInvoked("a");
+            appends.callbackCompleted("a");
+        });
+        assertEquals(List.of("deferred a", "dispatched a"), signals);
+        assertEquals(List.of("deferred b", "dispatched b"), other);
+        assertEquals(0, appends.pending());
+    }
+
+    @Test
+    void aRequestOfABrokerWithoutKpipeIsNeverDeferred() {
+        appends.handling("classic", null);
+        assertFalse(appends.verificationStarted(r -> true));
+        handleReturns("classic");
+        assertEquals(List.of("dispatched classic"), signals);
+        assertEquals(0, appends.pending());
+    }
+
+    @Test
     void aProduceWithoutVerificationIsDispatchedAtHandleReturn() {
-        appends.handling("r1");
+        appends.handling("r1", broker);
         handleReturns("r1");
         assertEquals(List.of("dispatched r1"), signals);
         assertEquals(0, appends.pending());
@@ -66,7 +107,7 @@ class DeferredAppendsTest {
 
     @Test
     void handleReturnsFirstThenTheCallbackRunsOnAnotherHandler() throws Exception {
-        appends.handling("r1");
+        appends.handling("r1", broker);
         assertTrue(appends.verificationStarted(r -> true));
         handleReturns("r1");
         assertEquals(List.of("deferred r1"), signals);
@@ -81,7 +122,7 @@ class DeferredAppendsTest {
 
     @Test
     void theCallbackRunsBeforeHandleReturnsThenHandleReturnDispatches() throws Exception {
-        appends.handling("r1");
+        appends.handling("r1", broker);
         assertTrue(appends.verificationStarted(r -> true));
         onOtherThread(() -> {
             appends.callbackInvoked("r1");
@@ -96,7 +137,7 @@ class DeferredAppendsTest {
     /** COORDINATOR_NOT_AVAILABLE or a lower epoch: the manager calls back at once, on the handler, inline. */
     @Test
     void aCallbackRunInlineInsideHandleDispatchesAtHandleReturn() {
-        appends.handling("r1");
+        appends.handling("r1", broker);
         assertTrue(appends.verificationStarted(r -> true));
         appends.callbackInvoked("r1");
         handleReturns("r1");
@@ -107,7 +148,7 @@ class DeferredAppendsTest {
     /** A fenced producer, a moved coordinator, CONCURRENT_TRANSACTIONS retries exhausted: the callback answers. */
     @Test
     void aFailedVerificationDispatchesWhenItsCallbackHasAnswered() throws Exception {
-        appends.handling("r1");
+        appends.handling("r1", broker);
         appends.verificationStarted(r -> true);
         handleReturns("r1");
         // the callback of an error result is invoked, queued and run like a successful one; the setter in the
@@ -119,7 +160,7 @@ class DeferredAppendsTest {
 
     @Test
     void aVerificationThatThrowsLeavesTheDispatchToHandleReturn() {
-        appends.handling("r1");
+        appends.handling("r1", broker);
         appends.verificationStarted(r -> true);
         appends.verificationThrew();
         handleReturns("r1");
@@ -129,7 +170,7 @@ class DeferredAppendsTest {
 
     @Test
     void aCompletionTimeBeforeTheCallbackWasQueuedIsIgnored() throws Exception {
-        appends.handling("r1");
+        appends.handling("r1", broker);
         appends.verificationStarted(r -> true);
         handleReturns("r1");
         onOtherThread(() -> appends.callbackCompleted("r1"));
@@ -144,7 +185,7 @@ class DeferredAppendsTest {
         AtomicBoolean started = new AtomicBoolean(true);
         onOtherThread(() -> started.set(appends.verificationStarted(r -> true))); // a retry on a scheduler thread
         assertFalse(started.get());
-        appends.handling("offsets");
+        appends.handling("offsets", broker);
         assertFalse(appends.verificationStarted(r -> false)); // a TXN_OFFSET_COMMIT
         handleReturns("offsets");
         appends.callbackInvoked("unknown");
@@ -194,9 +235,9 @@ class DeferredAppendsTest {
                         }
                     }
                 };
-                DeferredAppends a = new DeferredAppends(check);
+                DeferredAppends a = new DeferredAppends();
                 CyclicBarrier barrier = new CyclicBarrier(2);
-                a.handling(request);
+                a.handling(request, check);
                 a.verificationStarted(r -> true);
                 CompletableFuture<Void> callback = CompletableFuture.runAsync(
                         () -> {
@@ -231,7 +272,7 @@ class DeferredAppendsTest {
     @Test
     void handleReturnsFirstThenTheVerificationCallbackEnqueuesTheWriteOnAnotherThread() throws Exception {
         Object callback = new Object();
-        appends.handling("c1");
+        appends.handling("c1", broker);
         appends.partitionVerification(callback);
         assertTrue(appends.verificationStarted(r -> true));
         handleReturns("c1");
@@ -246,7 +287,7 @@ class DeferredAppendsTest {
     @Test
     void theVerificationCallbackReturnsBeforeHandleReturnsThenHandleReturnDispatches() throws Exception {
         Object callback = new Object();
-        appends.handling("c1");
+        appends.handling("c1", broker);
         appends.partitionVerification(callback);
         appends.verificationStarted(r -> true);
         onOtherThread(() -> appends.verificationCallbackReturned(callback));
@@ -260,7 +301,7 @@ class DeferredAppendsTest {
     @Test
     void aVerificationCallbackRunInlineDispatchesAtHandleReturn() {
         Object callback = new Object();
-        appends.handling("c1");
+        appends.handling("c1", broker);
         appends.partitionVerification(callback);
         appends.verificationStarted(r -> true);
         appends.verificationCallbackReturned(callback);
@@ -276,7 +317,7 @@ class DeferredAppendsTest {
     @Test
     void aWrappedCallbackReturningEndsNothingItsCallbackRequestDoes() throws Exception {
         Object wrapper = new Object();
-        appends.handling("c1");
+        appends.handling("c1", broker);
         appends.partitionVerification(wrapper);
         appends.verificationStarted(r -> true);
         handleReturns("c1");
@@ -294,13 +335,13 @@ class DeferredAppendsTest {
     @Test
     void aPartitionVerificationThatNeverVerifiesLeavesNothingBehind() {
         Object callback = new Object();
-        appends.handling("c1");
+        appends.handling("c1", broker);
         appends.partitionVerification(callback);
         appends.verificationCallbackReturned(callback); // inline: no verification was sent
         handleReturns("c1");
         assertEquals(List.of("dispatched c1"), signals);
         assertEquals(0, appends.pending());
-        appends.handling("c2");
+        appends.handling("c2", broker);
         assertTrue(appends.verificationStarted(r -> true), "a later verification of another request");
         handleReturns("c2");
         assertEquals(List.of("dispatched c1", "deferred c2"), signals, "not known by c1's callback");
@@ -337,9 +378,9 @@ class DeferredAppendsTest {
                         }
                     }
                 };
-                DeferredAppends a = new DeferredAppends(check);
+                DeferredAppends a = new DeferredAppends();
                 CyclicBarrier barrier = new CyclicBarrier(2);
-                a.handling(request);
+                a.handling(request, check);
                 a.partitionVerification(callbackObject);
                 a.verificationStarted(r -> true);
                 CompletableFuture<Void> callback = CompletableFuture.runAsync(
