@@ -16,8 +16,14 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import javax.management.ObjectName;
 import kafka.server.BrokerServer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
@@ -28,7 +34,8 @@ import org.junit.jupiter.api.Test;
  * kpipe in {@code metric.reporters} with settings of its own: node 0 with kpipe's defaults, node 1 with {@code
  * kpipe.enable=false}, node 2 with {@code kpipe.max.inflight.requests.per.connection=2}. The followers fetch every
  * {@value #W_MS} ms, so an acks=all produce waits up to that long and an idempotent producer keeps 5 requests in flight:
- * each broker pipelines as its own config says. Then node 2 stops, and the other two go on with their own kpipe.
+ * each broker pipelines as its own config says, and takes its own dynamic changes. Then node 2 stops, and the other two
+ * go on with their own kpipe.
  */
 class SharedJvmBrokersIT {
 
@@ -78,10 +85,27 @@ class SharedJvmBrokersIT {
             assertTrue(gauge(b2, "pipelined-produce-total") >= 10, "node 2 pipelines");
             assertEquals(2.0, gauge(b2, "inflight-produce-per-connection-max"), "node 2: its own limit, 2 in flight");
 
+            assertEquals(2, mbeans("kafka.server:type=kpipe-connections,*").size(), "one connection dump per kpipe");
+
+            // each broker's own dynamic configuration (KIP-226, per broker): node 2's limit up to 4, node 1 turned on
+            alter(cluster, 2, "kpipe.max.inflight.requests.per.connection", "4");
+            alter(cluster, 1, "kpipe.enable", "true");
+            waitFor(() -> kpipe(b1).orElseThrow().kpipeMetrics().isPresent(), "node 1's kpipe starts at runtime");
+            assertEquals(consecutive(RECORDS), produce(cluster, "led-by-2", RECORDS).stream()
+                    .map(o -> o - RECORDS)
+                    .toList());
+            assertEquals(consecutive(RECORDS), produce(cluster, "led-by-1", RECORDS).stream()
+                    .map(o -> o - RECORDS)
+                    .toList());
+            double max2 = gauge(b2, "inflight-produce-per-connection-max");
+            assertTrue(max2 > 2 && max2 <= 4, () -> "node 2's new limit of 4 in flight: " + max2);
+            assertTrue(gauge(b1, "pipelined-produce-total") >= 10, "node 1 pipelines once turned on");
+            assertEquals(3, kpipeMBeans().size(), () -> "three kpipe brokers now: " + kpipeMBeans());
+
             Metrics registry0 = kpipe(b0).orElseThrow().kpipeMetrics().orElseThrow();
             b2.shutdown();
             b2.awaitShutdown();
-            assertEquals(1, kpipeMBeans().size(), () -> "node 2's MBeans are gone: " + kpipeMBeans());
+            assertEquals(2, kpipeMBeans().size(), () -> "node 2's MBeans are gone: " + kpipeMBeans());
             assertTrue(
                     Files.readString(log()).contains("stopped on node 2: "),
                     "node 2's kpipe logged its stop line in " + log());
@@ -96,16 +120,40 @@ class SharedJvmBrokersIT {
             assertSame(registry0, kpipe(b0).orElseThrow().kpipeMetrics().orElseThrow(), "node 0's registry");
             assertTrue(gauge(b0, "pipelined-produce-total") >= pipelined0 + 10, "node 0 pipelined again");
             assertTrue(gauge(b0, "inflight-produce-per-connection-max") >= max0, "node 0's gauge intact");
-            assertTrue(kpipe(b1).orElseThrow().kpipeMetrics().isEmpty(), "node 1 still classic");
+            assertTrue(gauge(b1, "pipelined-produce-total") >= 10, "node 1's gauges intact");
         }
     }
 
     private static Set<ObjectName> kpipeMBeans() {
+        return mbeans("kafka.server:type=kpipe-metrics,*");
+    }
+
+    private static Set<ObjectName> mbeans(String pattern) {
         try {
-            return ManagementFactory.getPlatformMBeanServer()
-                    .queryNames(new ObjectName("kafka.server:type=kpipe-metrics,*"), null);
+            return ManagementFactory.getPlatformMBeanServer().queryNames(new ObjectName(pattern), null);
         } catch (javax.management.MalformedObjectNameException e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /** Alters one broker's dynamic config, as {@code kafka-configs --entity-type brokers --entity-name <node>}. */
+    private static void alter(KafkaClusterTestKit cluster, int node, String key, String value) throws Exception {
+        try (Admin admin = cluster.admin()) {
+            admin.incrementalAlterConfigs(Map.of(
+                            new ConfigResource(ConfigResource.Type.BROKER, Integer.toString(node)),
+                            List.of(new AlterConfigOp(new ConfigEntry(key, value), AlterConfigOp.OpType.SET))))
+                    .all()
+                    .get();
+        }
+    }
+
+    private static void waitFor(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not within 60 s: " + what);
+            }
+            Thread.sleep(50);
         }
     }
 
