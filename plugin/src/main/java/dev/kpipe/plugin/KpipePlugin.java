@@ -219,10 +219,15 @@ public final class KpipePlugin implements MetricsReporter {
         RUNTIME.reconfigure(new KpipeConfig(configs));
     }
 
+    /**
+     * Thread: the broker's shutdown (Kafka closes its metric reporters). Closes the {@link JmxReporter} this instance
+     * stands in for, and the extension instances kpipe uses ({@link PluginInstances}).
+     */
     @Override
     public void close() {
         if (jmx != null) {
             jmx.close();
         }
+        RUNTIME.close();
     }
 }

@@ -73,6 +73,8 @@ final class KpipeRuntime {
     private volatile KpipeMetrics metrics;
     /** The connection dump's MBean, or {@code null} while the hooks are not installed. Guarded by this. */
     private KpipeConnections connectionDump;
+    /** The policy and storage pressure in use, closed when replaced or no longer used. */
+    private final PluginInstances plugins = new PluginInstances();
 
     /**
      * @param installer installs the hooks
@@ -235,7 +237,7 @@ final class KpipeRuntime {
         ByteBudget byteBudget = new ByteBudget(budgetBytes, lowWatermark(budgetBytes), Ticker.SYSTEM);
         AtomicInteger maxDelayed = new AtomicInteger(config.maxDelayedProduceRequests());
         PipelineCoordinator<Object, Object> pipeline = new PipelineCoordinator<>(
-                new RequestClassifier(new TopicPolicy(config.classificationPolicy())),
+                new RequestClassifier(new TopicPolicy(plugins.policy(config.classificationPolicy()))),
                 new InflightLimits(config.maxInflightRequestsPerConnection(), config.maxInflightBytesPerConnection()),
                 byteBudget,
                 stats,
@@ -243,12 +245,18 @@ final class KpipeRuntime {
                 WakeupTimer.daemon());
         pipeline.transactionsPipelined(config.transactionsPipelined());
         pipeline.offsetCommitsPipelined(config.offsetCommitsPipelined());
-        StoragePressure pluginPressure = config.storagePressure();
+        StoragePressure pluginPressure = plugins.pressure(config.storagePressure());
         if (pluginPressure != null) {
             pipeline.pressure(pluginPressure);
         }
         pipeline.pressureFactory(load -> new BrokerQueuePressure(load, maxDelayed::get, pluginPressure));
-        String how = installer.install(config, pipeline);
+        String how;
+        try {
+            how = installer.install(config, pipeline);
+        } catch (UnsupportedBrokerException | RuntimeException | LinkageError e) {
+            plugins.closeAll(); // never used
+            throw e;
+        }
         return new Installed(pipeline, byteBudget, maxDelayed, stats, how);
     }
 
@@ -276,7 +284,7 @@ final class KpipeRuntime {
         }
         maxDelayedProduce.set(config.maxDelayedProduceRequests());
         if (changes.containsKey(KpipeConfig.TOPICS_INCLUDE) || changes.containsKey(KpipeConfig.TOPICS_EXCLUDE)) {
-            pipeline.topics(new TopicPolicy(config.classificationPolicy()));
+            plugins.replacePolicy(config.classificationPolicy(), p -> pipeline.topics(new TopicPolicy(p)));
         }
         if (changes.containsKey(KpipeConfig.TRANSACTIONS_PIPELINED)) {
             pipeline.transactionsPipelined(config.transactionsPipelined());
@@ -344,6 +352,11 @@ final class KpipeRuntime {
     /** @return the settings last applied, or {@code null} before {@link #start} */
     synchronized KpipeConfig settings() {
         return settings;
+    }
+
+    /** Closes the extension instances in use ({@link PluginInstances}); thread: the broker's shutdown. */
+    synchronized void close() {
+        plugins.closeAll();
     }
 
     /** Unregisters the metrics and the connection dump (tests: a broker keeps them for the JVM's life). */
