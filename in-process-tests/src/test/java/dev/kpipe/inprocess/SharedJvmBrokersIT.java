@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.inprocess;
 
 import static dev.kpipe.inprocess.InProcessCluster.consecutive;
@@ -91,12 +92,16 @@ class SharedJvmBrokersIT {
             alter(cluster, 2, "kpipe.max.inflight.requests.per.connection", "4");
             alter(cluster, 1, "kpipe.enable", "true");
             waitFor(() -> kpipe(b1).orElseThrow().kpipeMetrics().isPresent(), "node 1's kpipe starts at runtime");
-            assertEquals(consecutive(RECORDS), produce(cluster, "led-by-2", RECORDS).stream()
-                    .map(o -> o - RECORDS)
-                    .toList());
-            assertEquals(consecutive(RECORDS), produce(cluster, "led-by-1", RECORDS).stream()
-                    .map(o -> o - RECORDS)
-                    .toList());
+            assertEquals(
+                    consecutive(RECORDS),
+                    produce(cluster, "led-by-2", RECORDS).stream()
+                            .map(o -> o - RECORDS)
+                            .toList());
+            assertEquals(
+                    consecutive(RECORDS),
+                    produce(cluster, "led-by-1", RECORDS).stream()
+                            .map(o -> o - RECORDS)
+                            .toList());
             double max2 = gauge(b2, "inflight-produce-per-connection-max");
             assertTrue(max2 > 2 && max2 <= 4, () -> "node 2's new limit of 4 in flight: " + max2);
             assertTrue(gauge(b1, "pipelined-produce-total") >= 10, "node 1 pipelines once turned on");

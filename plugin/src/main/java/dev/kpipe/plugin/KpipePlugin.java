@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.plugin;
 
 import dev.kpipe.interceptor.BrokerHooks;
@@ -395,7 +396,11 @@ public final class KpipePlugin implements MetricsReporter, BrokerHooks.Owner {
         }
     }
 
-    /** Stops this broker's kpipe ({@link KpipeRuntime#close}); thread: the broker's shutdown thread. */
+    /**
+     * Stops this broker's kpipe ({@link KpipeRuntime#close}: its hooks, metrics and connection dump, and the extension
+     * instances it uses, {@link PluginInstances}), and the {@link JmxReporter} this instance stands in for. Thread: the
+     * broker's shutdown (Kafka closes its metric reporters).
+     */
     @Override
     public void close() {
         KpipeRuntime r = runtime;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.plugin;
 
 import dev.kpipe.backpressure.ByteBudget;
@@ -82,6 +83,8 @@ final class KpipeRuntime {
     private PipelineStats stats;
     /** The connection dump's MBean, or {@code null} while the hooks are not installed. Guarded by this. */
     private KpipeConnections connectionDump;
+    /** The policy and storage pressure in use, closed when replaced or no longer used. */
+    private final PluginInstances plugins = new PluginInstances();
 
     /**
      * @param installer installs the hooks
@@ -267,7 +270,7 @@ final class KpipeRuntime {
         ByteBudget byteBudget = new ByteBudget(budgetBytes, lowWatermark(budgetBytes), Ticker.SYSTEM);
         AtomicInteger maxDelayed = new AtomicInteger(config.maxDelayedProduceRequests());
         PipelineCoordinator<Object, Object> pipeline = new PipelineCoordinator<>(
-                new RequestClassifier(new TopicPolicy(config.classificationPolicy())),
+                new RequestClassifier(new TopicPolicy(plugins.policy(config.classificationPolicy()))),
                 new InflightLimits(config.maxInflightRequestsPerConnection(), config.maxInflightBytesPerConnection()),
                 byteBudget,
                 stats,
@@ -275,12 +278,18 @@ final class KpipeRuntime {
                 WakeupTimer.daemon());
         pipeline.transactionsPipelined(config.transactionsPipelined());
         pipeline.offsetCommitsPipelined(config.offsetCommitsPipelined());
-        StoragePressure pluginPressure = config.storagePressure();
+        StoragePressure pluginPressure = plugins.pressure(config.storagePressure());
         if (pluginPressure != null) {
             pipeline.pressure(pluginPressure);
         }
         pipeline.pressureFactory(load -> new BrokerQueuePressure(load, maxDelayed::get, pluginPressure));
-        String how = installer.install(config, pipeline);
+        String how;
+        try {
+            how = installer.install(config, pipeline);
+        } catch (UnsupportedBrokerException | RuntimeException | LinkageError e) {
+            plugins.closeAll(); // never used
+            throw e;
+        }
         return new Installed(pipeline, byteBudget, maxDelayed, stats, how);
     }
 
@@ -312,7 +321,7 @@ final class KpipeRuntime {
         }
         maxDelayedProduce.set(config.maxDelayedProduceRequests());
         if (changes.containsKey(KpipeConfig.TOPICS_INCLUDE) || changes.containsKey(KpipeConfig.TOPICS_EXCLUDE)) {
-            pipeline.topics(new TopicPolicy(config.classificationPolicy()));
+            plugins.replacePolicy(config.classificationPolicy(), p -> pipeline.topics(new TopicPolicy(p)));
         }
         if (changes.containsKey(KpipeConfig.TRANSACTIONS_PIPELINED)) {
             pipeline.transactionsPipelined(config.transactionsPipelined());
@@ -384,14 +393,16 @@ final class KpipeRuntime {
 
     /**
      * Stops this broker's kpipe, with the broker (its metrics registry closes its reporters): the hooks stop feeding
-     * the coordinator, the metrics and the connection dump are unregistered (freeing their JMX names), and one INFO line
-     * says what it did over its life. Later calls do nothing. Thread: the broker's shutdown thread.
+     * the coordinator, the metrics and the connection dump are unregistered (freeing their JMX names), the extension
+     * instances in use are closed ({@link PluginInstances}), and one INFO line says what it did over its life. Later
+     * calls do nothing. Thread: the broker's shutdown thread.
      */
     synchronized void close() {
         if (closed) {
             return;
         }
         closed = true;
+        plugins.closeAll();
         if (coordinator == null) {
             return;
         }

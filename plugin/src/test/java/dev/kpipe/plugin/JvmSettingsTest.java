@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.plugin;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -15,8 +16,8 @@ class JvmSettingsTest {
 
     @Test
     void agentArgumentsAreCommaSeparatedPairsInOrder() {
-        Map<String, String> args =
-                JvmSettings.parse(" kpipe.enable = true ,kpipe.max.inflight.requests.per.connection=8,,kpipe.topics.include=a|b");
+        Map<String, String> args = JvmSettings.parse(
+                " kpipe.enable = true ,kpipe.max.inflight.requests.per.connection=8,,kpipe.topics.include=a|b");
         assertEquals(
                 List.of("kpipe.enable", "kpipe.max.inflight.requests.per.connection", "kpipe.topics.include"),
                 List.copyOf(args.keySet()));
