@@ -138,6 +138,11 @@ final class Report {
         return r.extra().get("broker_cpu_us_per_record") instanceof Number n ? n.doubleValue() : Double.NaN;
     }
 
+    /** The leader's network processor rounds (selector polls) per produce request it received. */
+    static double selectsPerRequest(RoundResult r) {
+        return r.extra().get("broker_selects_per_produce_request") instanceof Number n ? n.doubleValue() : Double.NaN;
+    }
+
     /** Records per produce request (the leader's responses). */
     static double recPerReq(RoundResult r) {
         return r.recordsPerSec() / r.produceRequestsPerSec();
