@@ -77,7 +77,6 @@ final class LoadRound {
         long start = System.nanoTime();
         long windowStart = start + Duration.ofSeconds(warmupSeconds).toNanos();
         long windowEnd = windowStart + Duration.ofSeconds(durationSeconds).toNanos();
-        Integer partition = scenario.fixedPartition >= 0 ? scenario.fixedPartition : null;
         List<LoadSender> senders = new ArrayList<>();
         List<Thread> threads = new ArrayList<>();
         try {
@@ -89,7 +88,14 @@ final class LoadRound {
                         ? new RatePacer(scenario.offeredRecordsPerSec / (double) scenario.producers, start)
                         : null;
                 senders.add(new LoadSender(
-                        p, scenario.topic, partition, value, windowStart, windowEnd, pacer, scenario.commitEvery));
+                        p,
+                        scenario.topic,
+                        scenario.partitionOf(i),
+                        value,
+                        windowStart,
+                        windowEnd,
+                        pacer,
+                        scenario.commitEvery));
             }
             for (int i = 0; i < senders.size(); i++) {
                 Thread t = new Thread(senders.get(i), "bench-sender-" + i);
@@ -216,6 +222,13 @@ final class LoadRound {
         extra.put(
                 "broker_cpu_us_per_record",
                 brokerCores instanceof Double d && h.count() > 0 ? d * durationSeconds * 1e6 / h.count() : Double.NaN);
+        // The same CPU (every broker JVM of the cluster under test over the window) per produce request the leader
+        // received in the window (its RequestMetrics): a cost per request, apart from how many records a batch holds.
+        extra.put(
+                "broker_cpu_us_per_produce_request",
+                brokerCores instanceof Double d && brokerRequests > 0
+                        ? d * durationSeconds * 1e6 / brokerRequests
+                        : Double.NaN);
         extra.put(
                 "load_average_1m_at_end",
                 java.lang.management.ManagementFactory.getOperatingSystemMXBean()
