@@ -28,6 +28,10 @@ final class CostLines {
         StringBuilder sb = new StringBuilder();
         sb.append(perSide(r, "broker CPU us/record", Report::cpuPerRecord, 2));
         sb.append(perSide(r, "broker CPU us/produce request", Report::cpuPerRequest, 1));
+        boolean follower = scenario.nodes > 1; // else the leader's CPU is the broker CPU
+        if (follower) {
+            sb.append(perSide(r, "leader CPU us/produce request (node 1 alone)", Report::leaderCpuPerRequest, 1));
+        }
         sb.append(perSide(r, "produce requests per 1000 records", Report::requestsPerThousandRecords, 2));
         sb.append(perSide(r, "processor rounds (selector polls) per produce request", Report::selectsPerRequest, 2));
         sb.append(perSide(r, "latency p50 ms", RoundResult::p50Ms, 1));
@@ -43,6 +47,12 @@ final class CostLines {
                     ratio(r.ratio(Report::requestsPerThousandRecords)),
                     ratio(r.ratio(Report::selectsPerRequest)),
                     ratio(r.ratio(RoundResult::recordsPerSec))));
+            if (follower) {
+                sb.append(String.format(
+                        Locale.ROOT,
+                        "  kpipe/stock   leader CPU/request %s%n",
+                        ratio(r.ratio(Report::leaderCpuPerRequest))));
+            }
             sb.append(latencyRatios("kpipe/stock  ", r::ratio));
         }
         if (r.hasControl()) {
@@ -57,6 +67,13 @@ final class CostLines {
                     ratio(r.controlRatio(Report::requestsPerThousandRecords)),
                     ratio(r.controlRatio(Report::selectsPerRequest)),
                     ratio(r.controlRatio(RoundResult::recordsPerSec))));
+            if (follower) {
+                sb.append(String.format(
+                        Locale.ROOT,
+                        "  %s leader CPU/request %s%n",
+                        aa,
+                        ratio(r.controlRatio(Report::leaderCpuPerRequest))));
+            }
             sb.append(latencyRatios(aa, r::controlRatio));
         }
         if (scenario.isFixedLoad()) {

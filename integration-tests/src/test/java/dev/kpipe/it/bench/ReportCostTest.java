@@ -43,6 +43,7 @@ class ReportCostTest {
         Map<String, Object> extra = new LinkedHashMap<>();
         extra.put("broker_cpu_us_per_record", cpuUsPerRequest * requestsPerSec / 6400);
         extra.put("broker_cpu_us_per_produce_request", cpuUsPerRequest);
+        extra.put("leader_cpu_us_per_produce_request", cpuUsPerRequest / 2);
         extra.put("broker_selects_per_produce_request", 1.5);
         return new RoundResult(
                 "S8", v, round, 20, 6400 * 20, 6400, requestsPerSec, 1, p99, p999, p999, 1, 0, null, extra);
@@ -75,8 +76,12 @@ class ReportCostTest {
         assertTrue(table.contains("target broker CPU/produce request kpipe/stock <= 1.05: 1.030x  MET"), table);
         assertTrue(table.contains("target p99 kpipe/stock <= 1.0: 0.900x  MET"), table);
         assertTrue(
-                table.contains("target records/s kpipe/stock >= 0.97 (the offered load delivered): 1.000x  MET"),
+                table.contains("target kpipe records/s >= 0.97 x offered (the offered load delivered): 1.000x  MET"),
                 table);
+        assertTrue(
+                table.contains("leader CPU us/produce request (node 1 alone): stock 50.0 [50.0..50.0], kpipe 51.5"),
+                table);
+        assertTrue(table.contains("kpipe/stock   leader CPU/request 1.03x [1.02..1.04]"), table);
         @SuppressWarnings("unchecked")
         Map<String, Object> summary =
                 (Map<String, Object>) r.toMap(BenchOptions.parse(new String[0])).get("summary");
@@ -99,6 +104,7 @@ class ReportCostTest {
         assertTrue(table.contains("A/A stock-b/stock CPU/record"), table);
         assertTrue(table.contains("CPU/request 1.00x [0.90..1.10]"), table);
         assertTrue(table.contains("A/A stock-b/stock latency p50 1.00x"), table);
+        assertTrue(table.contains("A/A stock-b/stock leader CPU/request 1.00x [0.90..1.10]"), table);
         List<Map<String, Object>> targets = r.targets();
         assertEquals(3, targets.size());
         assertEquals(Boolean.TRUE, targets.get(1).get("met"));
@@ -145,6 +151,7 @@ class ReportCostTest {
         assertTrue(table.contains("requests/record 1.25x"), table);
         assertTrue(table.contains("A/A stock-b/stock CPU/record 1.00x"), table);
         assertTrue(table.contains("offered 20,000 records/s"), table);
+        assertTrue(!table.contains("leader CPU"), "one broker: the leader's CPU is the broker CPU: " + table);
     }
 
     @Test
