@@ -31,6 +31,7 @@ import java.util.stream.Collectors;
  * BenchMain --scenario all --window-ms 100,250 --rounds 5 --duration-s 30
  * BenchMain --scenario sweep                    # S1 at W = 10..500 ms, a table and a PNG chart ({@link Sweep})
  * BenchMain --scenario S2F,S1L --rounds 6        # S2 at a fixed load with an A/A run; S1 with 1 MiB batches
+ * BenchMain --scenario S8 --window-ms 1,2,5,10  # acks=all at a fixed load, 16 producers, A/A, one run per W
  * BenchMain --scenario S6,S7 --rounds 3         # offset commits on slow acks ({@link CommitBench}): stock, kpipe,
  *                                               # kpipe-excl (kpipe.offset.commits.pipelined=false)
  * BenchMain --scenario soak --duration-s 1200    # the reliability soak instead ({@link SoakMain})
@@ -156,6 +157,10 @@ public final class BenchMain {
             } else if (s.equals("S5")) {
                 for (int w : options.windowsMs()) {
                     scenarios.add(Scenarios.s5(w, options));
+                }
+            } else if (s.equals("S8")) {
+                for (int w : options.windowsMs()) {
+                    scenarios.add(Scenarios.s8(w, options));
                 }
             } else {
                 scenarios.add(Scenarios.s3(options.windowsMs().get(0), options));
@@ -400,6 +405,9 @@ public final class BenchMain {
                 settings.extraJvmOptions().length == 0 ? "" : String.join(" ", settings.extraJvmOptions()));
         m.put("parallel_start", options.parallelStart());
         m.put("clients", options.measure().clients().stream().map(c -> c.id).toList());
+        m.put("s8_records_per_s", options.measure().s8RecordsPerSec());
+        m.put("s8_producers", options.measure().s8Producers());
+        m.put("s8_linger_ms", options.measure().s8LingerMs());
         m.put("s6_records_per_s", options.commits().s6RecordsPerSec());
         m.put("s7_input_records", options.commits().s7InputRecords());
         m.put("kpipe_excl_side", options.commits().excl());

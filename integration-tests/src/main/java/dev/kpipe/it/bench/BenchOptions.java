@@ -13,9 +13,9 @@ import java.util.Locale;
  * @param demo the short demo preset (S1 at W = 100 ms, 3 rounds x 15 s per side)
  * @param sweep {@code --scenario sweep}: S1 at every W of {@code windowsMs} (default {@link Sweep#DEFAULT_WINDOWS_MS}),
  *     summed up as a table and a chart ({@link Sweep})
- * @param scenarios {@code S1}, {@code S2}, {@code S3}, {@code S2F}, {@code S1L}, {@code S5}, {@code S6} and/or
- *     {@code S7}, in run order (S6 and S7, {@link CommitBench}, run after the others)
- * @param windowsMs S1's follower fetch waits W, in ms
+ * @param scenarios {@code S1}, {@code S2}, {@code S3}, {@code S2F}, {@code S1L}, {@code S5}, {@code S8}, {@code S6}
+ *     and/or {@code S7}, in run order (S6 and S7, {@link CommitBench}, run after the others)
+ * @param windowsMs the follower fetch waits W, in ms, of S1, S5, S8, S6 and S7 (one run of each per W)
  * @param rounds rounds per variant (stock and kpipe alternate: stock 1, kpipe 1, stock 2, ...)
  * @param durationSeconds measured window of each round, s
  * @param warmupSeconds unmeasured load before each window, s
@@ -74,13 +74,16 @@ record BenchOptions(
         --scenario S1|S2|S3|all     scenarios to run (default S1; comma list allowed; all = S1,S2,S3)
         --scenario S2F|S1L          S2 at a fixed offered load (with an A/A run); S1 with 1 MiB batches
         --scenario S5               S1 with a transactional producer committing every 500 records (each W)
+        --scenario S8               acks=all at a fixed offered load (each W of --window-ms, e.g. 1,2,5,10): S1's
+                                    cluster, --s8-producers idempotent producers, one partition and connection
+                                    each, --s8-rate records/s in all, with an A/A run
         --scenario S6|S7            offset commits on slow acks: a consumer calling commitAsync after every poll
                                     (S6); a Kafka Streams exactly_once_v2 map application (S7); stock, kpipe and
                                     kpipe-excl (kpipe.offset.commits.pipelined=false), W = --window-ms
         --scenario sweep            S1 at W = 10,25,50,100,250,500 ms (or --window-ms), then a table and a PNG
                                     chart next to the JSON; 2 rounds x 12 s per side unless given (~9 minutes)
         --scenario soak             the reliability soak instead (--scenario soak --help for its options)
-        --window-ms 100,250         S1: the follower's replica.fetch.wait.max.ms values W (default 100)
+        --window-ms 100,250         S1/S5/S8/S6/S7: the follower's replica.fetch.wait.max.ms values W (default 100)
         --rounds N                  rounds per side, stock and kpipe alternating (default 5)
         --duration-s N              measured seconds per round (default 30)
         --warmup-s N                unmeasured seconds before each round's window (default 5)
@@ -147,7 +150,7 @@ record BenchOptions(
                                 l.add("S2");
                                 l.add("S3");
                             }
-                            case "S1", "S2", "S3", "S2F", "S1L", "S5", "S6", "S7" -> l.add(u);
+                            case "S1", "S2", "S3", "S2F", "S1L", "S5", "S8", "S6", "S7" -> l.add(u);
                             case "SWEEP" -> {
                                 l.add("S1");
                                 sweep = true;

@@ -4,71 +4,111 @@ package dev.kpipe.it.bench;
 import static dev.kpipe.it.bench.Report.ratio;
 import static dev.kpipe.it.bench.Report.stat;
 
+import dev.kpipe.it.bench.Report.Stat;
 import java.util.Locale;
+import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
 
-/** The cost lines of a {@link Report}'s table (S2, S2F, any scenario with an A/A control). Stateless. */
+/**
+ * The cost lines of a {@link Report}'s table (S2, S2F, S8, any scenario with an A/A control): per side (stock, kpipe,
+ * and the A/A control stock-b if it ran) broker CPU per record and per produce request, produce requests per 1000
+ * records, processor rounds per request and the latency percentiles; then kpipe/stock and stock-b/stock per round
+ * pair. Stateless.
+ */
 final class CostLines {
     private CostLines() {}
 
     /**
-     * Broker CPU per record and produce requests per record side by side, kpipe/stock and the A/A stock-b/stock: a
-     * kpipe/stock CPU ratio outside the A/A range is a cost; a requests/record ratio away from 1 says the batches
-     * changed (which changes the CPU per record by itself).
+     * Broker CPU per record and per produce request, produce requests per record, side by side, kpipe/stock and the A/A
+     * stock-b/stock: a kpipe/stock CPU ratio outside the A/A range is a cost; a requests/record ratio away from 1 says
+     * the batches changed (which changes the CPU per record by itself, not the CPU per request).
      */
     static String of(Report r) {
         Scenario scenario = r.scenario();
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format(
-                Locale.ROOT,
-                "  broker CPU us/record: stock %s, kpipe %s%s%n",
-                stat(r.stat(Variant.STOCK, Report::cpuPerRecord), 2),
-                stat(r.stat(Variant.KPIPE, Report::cpuPerRecord), 2),
-                r.hasControl()
-                        ? ", " + RoundOrder.CONTROL_LABEL + " " + stat(r.controlStat(Report::cpuPerRecord), 2)
-                        : ""));
-        sb.append(String.format(
-                Locale.ROOT,
-                "  produce requests per 1000 records: stock %s, kpipe %s%s%n",
-                stat(r.stat(Variant.STOCK, Report::requestsPerThousandRecords), 2),
-                stat(r.stat(Variant.KPIPE, Report::requestsPerThousandRecords), 2),
-                r.hasControl()
-                        ? ", " + RoundOrder.CONTROL_LABEL + " "
-                                + stat(r.controlStat(Report::requestsPerThousandRecords), 2)
-                        : ""));
-        sb.append(String.format(
-                Locale.ROOT,
-                "  processor rounds (selector polls) per produce request: stock %s, kpipe %s%s%n",
-                stat(r.stat(Variant.STOCK, Report::selectsPerRequest), 2),
-                stat(r.stat(Variant.KPIPE, Report::selectsPerRequest), 2),
-                r.hasControl()
-                        ? ", " + RoundOrder.CONTROL_LABEL + " " + stat(r.controlStat(Report::selectsPerRequest), 2)
-                        : ""));
+        sb.append(perSide(r, "broker CPU us/record", Report::cpuPerRecord, 2));
+        sb.append(perSide(r, "broker CPU us/produce request", Report::cpuPerRequest, 1));
+        boolean follower = scenario.nodes > 1; // else the leader's CPU is the broker CPU
+        if (follower) {
+            sb.append(perSide(r, "leader CPU us/produce request (node 1 alone)", Report::leaderCpuPerRequest, 1));
+        }
+        sb.append(perSide(r, "produce requests per 1000 records", Report::requestsPerThousandRecords, 2));
+        sb.append(perSide(r, "processor rounds (selector polls) per produce request", Report::selectsPerRequest, 2));
+        sb.append(perSide(r, "latency p50 ms", RoundResult::p50Ms, 1));
+        sb.append(perSide(r, "latency p99 ms", RoundResult::p99Ms, 1));
+        sb.append(perSide(r, "latency p999 ms", RoundResult::p999Ms, 1));
         if (r.hasPairs()) {
             sb.append(String.format(
                     Locale.ROOT,
-                    "  kpipe/stock   CPU/record %s   requests/record %s   rounds/request %s   records/s %s%n",
+                    "  kpipe/stock   CPU/record %s   CPU/request %s   requests/record %s   rounds/request %s"
+                            + "   records/s %s%n",
                     ratio(r.ratio(Report::cpuPerRecord)),
+                    ratio(r.ratio(Report::cpuPerRequest)),
                     ratio(r.ratio(Report::requestsPerThousandRecords)),
                     ratio(r.ratio(Report::selectsPerRequest)),
                     ratio(r.ratio(RoundResult::recordsPerSec))));
+            if (follower) {
+                sb.append(String.format(
+                        Locale.ROOT,
+                        "  kpipe/stock   leader CPU/request %s%n",
+                        ratio(r.ratio(Report::leaderCpuPerRequest))));
+            }
+            sb.append(latencyRatios("kpipe/stock  ", r::ratio));
         }
         if (r.hasControl()) {
+            String aa = "A/A " + RoundOrder.CONTROL_LABEL + "/stock";
             sb.append(String.format(
                     Locale.ROOT,
-                    "  A/A %s/stock CPU/record %s   requests/record %s   records/s %s" + "  (the noise)%n",
-                    RoundOrder.CONTROL_LABEL,
+                    "  %s CPU/record %s   CPU/request %s   requests/record %s   rounds/request %s   records/s %s"
+                            + "  (the noise)%n",
+                    aa,
                     ratio(r.controlRatio(Report::cpuPerRecord)),
+                    ratio(r.controlRatio(Report::cpuPerRequest)),
                     ratio(r.controlRatio(Report::requestsPerThousandRecords)),
+                    ratio(r.controlRatio(Report::selectsPerRequest)),
                     ratio(r.controlRatio(RoundResult::recordsPerSec))));
+            if (follower) {
+                sb.append(String.format(
+                        Locale.ROOT,
+                        "  %s leader CPU/request %s%n",
+                        aa,
+                        ratio(r.controlRatio(Report::leaderCpuPerRequest))));
+            }
+            sb.append(latencyRatios(aa, r::controlRatio));
         }
         if (scenario.isFixedLoad()) {
             sb.append(String.format(
                     Locale.ROOT,
-                    "  offered %,d records/s; acknowledged in the window: stock %s, kpipe %s%n",
+                    "  offered %,d records/s; acknowledged in the window: stock %s, kpipe %s%s%n",
                     scenario.offeredRecordsPerSec,
                     stat(r.stat(Variant.STOCK, RoundResult::recordsPerSec), 0),
-                    stat(r.stat(Variant.KPIPE, RoundResult::recordsPerSec), 0)));
+                    stat(r.stat(Variant.KPIPE, RoundResult::recordsPerSec), 0),
+                    r.hasControl()
+                            ? ", " + RoundOrder.CONTROL_LABEL + " " + stat(r.controlStat(RoundResult::recordsPerSec), 0)
+                            : ""));
         }
         return sb.toString();
+    }
+
+    /** One figure per side: stock, kpipe and (with an A/A run) stock-b, each median [min..max] over its rounds. */
+    private static String perSide(Report r, String what, ToDoubleFunction<RoundResult> f, int decimals) {
+        return String.format(
+                Locale.ROOT,
+                "  %s: stock %s, kpipe %s%s%n",
+                what,
+                stat(r.stat(Variant.STOCK, f), decimals),
+                stat(r.stat(Variant.KPIPE, f), decimals),
+                r.hasControl() ? ", " + RoundOrder.CONTROL_LABEL + " " + stat(r.controlStat(f), decimals) : "");
+    }
+
+    /** p50, p99 and p999 as ratios per round pair, e.g. kpipe/stock. */
+    private static String latencyRatios(String label, Function<ToDoubleFunction<RoundResult>, Stat> ratioOf) {
+        return String.format(
+                Locale.ROOT,
+                "  %s latency p50 %s   p99 %s   p999 %s%n",
+                label,
+                ratio(ratioOf.apply(RoundResult::p50Ms)),
+                ratio(ratioOf.apply(RoundResult::p99Ms)),
+                ratio(ratioOf.apply(RoundResult::p999Ms)));
     }
 }

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.producer.KafkaProducer;
 
 /**
@@ -77,7 +78,6 @@ final class LoadRound {
         long start = System.nanoTime();
         long windowStart = start + Duration.ofSeconds(warmupSeconds).toNanos();
         long windowEnd = windowStart + Duration.ofSeconds(durationSeconds).toNanos();
-        Integer partition = scenario.fixedPartition >= 0 ? scenario.fixedPartition : null;
         List<LoadSender> senders = new ArrayList<>();
         List<Thread> threads = new ArrayList<>();
         try {
@@ -89,7 +89,14 @@ final class LoadRound {
                         ? new RatePacer(scenario.offeredRecordsPerSec / (double) scenario.producers, start)
                         : null;
                 senders.add(new LoadSender(
-                        p, scenario.topic, partition, value, windowStart, windowEnd, pacer, scenario.commitEvery));
+                        p,
+                        scenario.topic,
+                        scenario.partitionOf(i),
+                        value,
+                        windowStart,
+                        windowEnd,
+                        pacer,
+                        scenario.commitEvery));
             }
             for (int i = 0; i < senders.size(); i++) {
                 Thread t = new Thread(senders.get(i), "bench-sender-" + i);
@@ -105,7 +112,12 @@ final class LoadRound {
                     .toList());
             progress.phase("warm-up", start, warmupSeconds, () -> acked(senders));
             sleepUntil(windowStart);
+            // The leader alone (node 1): with a follower, the cluster's CPU also holds the follower's fetching, which
+            // follows the fetch rate, not the produce requests.
+            CpuSampler leaderCpu = new CpuSampler(
+                    Stream.of(cluster.node(1).pid()).filter(p -> p > 0).toList());
             CpuSampler.Reading c0 = cpu.read();
+            CpuSampler.Reading l0 = leaderCpu.read();
             Snapshot s0 = snapshot(senders);
             progress.phase("measuring", windowStart, durationSeconds, () -> acked(senders));
             if (scenario.id.equals(
@@ -115,11 +127,13 @@ final class LoadRound {
             }
             sleepUntil(windowEnd);
             CpuSampler.Reading c1 = cpu.read();
+            CpuSampler.Reading l1 = leaderCpu.read();
             Snapshot s1 = snapshot(senders);
             Map<String, Double> clientEnd = clientMetrics(senders);
             double[] cores = CpuSampler.cores(c0, c1);
             clientEnd.put("cpu_cores_bench_jvm", cores[0]);
             clientEnd.put("cpu_cores_brokers_under_test", cores[1]);
+            clientEnd.put("cpu_cores_leader", CpuSampler.cores(l0, l1)[1]);
             clientEnd.put("cpu_cores_other_processes", cores[2]);
             clientEnd.put("cpu_cores_irq_softirq", cores[3]);
             clientEnd.put("cpu_cores_steal", cores[4]);
@@ -216,6 +230,18 @@ final class LoadRound {
         extra.put(
                 "broker_cpu_us_per_record",
                 brokerCores instanceof Double d && h.count() > 0 ? d * durationSeconds * 1e6 / h.count() : Double.NaN);
+        // The same CPU (every broker JVM of the cluster under test over the window) per produce request the leader
+        // received in the window (its RequestMetrics): a cost per request, apart from how many records a batch holds.
+        extra.put(
+                "broker_cpu_us_per_produce_request",
+                brokerCores instanceof Double d && brokerRequests > 0
+                        ? d * durationSeconds * 1e6 / brokerRequests
+                        : Double.NaN);
+        extra.put(
+                "leader_cpu_us_per_produce_request",
+                extra.get("cpu_cores_leader") instanceof Double d && brokerRequests > 0
+                        ? d * durationSeconds * 1e6 / brokerRequests
+                        : Double.NaN);
         extra.put(
                 "load_average_1m_at_end",
                 java.lang.management.ManagementFactory.getOperatingSystemMXBean()

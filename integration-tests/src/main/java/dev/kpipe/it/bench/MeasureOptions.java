@@ -5,17 +5,20 @@ import dev.kpipe.it.cli.Flags;
 import java.util.List;
 
 /**
- * Options of the fixed-load and large-batch scenarios (S2F, S1L; see {@link Scenarios}), parsed beside {@link
+ * Options of the fixed-load and large-batch scenarios (S2F, S8, S1L; see {@link Scenarios}), parsed beside {@link
  * BenchOptions}. Immutable.
  *
  * @param s2fRecordsPerSec S2F: records/s offered by all producers together (each producer offers its share)
  * @param s2fProducers S2F producer count (also its partition count)
- * @param aaControl S2 and S2F: run a second stock cluster in the same alternation (A/A) to show the noise
+ * @param aaControl S2, S2F and S8: run a second stock cluster in the same alternation (A/A) to show the noise
  * @param s1lWindowMs S1L: the follower's {@code replica.fetch.wait.max.ms} W, ms
  * @param s1lFollowerFetchMaxBytes S1L: the follower's {@code replica.fetch.max.bytes} (bytes per partition per fetch)
  * @param s5AddPartitionsRetryMaxMs S5: every broker's {@code add.partitions.to.txn.retry.backoff.max.ms}, ms, on both
  *     sides; 0 leaves Kafka's default (100 ms)
  * @param clients S1's producer clients ({@code --client}), one S1 run each; empty: S1's Java producer
+ * @param s8RecordsPerSec S8: records/s offered by all producers together (each producer offers its share)
+ * @param s8Producers S8 producer count (also its partition count: producer i writes partition i only)
+ * @param s8LingerMs S8: the producers' {@code linger.ms}
  */
 record MeasureOptions(
         int s2fRecordsPerSec,
@@ -24,18 +27,28 @@ record MeasureOptions(
         int s1lWindowMs,
         int s1lFollowerFetchMaxBytes,
         int s5AddPartitionsRetryMaxMs,
-        List<BenchClient> clients) {
+        List<BenchClient> clients,
+        int s8RecordsPerSec,
+        int s8Producers,
+        int s8LingerMs) {
 
     /** Kafka's default {@code replica.fetch.max.bytes}: 1 MiB. */
     static final int KAFKA_DEFAULT_REPLICA_FETCH_MAX_BYTES = 1024 * 1024;
 
-    /** The defaults: 20,000 records/s from 4 producers, A/A on, W = 250 ms, follower fetches up to 64 MiB. */
-    static final MeasureOptions DEFAULTS = new MeasureOptions(20_000, 4, true, 250, 64 * 1024 * 1024, 0, List.of());
+    /**
+     * The defaults: S2F 20,000 records/s from 4 producers, A/A on, S1L W = 250 ms with follower fetches up to 64 MiB;
+     * S8 6,400 records/s from 16 producers, linger 5 ms.
+     */
+    static final MeasureOptions DEFAULTS =
+            new MeasureOptions(20_000, 4, true, 250, 64 * 1024 * 1024, 0, List.of(), 6_400, 16, 5);
 
     static final String USAGE = """
         --s2f-rate N                S2F: records/s offered in all (default 20000; 1 KiB records, acks=1, linger 5 ms)
         --s2f-producers N           S2F producers (default 4)
-        --no-aa                     S2/S2F: no A/A run (a second stock cluster in the same alternation)
+        --no-aa                     S2/S2F/S8: no A/A run (a second stock cluster in the same alternation)
+        --s8-rate N                 S8: records/s offered in all (default 6400; 1 KiB records, acks=all)
+        --s8-producers N            S8 producers, one partition and one connection each (default 16)
+        --s8-linger-ms N            S8 producers' linger.ms (default 5; 0 allowed)
         --s1l-window-ms N           S1L (1 MiB batches, linger 50 ms): the follower's W (default 250)
         --s1l-follower-fetch-max-kib N  S1L: the follower's replica.fetch.max.bytes in KiB (default 65536;
                                     Kafka's default is 1024)
@@ -58,6 +71,9 @@ record MeasureOptions(
         private int s1lFollowerFetchMaxBytes = DEFAULTS.s1lFollowerFetchMaxBytes;
         private int s5AddPartitionsRetryMaxMs = DEFAULTS.s5AddPartitionsRetryMaxMs;
         private List<BenchClient> clients = DEFAULTS.clients;
+        private int s8RecordsPerSec = DEFAULTS.s8RecordsPerSec;
+        private int s8Producers = DEFAULTS.s8Producers;
+        private int s8LingerMs = DEFAULTS.s8LingerMs;
 
         /**
          * Parses one option at {@code args[i]} if it is one of these.
@@ -84,6 +100,9 @@ record MeasureOptions(
                 case "--s5-add-partitions-retry-max-ms" ->
                     s5AddPartitionsRetryMaxMs = Flags.positiveInt(Flags.value(args, ++i, a), a);
                 case "--client" -> clients = BenchClient.parse(Flags.value(args, ++i, a));
+                case "--s8-rate" -> s8RecordsPerSec = Flags.positiveInt(Flags.value(args, ++i, a), a);
+                case "--s8-producers" -> s8Producers = Flags.positiveInt(Flags.value(args, ++i, a), a);
+                case "--s8-linger-ms" -> s8LingerMs = nonNegativeInt(Flags.value(args, ++i, a), a);
                 default -> {
                     return -1;
                 }
@@ -100,7 +119,24 @@ record MeasureOptions(
                     s1lWindowMs,
                     s1lFollowerFetchMaxBytes,
                     s5AddPartitionsRetryMaxMs,
-                    clients);
+                    clients,
+                    s8RecordsPerSec,
+                    s8Producers,
+                    s8LingerMs);
+        }
+
+        /** {@code --s8-linger-ms} takes 0 (no linger), so not {@link Flags#positiveInt}; a bad value names the flag. */
+        private static int nonNegativeInt(String v, String flag) {
+            int n;
+            try {
+                n = Integer.parseInt(v);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(flag + " needs a number: " + v, e);
+            }
+            if (n < 0) {
+                throw new IllegalArgumentException(flag + " must be >= 0: " + v);
+            }
+            return n;
         }
     }
 }

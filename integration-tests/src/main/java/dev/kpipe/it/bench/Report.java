@@ -27,6 +27,14 @@ final class Report {
     /** S2 target: kpipe/stock p99 latency at most this. */
     static final double S2_MAX_P99_RATIO = 1.05;
 
+    /**
+     * S8 target (issue 33, at W = 1 and 2 ms with 16 producers): kpipe/stock broker CPU per produce request at most
+     * this (median of round pairs).
+     */
+    static final double S8_MAX_CPU_PER_REQUEST_RATIO = 1.05;
+    /** S8 target (issue 33): kpipe/stock p99 latency at most this: never above stock's. */
+    static final double S8_MAX_P99_RATIO = 1.00;
+
     /** S5 target: kpipe/stock records/s at least this (the commit's round trip lowers the ceiling below S1's). */
     static final double S5_MIN_RATIO = 3.5;
 
@@ -138,6 +146,19 @@ final class Report {
         return r.extra().get("broker_cpu_us_per_record") instanceof Number n ? n.doubleValue() : Double.NaN;
     }
 
+    /**
+     * Broker JVMs' CPU time over the window (all nodes of the cluster under test) per produce request the leader
+     * received in it, in microseconds.
+     */
+    static double cpuPerRequest(RoundResult r) {
+        return r.extra().get("broker_cpu_us_per_produce_request") instanceof Number n ? n.doubleValue() : Double.NaN;
+    }
+
+    /** The leader's JVM's CPU time over the window (node 1 alone) per produce request it received, microseconds. */
+    static double leaderCpuPerRequest(RoundResult r) {
+        return r.extra().get("leader_cpu_us_per_produce_request") instanceof Number n ? n.doubleValue() : Double.NaN;
+    }
+
     /** The leader's network processor rounds (selector polls) per produce request it received. */
     static double selectsPerRequest(RoundResult r) {
         return r.extra().get("broker_selects_per_produce_request") instanceof Number n ? n.doubleValue() : Double.NaN;
@@ -177,6 +198,24 @@ final class Report {
                     share,
                     share >= S3_MIN_SLOWEST_SHARE,
                     "x"));
+            return l;
+        }
+        if (scenario.isS8()) {
+            double offered = scenario.offeredRecordsPerSec;
+            Stat t = stat(Variant.KPIPE, x -> x.recordsPerSec() / offered);
+            l.add(target(
+                    "kpipe records/s >= " + S2_MIN_THROUGHPUT_RATIO + " x offered (the offered load delivered)",
+                    t.median(),
+                    t.median() >= S2_MIN_THROUGHPUT_RATIO,
+                    "x"));
+            Stat c = ratio(Report::cpuPerRequest);
+            l.add(target(
+                    "broker CPU/produce request kpipe/stock <= " + S8_MAX_CPU_PER_REQUEST_RATIO,
+                    c.median(),
+                    c.median() <= S8_MAX_CPU_PER_REQUEST_RATIO,
+                    "x"));
+            Stat p = ratio(RoundResult::p99Ms);
+            l.add(target("p99 kpipe/stock <= " + S8_MAX_P99_RATIO, p.median(), p.median() <= S8_MAX_P99_RATIO, "x"));
             return l;
         }
         if (scenario.isS5()) {
@@ -272,8 +311,15 @@ final class Report {
             s.put("records_per_request", stat(v, Report::recPerReq).toMap());
             s.put("latency_p50_ms", stat(v, RoundResult::p50Ms).toMap());
             s.put("latency_p99_ms", stat(v, RoundResult::p99Ms).toMap());
+            s.put("latency_p999_ms", stat(v, RoundResult::p999Ms).toMap());
             s.put("broker_cpu_us_per_record", stat(v, Report::cpuPerRecord).toMap());
-            if (scenario.windowMs > 0 && !scenario.isS3()) {
+            s.put(
+                    "broker_cpu_us_per_produce_request",
+                    stat(v, Report::cpuPerRequest).toMap());
+            s.put(
+                    "broker_selects_per_produce_request",
+                    stat(v, Report::selectsPerRequest).toMap());
+            if (scenario.hasCeiling()) {
                 s.put("ceiling_fraction", ceilingFraction(v).toMap());
             }
             summary.put(v.label(), s);
@@ -285,7 +331,12 @@ final class Report {
                 ratio(RoundResult::produceRequestsPerSec).toMap());
         r.put("latency_p50_ms", ratio(RoundResult::p50Ms).toMap());
         r.put("latency_p99_ms", ratio(RoundResult::p99Ms).toMap());
+        r.put("latency_p999_ms", ratio(RoundResult::p999Ms).toMap());
         r.put("broker_cpu_us_per_record", ratio(Report::cpuPerRecord).toMap());
+        r.put("broker_cpu_us_per_produce_request", ratio(Report::cpuPerRequest).toMap());
+        r.put(
+                "broker_selects_per_produce_request",
+                ratio(Report::selectsPerRequest).toMap());
         r.put(
                 "produce_requests_per_record",
                 ratio(Report::requestsPerThousandRecords).toMap());
@@ -299,7 +350,28 @@ final class Report {
             aa.put(
                     "produce_requests_per_record",
                     controlRatio(Report::requestsPerThousandRecords).toMap());
+            aa.put(
+                    "broker_cpu_us_per_produce_request",
+                    controlRatio(Report::cpuPerRequest).toMap());
+            aa.put(
+                    "leader_cpu_us_per_produce_request",
+                    controlRatio(Report::leaderCpuPerRequest).toMap());
+            aa.put(
+                    "broker_selects_per_produce_request",
+                    controlRatio(Report::selectsPerRequest).toMap());
+            aa.put("latency_p50_ms", controlRatio(RoundResult::p50Ms).toMap());
             aa.put("latency_p99_ms", controlRatio(RoundResult::p99Ms).toMap());
+            aa.put("latency_p999_ms", controlRatio(RoundResult::p999Ms).toMap());
+            Map<String, Object> b = new LinkedHashMap<>();
+            b.put("records_per_s", controlStat(RoundResult::recordsPerSec).toMap());
+            b.put("latency_p50_ms", controlStat(RoundResult::p50Ms).toMap());
+            b.put("latency_p99_ms", controlStat(RoundResult::p99Ms).toMap());
+            b.put("latency_p999_ms", controlStat(RoundResult::p999Ms).toMap());
+            b.put("broker_cpu_us_per_record", controlStat(Report::cpuPerRecord).toMap());
+            b.put(
+                    "broker_cpu_us_per_produce_request",
+                    controlStat(Report::cpuPerRequest).toMap());
+            summary.put(RoundOrder.CONTROL_LABEL, b);
             summary.put("aa_stock_b_over_stock", aa);
         }
         if (scenario.isS5() && hasPairs()) {

@@ -90,7 +90,7 @@ final class ReportTable {
         if (scenario.isS3()) {
             sb.append(S3Lines.of(r));
         }
-        if (scenario.windowMs == 0 || r.hasControl()) {
+        if (scenario.windowMs == 0 || r.hasControl() || scenario.isFixedLoad()) {
             sb.append(CostLines.of(r));
         }
         if (scenario.isS5() && r.hasPairs()) {
@@ -114,7 +114,7 @@ final class ReportTable {
                     fmt(r.stat(Variant.KPIPE, x -> extra(x, "committed_records_per_s"))
                             .median())));
         }
-        if (scenario.windowMs > 0 && !scenario.isS3()) {
+        if (scenario.hasCeiling()) {
             double c = scenario.ceilingRequestsPerSec();
             sb.append(String.format(
                     Locale.ROOT,

@@ -14,7 +14,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * One benchmark scenario: the cluster to run (nodes, broker overrides), the topic, and the producer load. The
- * scenarios themselves (S1, S1L, S2, S2F, S3, S5) are defined in {@link Scenarios}, each as named settings of a
+ * scenarios themselves (S1, S1L, S2, S2F, S3, S5, S8) are defined in {@link Scenarios}, each as named settings of a
  * {@link ScenarioBuilder}.
  *
  * <p>Immutable.
@@ -33,6 +33,8 @@ final class Scenario {
     final int partitions;
     /** Partition every record goes to, or -1 to let the producer's partitioner choose. */
     final int fixedPartition;
+    /** Producer i writes partition i only (S8: one partition and one connection per producer). */
+    final boolean partitionPerProducer;
 
     final int producers;
     final int recordBytes;
@@ -70,6 +72,7 @@ final class Scenario {
         }
         this.partitions = b.assignment.size();
         this.fixedPartition = b.fixedPartition;
+        this.partitionPerProducer = b.partitionPerProducer;
         this.producers = b.producers;
         this.recordBytes = b.recordBytes;
         this.acks = Objects.requireNonNull(b.acks, "acks");
@@ -88,6 +91,10 @@ final class Scenario {
         this.aaControl = b.aaControl;
         this.commitEvery = b.commitEvery;
         this.client = b.client;
+        if (partitionPerProducer && producers > partitions) {
+            throw new IllegalStateException(
+                    id + ": " + producers + " producers, one partition each, but " + partitions + " partitions");
+        }
         if (isChildProcessClient() && (producers != 1 || commitEvery > 0 || isFixedLoad())) {
             throw new IllegalStateException(
                     id + ": " + client.id + " runs as one flat-out, non-transactional producer");
@@ -102,6 +109,30 @@ final class Scenario {
     /** @return whether the producer runs as a child process ({@link ClientRound}) rather than in this JVM */
     boolean isChildProcessClient() {
         return client != null && client.kind != BenchClient.Kind.JAVA;
+    }
+
+    /**
+     * @param producer the producer's index, 0-based
+     * @return the partition that producer writes every record to, or null for the producer's partitioner
+     */
+    Integer partitionOf(int producer) {
+        if (partitionPerProducer) {
+            return producer;
+        }
+        return fixedPartition >= 0 ? fixedPartition : null;
+    }
+
+    /** @return whether this is S8 (acks=all at a fixed offered load, one partition per producer) */
+    boolean isS8() {
+        return id.equals("S8");
+    }
+
+    /**
+     * @return whether the S1 ceiling ({@code max.in.flight / W} on one connection) applies: a window, one connection
+     *     sending flat out (not S3's many producers, nor a fixed offered load such as S8's)
+     */
+    boolean hasCeiling() {
+        return windowMs > 0 && !isS3() && !isFixedLoad();
     }
 
     /** @return whether this is S5 (a transactional producer) */
@@ -130,7 +161,7 @@ final class Scenario {
         return v == null ? 0 : Long.parseLong(v);
     }
 
-    /** @return whether the producers offer a fixed rate (S2F) rather than sending flat out */
+    /** @return whether the producers offer a fixed rate (S2F, S8) rather than sending flat out */
     boolean isFixedLoad() {
         return offeredRecordsPerSec > 0;
     }
@@ -158,11 +189,11 @@ final class Scenario {
     }
 
     /**
-     * @return the requests/s ceiling with pipelining, {@link #pipelinedInFlight()} / W; NaN if the scenario has no
-     *     window
+     * @return the requests/s ceiling with pipelining, {@link #pipelinedInFlight()} / W; NaN if the scenario has none
+     *     ({@link #hasCeiling()})
      */
     double ceilingRequestsPerSec() {
-        return windowMs > 0 && !isS3() ? pipelinedInFlight() * 1000.0 / windowMs : Double.NaN;
+        return hasCeiling() ? pipelinedInFlight() * 1000.0 / windowMs : Double.NaN;
     }
 
     /**
@@ -232,7 +263,9 @@ final class Scenario {
         if (windowMs > 0) {
             m.put("follower_replica_fetch_wait_max_ms", windowMs);
             m.put("follower_replica_fetch_min_bytes", FOLLOWER_FETCH_MIN_BYTES);
-            m.put("ceiling_requests_per_s", ceilingRequestsPerSec());
+            if (hasCeiling()) {
+                m.put("ceiling_requests_per_s", ceilingRequestsPerSec());
+            }
         }
         m.put("topic", topic);
         m.put("partitions", partitions);
@@ -245,6 +278,9 @@ final class Scenario {
         }
         m.put("record_value_bytes", recordBytes);
         m.put("fixed_partition", fixedPartition);
+        if (partitionPerProducer) {
+            m.put("partition_per_producer", true);
+        }
         m.put("acks", acks);
         m.put("enable_idempotence", idempotence);
         m.put("max_in_flight_requests_per_connection", maxInFlight);
@@ -272,7 +308,9 @@ final class Scenario {
     String headline() {
         return label + ": " + nodes + " node(s)"
                 + (windowMs > 0 ? ", follower replica.fetch.wait.max.ms=" + windowMs : "")
-                + ", acks=" + acks + ", " + producers + " producer(s), " + recordBytes + " B records, batch.size="
+                + ", acks=" + acks + ", " + producers + " producer(s)"
+                + (partitionPerProducer ? " (one partition and one connection each)" : "") + ", " + recordBytes
+                + " B records, batch.size="
                 + batchBytes + ", linger.ms=" + lingerMs + ", max.in.flight=" + maxInFlight + ", buffer.memory="
                 + bufferBytes / 1024 + " KiB"
                 + (client != null ? ", client " + client.describe() : "")

@@ -19,6 +19,7 @@ final class ScenarioBuilder {
     int nodes = 1;
     String topic;
     int fixedPartition = -1;
+    boolean partitionPerProducer;
     int producers = 1;
     int recordBytes;
     String acks;
@@ -82,6 +83,13 @@ final class ScenarioBuilder {
     /** @param partition the partition every record goes to, or -1 for the producer's partitioner */
     ScenarioBuilder fixedPartition(int partition) {
         this.fixedPartition = partition;
+        return this;
+    }
+
+    /** Producer i writes partition i only (S8); the topic needs at least one partition per producer. */
+    ScenarioBuilder partitionPerProducer() {
+        this.partitionPerProducer = true;
+        this.fixedPartition = -1;
         return this;
     }
 

@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * The benchmark's scenarios, each defined as named settings of a {@link ScenarioBuilder}, in two families: a slow
- * follower ({@link #slowFollower}: S1, S1L, S3, S5) and one saturated broker ({@link #oneBroker}: S2, S2F).
+ * follower ({@link #slowFollower}: S1, S1L, S3, S5, S8) and one saturated broker ({@link #oneBroker}: S2, S2F).
  *
  * <ul>
  *   <li><b>S1</b> (the headline): 2 nodes; node 2, the follower, delays its fetches with {@code
@@ -23,6 +23,12 @@ import java.util.List;
  *       offered at a fixed total rate well below saturation ({@link RatePacer}), so both sides carry the same
  *       traffic and broker CPU per record compares like with like; with a second stock cluster in the same
  *       alternation (A/A) to show the noise.
+ *   <li><b>S8</b> (acks=all at a fixed offered load, the ordinary regime: fast acks, many producers): S1's cluster
+ *       at a short W (1, 2, 5, 10 ms), N idempotent acks=all producers (16 by default), each with its own partition
+ *       (N partitions led by node 1 on [1,2], {@code min.insync.replicas=2}; producer i writes partition i only) and
+ *       so its own connection to the leader, 1 KiB records offered at a fixed total rate ({@link RatePacer}, 6,400
+ *       records/s by default), linger 5 ms, with an A/A run like S2F's: what kpipe costs per produce request where it
+ *       has little to gain.
  *   <li><b>S1L</b> (large batches, what diskless Kafkas recommend): S1 with 1 MiB batches, linger 50 ms, W = 250 ms,
  *       32 MiB {@code buffer.memory}; the follower's fetches may carry 64 MiB per partition (Kafka's default
  *       {@code replica.fetch.max.bytes} of 1 MiB holds one 1 MiB batch per fetch, so replication, and every acks=all
@@ -171,6 +177,33 @@ final class Scenarios {
                 .offeredRecordsPerSec(m.s2fRecordsPerSec())
                 .aaControl(m.aaControl())
                 .build();
+    }
+
+    /**
+     * @param windowMs W, the follower's {@code replica.fetch.wait.max.ms}
+     * @param o the options: {@link MeasureOptions#s8RecordsPerSec}, {@link MeasureOptions#s8Producers}, {@link
+     *     MeasureOptions#s8LingerMs}, A/A; batch size from {@code o}
+     * @return scenario S8 at that window: N acks=all producers, one partition and connection each, at a fixed load
+     */
+    static Scenario s8(int windowMs, BenchOptions o) {
+        MeasureOptions m = o.measure();
+        int n = m.s8Producers();
+        ScenarioBuilder b = slowFollower(windowMs)
+                .id("S8")
+                .label("S8 W=" + windowMs + "ms " + n + " producers " + m.s8RecordsPerSec() + " rec/s")
+                .topic("bench-s8")
+                .producers(n)
+                .partitionPerProducer()
+                .recordBytes(1024)
+                .batchBytes(o.batchBytes())
+                .lingerMs(m.s8LingerMs())
+                .bufferBytes(1024L * 1024)
+                .offeredRecordsPerSec(m.s8RecordsPerSec())
+                .aaControl(m.aaControl());
+        for (int p = 1; p < n; p++) { // slowFollower added partition 0
+            b.replicas(p, List.of(1, 2));
+        }
+        return b.build();
     }
 
     /** S1's settings at window W, for S1 itself and S5. */

@@ -24,7 +24,7 @@ class BenchOptionsTest {
     /** Every flag of the usage text, each with a value other than its default. */
     private static final String[] EVERY_FLAG = {
         "--scenario",
-        "s1,S2F,S1L,S5,S3,s6,S7",
+        "s1,S2F,S1L,S5,S3,s8,s6,S7",
         "--window-ms",
         "50, 250",
         "--rounds",
@@ -78,6 +78,12 @@ class BenchOptionsTest {
         "25",
         "--client",
         "kcat-idempotent,kafkajs",
+        "--s8-rate",
+        "3200",
+        "--s8-producers",
+        "8",
+        "--s8-linger-ms",
+        "0",
         "--s6-rate",
         "500",
         "--s7-input-records",
@@ -114,7 +120,7 @@ class BenchOptionsTest {
                         8L * 1024 * 1024,
                         1024,
                         128 * 1024,
-                        new MeasureOptions(20_000, 4, true, 250, 64 * 1024 * 1024, 0, List.of()),
+                        new MeasureOptions(20_000, 4, true, 250, 64 * 1024 * 1024, 0, List.of(), 6_400, 16, 5),
                         new CommitOptions(2_000, 3_000_000, true)),
                 o);
         assertEquals(MeasureOptions.DEFAULTS, o.measure());
@@ -128,7 +134,7 @@ class BenchOptionsTest {
                 new BenchOptions(
                         false,
                         false,
-                        List.of("S1", "S2F", "S1L", "S5", "S3", "S6", "S7"),
+                        List.of("S1", "S2F", "S1L", "S5", "S3", "S8", "S6", "S7"),
                         List.of(50, 250),
                         7,
                         11,
@@ -157,7 +163,10 @@ class BenchOptionsTest {
                                 120,
                                 2048 * 1024,
                                 25,
-                                List.of(BenchClient.KCAT_IDEMPOTENT, BenchClient.KAFKAJS)),
+                                List.of(BenchClient.KCAT_IDEMPOTENT, BenchClient.KAFKAJS),
+                                3200,
+                                8,
+                                0),
                         new CommitOptions(500, 70_000, false)),
                 o);
     }
@@ -229,6 +238,26 @@ class BenchOptionsTest {
         assertEquals(CommitOptions.DEFAULTS, s6s7.commits());
         assertTrue(s6s7.commits().excl(), "kpipe-excl runs unless --no-excl");
 
+        // docs/benchmark.md, "S8: acks=all at a fixed offered load": one command sweeps W
+        BenchOptions s8 = parse("--scenario S8 --window-ms 1,2 --s8-producers 16 --s8-rate 6400 --rounds 4"
+                + " --duration-s 20 --warmup-s 3");
+        assertEquals(List.of("S8"), s8.scenarios());
+        assertEquals(List.of(1, 2), s8.windowsMs());
+        assertEquals(
+                List.of(16, 6400, 5),
+                List.of(
+                        s8.measure().s8Producers(),
+                        s8.measure().s8RecordsPerSec(),
+                        s8.measure().s8LingerMs()));
+        assertEquals(List.of(4, 20, 3), List.of(s8.rounds(), s8.durationSeconds(), s8.warmupSeconds()));
+        assertTrue(s8.measure().aaControl(), "an A/A run unless --no-aa");
+        BenchOptions s8Short = parse("--scenario S8 --window-ms 2 --s8-producers 4 --s8-rate 2000 --rounds 1"
+                + " --duration-s 5 --warmup-s 1 --no-aa");
+        assertFalse(s8Short.measure().aaControl());
+        assertEquals(
+                List.of(1, 2, 5, 10),
+                parse("--scenario S8 --window-ms 1,2,5,10").windowsMs());
+
         BenchOptions stock = parse("--stock not-installed --broker-heap 512m --broker-jvm-opts -XX:+UseParallelGC");
         assertFalse(stock.stockInstallsPlugin());
         assertEquals("512m", stock.brokerHeap());
@@ -239,7 +268,7 @@ class BenchOptionsTest {
     @Test
     void laterFlagsWinAndTheMeasureFlagsMixWithTheOthers() {
         BenchOptions o = parse("--s2f-rate 100 --rounds 2 --s2f-rate 200 --no-aa --s2f-producers 9 --scenario S2,S2");
-        assertEquals(new MeasureOptions(200, 9, false, 250, 64 * 1024 * 1024, 0, List.of()), o.measure());
+        assertEquals(new MeasureOptions(200, 9, false, 250, 64 * 1024 * 1024, 0, List.of(), 6_400, 16, 5), o.measure());
         assertEquals(2, o.rounds());
         assertEquals(List.of("S2"), o.scenarios(), "duplicates dropped");
     }
@@ -266,7 +295,9 @@ class BenchOptionsTest {
             "--s1l-follower-fetch-max-kib",
             "--s5-add-partitions-retry-max-ms",
             "--s6-rate",
-            "--s7-input-records"
+            "--s7-input-records",
+            "--s8-rate",
+            "--s8-producers"
         }) {
             assertEquals(flag + " needs a number: x", fails(flag, "x"));
             assertEquals(flag + " must be > 0: 0", fails(flag, "0"));
@@ -277,6 +308,10 @@ class BenchOptionsTest {
                 fails("--s1l-follower-fetch-max-kib", "1048577"));
         assertEquals(
                 1 << 30, parse("--s1l-follower-fetch-max-kib 1048576").measure().s1lFollowerFetchMaxBytes());
+        assertEquals("--s8-linger-ms needs a number: x", fails("--s8-linger-ms", "x"));
+        assertEquals("--s8-linger-ms must be >= 0: -1", fails("--s8-linger-ms", "-1"));
+        assertEquals("--s8-linger-ms needs a value", fails("--s8-linger-ms"));
+        assertEquals(0, parse("--s8-linger-ms 0").measure().s8LingerMs());
         assertEquals("--stock takes not-installed or disabled: on", fails("--stock", "on"));
         assertEquals("unknown scenario: S4", fails("--scenario", "S1,S4"));
         assertEquals("unknown argument: --bogus", fails("--bogus"));

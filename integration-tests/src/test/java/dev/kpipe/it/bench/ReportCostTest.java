@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The fixed-load report from fixed rounds: medians of per-round ratios (kpipe/stock and the A/A stock-b/stock), CPU
- * per record, requests per record, and the S2F CPU target. No brokers.
+ * per record and per produce request, requests per record, latency percentiles, and the S2F and S8 targets. No
+ * brokers.
  */
 class ReportCostTest {
     private static RoundResult round(
@@ -34,6 +35,85 @@ class ReportCostTest {
                 0,
                 null,
                 extra);
+    }
+
+    /** An S8 round: CPU per produce request and latency percentiles given. */
+    private static RoundResult s8Round(
+            Variant v, int round, double requestsPerSec, double cpuUsPerRequest, double p99, double p999) {
+        Map<String, Object> extra = new LinkedHashMap<>();
+        extra.put("broker_cpu_us_per_record", cpuUsPerRequest * requestsPerSec / 6400);
+        extra.put("broker_cpu_us_per_produce_request", cpuUsPerRequest);
+        extra.put("leader_cpu_us_per_produce_request", cpuUsPerRequest / 2);
+        extra.put("broker_selects_per_produce_request", 1.5);
+        return new RoundResult(
+                "S8", v, round, 20, 6400 * 20, 6400, requestsPerSec, 1, p99, p999, p999, 1, 0, null, extra);
+    }
+
+    private static Report s8Report(String... args) {
+        Report r = new Report(Scenarios.s8(2, BenchOptions.parse(args)));
+        r.add(s8Round(Variant.STOCK, 1, 800, 100, 10, 20));
+        r.add(s8Round(Variant.KPIPE, 1, 800, 104, 9, 30));
+        r.add(s8Round(Variant.STOCK, 2, 800, 100, 10, 20));
+        r.add(s8Round(Variant.KPIPE, 2, 800, 102, 9, 30));
+        return r;
+    }
+
+    @Test
+    void s8PrintsTheCostPerRequestAndTheTailPerSideWithoutAnAaRun() {
+        Report r = s8Report("--scenario", "S8", "--no-aa");
+        assertEquals(1.03, r.ratio(Report::cpuPerRequest).median(), 1e-9, "pairs 1.04, 1.02");
+        String table = r.table(BenchOptions.parse(new String[] {"--scenario", "S8", "--no-aa"}));
+        assertTrue(table.contains("broker CPU us/produce request: stock 100.0 [100.0..100.0], kpipe 103.0"), table);
+        assertTrue(table.contains("produce requests per 1000 records: stock 125.00"), table);
+        assertTrue(table.contains("processor rounds (selector polls) per produce request: stock 1.50"), table);
+        assertTrue(table.contains("latency p999 ms: stock 20.0 [20.0..20.0], kpipe 30.0 [30.0..30.0]"), table);
+        assertTrue(table.contains("CPU/request 1.03x [1.02..1.04]"), table);
+        assertTrue(table.contains("kpipe/stock   latency p50 1.00x [1.00..1.00]   p99 0.90x"), table);
+        assertTrue(table.contains("p999 1.50x"), table);
+        assertTrue(table.contains("offered 6,400 records/s"), table);
+        assertTrue(!table.contains("ceiling max.in.flight/W"), "no one-connection ceiling at a fixed load: " + table);
+        assertTrue(!table.contains("A/A"), table);
+        assertTrue(table.contains("target broker CPU/produce request kpipe/stock <= 1.05: 1.030x  MET"), table);
+        assertTrue(table.contains("target p99 kpipe/stock <= 1.0: 0.900x  MET"), table);
+        assertTrue(
+                table.contains("target kpipe records/s >= 0.97 x offered (the offered load delivered): 1.000x  MET"),
+                table);
+        assertTrue(
+                table.contains("leader CPU us/produce request (node 1 alone): stock 50.0 [50.0..50.0], kpipe 51.5"),
+                table);
+        assertTrue(table.contains("kpipe/stock   leader CPU/request 1.03x [1.02..1.04]"), table);
+        @SuppressWarnings("unchecked")
+        Map<String, Object> summary =
+                (Map<String, Object>) r.toMap(BenchOptions.parse(new String[0])).get("summary");
+        @SuppressWarnings("unchecked")
+        Map<String, Object> ratios = (Map<String, Object>) summary.get("kpipe_over_stock");
+        assertTrue(ratios.containsKey("broker_cpu_us_per_produce_request"), ratios.toString());
+        assertTrue(ratios.containsKey("latency_p999_ms"), ratios.toString());
+    }
+
+    @Test
+    void s8WithAnAaRunShowsTheControlsCostPerRequestAndTail() {
+        Report r = s8Report("--scenario", "S8");
+        r.addControl(s8Round(Variant.STOCK, 1, 800, 110, 11, 22));
+        r.addControl(s8Round(Variant.STOCK, 2, 800, 90, 10, 20));
+        String table = r.table(BenchOptions.parse(new String[] {"--scenario", "S8"}));
+        assertTrue(
+                table.contains("broker CPU us/produce request: stock 100.0 [100.0..100.0], kpipe 103.0 [102.0..104.0],"
+                        + " stock-b 100.0 [90.0..110.0]"),
+                table);
+        assertTrue(table.contains("A/A stock-b/stock CPU/record"), table);
+        assertTrue(table.contains("CPU/request 1.00x [0.90..1.10]"), table);
+        assertTrue(table.contains("A/A stock-b/stock latency p50 1.00x"), table);
+        assertTrue(table.contains("A/A stock-b/stock leader CPU/request 1.00x [0.90..1.10]"), table);
+        List<Map<String, Object>> targets = r.targets();
+        assertEquals(3, targets.size());
+        assertEquals(Boolean.TRUE, targets.get(1).get("met"));
+        r.add(s8Round(Variant.STOCK, 3, 800, 100, 10, 20));
+        r.add(s8Round(Variant.KPIPE, 3, 800, 110, 12, 30));
+        r.add(s8Round(Variant.STOCK, 4, 800, 100, 10, 20));
+        r.add(s8Round(Variant.KPIPE, 4, 800, 110, 12, 30));
+        assertEquals(Boolean.FALSE, r.targets().get(1).get("met"), "CPU/request pairs 1.04, 1.02, 1.10, 1.10");
+        assertEquals(Boolean.FALSE, r.targets().get(2).get("met"), "p99 pairs 0.9, 0.9, 1.2, 1.2");
     }
 
     private static Report report(double[] stockCpu, double[] kpipeCpu, double[] controlCpu) {
@@ -71,6 +151,7 @@ class ReportCostTest {
         assertTrue(table.contains("requests/record 1.25x"), table);
         assertTrue(table.contains("A/A stock-b/stock CPU/record 1.00x"), table);
         assertTrue(table.contains("offered 20,000 records/s"), table);
+        assertTrue(!table.contains("leader CPU"), "one broker: the leader's CPU is the broker CPU: " + table);
     }
 
     @Test

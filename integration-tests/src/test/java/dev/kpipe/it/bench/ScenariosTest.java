@@ -79,6 +79,80 @@ class ScenariosTest {
         assertEquals(Scenarios.S5_ADD_PARTITIONS_RETRY_MAX_MS, "add.partitions.to.txn.retry.backoff.max.ms");
     }
 
+    /** S8: S1's cluster at a short W, N producers, each with its own partition (led by node 1), at a fixed load. */
+    @Test
+    void s8GivesEachProducerItsOwnPartitionAtAFixedLoad() {
+        Scenario s = Scenarios.s8(2, options());
+        assertEquals("S8 W=2ms 16 producers 6400 rec/s", s.label);
+        assertEquals("S8", s.id);
+        assertTrue(s.isS8());
+        assertEquals("bench-s8", s.topic);
+        assertEquals(List.of(2, 2, 16, 16), List.of(s.windowMs, s.nodes, s.partitions, s.producers));
+        assertEquals("all", s.acks);
+        assertTrue(s.idempotence);
+        assertEquals(List.of(5, 5, 1024, 16384), List.of(s.maxInFlight, s.lingerMs, s.recordBytes, s.batchBytes));
+        assertEquals(6400, s.offeredRecordsPerSec);
+        assertTrue(s.isFixedLoad());
+        assertTrue(s.aaControl, "an A/A run by default, as S2F's");
+        for (int i = 0; i < 16; i++) {
+            assertEquals(i, s.partitionOf(i), "producer i writes partition i only");
+        }
+        StringBuilder assignment = new StringBuilder("{");
+        for (int p = 0; p < 16; p++) {
+            assignment.append(p == 0 ? "" : ", ").append(p).append("=[1, 2]");
+        }
+        assertEquals(assignment.append('}').toString(), s.describe().get("replica_assignment"));
+        assertEquals(Map.of("min.insync.replicas", "2"), s.describe().get("topic_config"));
+        assertEquals(
+                "{2={replica.fetch.min.bytes=1000000000, replica.fetch.wait.max.ms=2}}",
+                s.describe().get("node_config"));
+        assertEquals(Boolean.TRUE, s.describe().get("partition_per_producer"));
+        assertFalse(s.hasCeiling(), "16 connections at a fixed load: no one-connection ceiling");
+        assertTrue(Double.isNaN(s.ceilingRequestsPerSec()));
+        assertFalse(s.describe().containsKey("ceiling_requests_per_s"));
+        assertTrue(s.headline().contains("16 producer(s) (one partition and one connection each)"), s.headline());
+        Map<String, Object> p = s.producerConfig("b:9092", "c1");
+        assertEquals("all", p.get("acks"));
+        assertEquals(true, p.get("enable.idempotence"));
+        assertEquals(5, p.get("linger.ms"));
+
+        Scenario small =
+                Scenarios.s8(10, options("--s8-producers", "4", "--s8-rate", "2000", "--s8-linger-ms", "0", "--no-aa"));
+        assertEquals("S8 W=10ms 4 producers 2000 rec/s", small.label);
+        assertEquals(
+                List.of(4, 4, 0, 2000),
+                List.of(small.partitions, small.producers, small.lingerMs, small.offeredRecordsPerSec));
+        assertFalse(small.aaControl);
+        assertEquals(3, small.partitionOf(3));
+        assertEquals(
+                "{0=[1, 2], 1=[1, 2], 2=[1, 2], 3=[1, 2]}", small.describe().get("replica_assignment"));
+        Scenario one = Scenarios.s8(1, options("--s8-producers", "1"));
+        assertEquals(List.of(1, 1), List.of(one.partitions, one.producers));
+    }
+
+    @Test
+    void theOtherScenariosKeepTheirPartitionChoice() {
+        assertEquals(0, Scenarios.s1(100, options()).partitionOf(3), "S1: every producer into partition 0");
+        assertEquals(null, Scenarios.s2(options()).partitionOf(1), "S2: the partitioner's choice");
+        assertTrue(Scenarios.s1(100, options()).hasCeiling());
+        assertFalse(Scenarios.s2Fixed(options()).hasCeiling());
+    }
+
+    @Test
+    void onePartitionPerProducerNeedsAPartitionPerProducer() {
+        ScenarioBuilder b = Scenario.builder()
+                .id("X")
+                .label("X")
+                .topic("t")
+                .acks("1")
+                .replicas(0, List.of(1))
+                .producers(2)
+                .partitionPerProducer();
+        assertEquals(
+                "X: 2 producers, one partition each, but 1 partitions",
+                assertThrows(IllegalStateException.class, b::build).getMessage());
+    }
+
     @Test
     void s3HasTheBudgetOnTheKpipeSideOnly() {
         Scenario s = Scenarios.s3(100, options("--s3-producers", "40", "--s3-budget-mib", "2"));
