@@ -24,15 +24,21 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class BrokerHooks {
 
     /**
-     * What a broker's metrics reporter implements so that the advice finds its broker's hooks. A broker has at most one
-     * owner (the first in its registry counts): one that gives no hooks keeps its broker classic.
+     * What a broker's metrics reporter implements so that the advice finds its broker's hooks. The newest owner in a
+     * broker's registry counts (the last added); one that gives no hooks keeps its broker classic.
      */
     public interface Owner {
         /**
          * @return the broker's hooks, or {@code null} while this reporter does not pipeline its broker (kpipe off at
-         *     start, or closed); thread: any
+         *     start, or a broker kpipe could not hook); thread: any
          */
         BrokerHooks brokerHooks();
+
+        /**
+         * A newer owner was added to the same registry and takes over: this one stops. Thread: a network or request
+         * handler thread; must not throw.
+         */
+        default void superseded() {}
     }
 
     private final String broker;

@@ -67,6 +67,9 @@ public final class KpipePlugin implements MetricsReporter, BrokerHooks.Owner {
     private volatile KpipeRuntime runtime;
     /** This broker's hooks, once installed. */
     private volatile BrokerHooks hooks;
+    /** A newer kpipe of the same registry took over ({@link #superseded}). */
+    private final java.util.concurrent.atomic.AtomicBoolean superseded =
+            new java.util.concurrent.atomic.AtomicBoolean();
 
     /** The instance Kafka creates for a broker that names it in {@code metric.reporters}. */
     public KpipePlugin() {
@@ -92,16 +95,18 @@ public final class KpipePlugin implements MetricsReporter, BrokerHooks.Owner {
             if (runtime != null) {
                 return;
             }
+            if (jmx == null
+                    && jmxStandIn
+                    && !listsJmxReporter(configs.get(CommonClientConfigs.METRIC_REPORTER_CLASSES_CONFIG))) {
+                jmx = new JmxReporter(); // a controller-only node too: its own metrics stay in JMX
+                jmx.configure(configs);
+            }
             if (controllerOnly(configs)) { // its listeners are controller listeners, never pipelined
                 LOG.info(
                         "kpipe {}: node {} is a controller only, it has nothing to pipeline",
                         version(),
                         nodeId(configs));
                 return;
-            }
-            if (jmxStandIn && !listsJmxReporter(configs.get(CommonClientConfigs.METRIC_REPORTER_CLASSES_CONFIG))) {
-                jmx = new JmxReporter();
-                jmx.configure(configs);
             }
             String nodeId = nodeId(configs);
             runtime = new KpipeRuntime(
@@ -132,6 +137,20 @@ public final class KpipePlugin implements MetricsReporter, BrokerHooks.Owner {
     @Override
     public BrokerHooks brokerHooks() {
         return hooks;
+    }
+
+    /**
+     * A newer kpipe reporter of the same broker registry took over (a broker restarted inside a combined node, whose
+     * registry outlives it; or a reporter named in {@code metric.reporters} after the JVM-wide attach): this one stops
+     * ({@link KpipeRuntime#close}). Thread: a network or request handler thread.
+     */
+    @Override
+    public void superseded() {
+        KpipeRuntime r = runtime;
+        if (r != null && superseded.compareAndSet(false, true)) {
+            LOG.info("kpipe {}: a newer kpipe of node {} took over; this one stops", version(), r.nodeId());
+            r.close();
+        }
     }
 
     /**
@@ -207,14 +226,6 @@ public final class KpipePlugin implements MetricsReporter, BrokerHooks.Owner {
             Interceptor.brokersChanged();
             return "install mode " + mode[0] + ", listeners=" + listeners;
         }
-
-        @Override
-        public void stop() {
-            BrokerHooks h = hooks;
-            if (h != null) {
-                h.listener(null);
-            }
-        }
     }
 
     /**
@@ -263,6 +274,8 @@ public final class KpipePlugin implements MetricsReporter, BrokerHooks.Owner {
             LOG.error("{}; the brokers of this JVM run without pipelining", e.getMessage());
         } catch (ConfigException e) {
             LOG.error("kpipe: {}; the brokers of this JVM run without pipelining", e.getMessage());
+        } catch (RuntimeException | LinkageError e) { // never keep the JVM from starting
+            LOG.error("kpipe failed to install for every broker of this JVM; they run without pipelining", e);
         }
     }
 
@@ -276,16 +289,17 @@ public final class KpipePlugin implements MetricsReporter, BrokerHooks.Owner {
      * @return the broker's hooks, or {@code null}
      */
     static BrokerHooks attach(Metrics metrics, Map<String, ?> brokerConfig) {
-        if (controllerOnly(brokerConfig)) {
-            return null;
-        }
         KpipePlugin plugin = new KpipePlugin(false);
-        try {
-            plugin.configure(brokerConfig);
-        } catch (ConfigException e) {
-            LOG.error("kpipe: {}; node {} runs without pipelining", e.getMessage(), nodeId(brokerConfig));
-            plugin.close();
-            return null;
+        if (!controllerOnly(brokerConfig)) {
+            try {
+                plugin.configure(brokerConfig);
+            } catch (RuntimeException | LinkageError e) {
+                // a bad setting, or an extension that fails to load: the broker runs classic. The reporter is added
+                // anyway, without a runtime, so that the broker's threads find it and look no further.
+                LOG.error("kpipe: {}; node {} runs without pipelining", e.getMessage(), nodeId(brokerConfig), e);
+                plugin.close();
+                plugin.runtime = null;
+            }
         }
         metrics.addReporter(plugin);
         return plugin.brokerHooks();

@@ -54,9 +54,6 @@ final class KpipeRuntime {
          */
         String install(KpipeConfig config, PipelineCoordinator<Object, Object> coordinator)
                 throws UnsupportedBrokerException;
-
-        /** Stops the hooks feeding this broker's coordinator ({@link #close}); the JVM's advice stays. */
-        default void stop() {}
     }
 
     private final HookInstaller installer;
@@ -230,7 +227,7 @@ final class KpipeRuntime {
             installing = false;
             if (closed) {
                 if (installed != null) {
-                    installer.stop();
+                    installed.coordinator.enabled(false); // closed meanwhile: nothing pipelines
                 }
                 return;
             }
@@ -386,28 +383,37 @@ final class KpipeRuntime {
         return maxDelayedProduce == null ? -1 : maxDelayedProduce.get();
     }
 
+    /** @return the broker's node id */
+    String nodeId() {
+        return nodeId;
+    }
+
     /** @return the settings last applied, or {@code null} before {@link #start} */
     synchronized KpipeConfig settings() {
         return settings;
     }
 
     /**
-     * Stops this broker's kpipe, with the broker (its metrics registry closes its reporters): the hooks stop feeding
-     * the coordinator, the metrics and the connection dump are unregistered (freeing their JMX names), the extension
-     * instances in use are closed ({@link PluginInstances}), and one INFO line says what it did over its life. Later
-     * calls do nothing. Thread: the broker's shutdown thread.
+     * Stops this broker's kpipe, with the broker (its metrics registry closes its reporters) or when kpipe is removed
+     * from its {@code metric.reporters} at runtime: pipelining is turned off ({@link PipelineCoordinator#enabled
+     * enabled(false)}: no connection upgrades any more, and pipelined ones drain back to classic, so that a broker that
+     * goes on runs stock from then on, its connections intact), the metrics and the connection dump are unregistered
+     * (freeing their JMX names), the extension instances in use are closed ({@link PluginInstances}), and one INFO line
+     * says what it did over its life. Later calls do nothing. Thread: the broker's shutdown thread, or Kafka's config
+     * thread.
      */
     synchronized void close() {
         if (closed) {
             return;
         }
         closed = true;
-        plugins.closeAll();
         if (coordinator == null) {
+            plugins.closeAll();
             return;
         }
-        installer.stop();
+        coordinator.enabled(false);
         closeMetrics();
+        plugins.closeAll();
         LOG.info(
                 "kpipe {} stopped on node {}: {} requests pipelined, connections upgraded {} times",
                 KpipePlugin.version(),

@@ -14,30 +14,26 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import javax.management.ObjectName;
+import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.metrics.MetricsReporter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * One kpipe per broker, several in a JVM: each runtime has its own coordinator and metrics, the first keeps the plain
- * JMX names and the others add their node id, and closing one stops its hooks and frees its names (without a broker:
+ * JMX names and the others add their node id, and closing one turns its pipelining off and frees its names (without a broker:
  * the hooks are a stand-in; {@code in-process-tests} runs real brokers).
  */
 class BrokerLifecycleTest {
 
-    /** Stands in for the interceptor: records installs and stops. */
+    /** Stands in for the interceptor: records installs. */
     private static final class Hooks implements KpipeRuntime.HookInstaller {
         final List<PipelineCoordinator<Object, Object>> installed = new ArrayList<>();
-        int stops;
 
         @Override
         public String install(KpipeConfig config, PipelineCoordinator<Object, Object> coordinator) {
             installed.add(coordinator);
             return "install mode test";
-        }
-
-        @Override
-        public void stop() {
-            stops++;
         }
     }
 
@@ -90,11 +86,10 @@ class BrokerLifecycleTest {
                 names("kpipe-connections"));
 
         first.close();
-        assertEquals(1, one.stops, "its hooks stopped");
-        assertEquals(0, two.stops, "the other broker's hooks run on");
+        assertFalse(one.installed.get(0).enabled(), "its pipelining off: its connections drain back to classic");
+        assertTrue(two.installed.get(0).enabled(), "the other broker pipelines on");
         assertEquals(Set.of(new ObjectName("kafka.server:type=kpipe-metrics,node-id=2")), names("kpipe-metrics"));
-        first.close();
-        assertEquals(1, one.stops, "closed once");
+        first.close(); // once only: nothing more happens
 
         KpipeRuntime third = broker(new Hooks(), "3");
         assertTrue(names("kpipe-metrics").contains(new ObjectName("kafka.server:type=kpipe-metrics")), "name freed");
@@ -111,6 +106,22 @@ class BrokerLifecycleTest {
         runtime.reconfigure(new KpipeConfig(Map.of("node.id", "7", "kpipe.enable", "true")));
         assertEquals(List.of(), hooks.installed);
         assertNull(runtime.coordinator());
+    }
+
+    @Test
+    void aBrokerThatCannotHaveKpipeGetsAReporterWithoutOneSoItsThreadsLookNoFurther() {
+        try (Metrics registry = new Metrics()) {
+            assertNull(KpipePlugin.attach(
+                    registry,
+                    Map.of("node.id", "5", "kpipe.enable", "true", "kpipe.max.inflight.requests.per.connection", "0")));
+            assertNull(KpipePlugin.attach(registry, Map.of("node.id", "3000", "process.roles", "controller")));
+            List<MetricsReporter> kpipes = registry.reporters().stream()
+                    .filter(r -> r instanceof KpipePlugin)
+                    .toList();
+            assertEquals(2, kpipes.size(), "one placeholder per attach: the broker's threads find it");
+            kpipes.forEach(k -> assertNull(((KpipePlugin) k).brokerHooks()));
+            assertTrue(KpipePlugin.of(registry).isEmpty(), "no kpipe runs on it");
+        }
     }
 
     @Test

@@ -5,6 +5,7 @@ import dev.kpipe.interceptor.BrokerHooks;
 import dev.kpipe.interceptor.Interceptor;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
+import java.util.List;
 import java.util.Map;
 import kafka.network.Processor;
 import kafka.server.KafkaApis;
@@ -85,17 +86,35 @@ final class Brokers {
     }
 
     /**
-     * @return the broker's kpipe reporter (the first if several), whether or not it pipelines now ({@code
-     *     kpipe.enable=false} at start: its hooks come later, or never), or {@code null} if it has none
+     * @return the broker's kpipe reporter, whether or not it pipelines now ({@code kpipe.enable=false} at start: its
+     *     hooks come later, or never), or {@code null} if it has none
      */
     private static BrokerHooks.Owner owner(Metrics metrics) {
+        List<MetricsReporter> reporters;
         synchronized (metrics) {
-            for (MetricsReporter r : metrics.reporters()) {
-                if (r instanceof BrokerHooks.Owner owner) {
-                    return owner;
+            reporters = List.copyOf(metrics.reporters());
+        }
+        return newest(reporters);
+    }
+
+    /**
+     * The newest of a registry's kpipe reporters (the last added) counts; older ones are told they are superseded. A
+     * registry that outlives its broker (a broker restarted inside a combined node) may hold the previous broker
+     * instance's reporter, and a reporter named in {@code metric.reporters} may come after the JVM-wide attach.
+     *
+     * @param reporters a registry's reporters, in the order added
+     * @return the newest owner, or {@code null} if none
+     */
+    static BrokerHooks.Owner newest(List<MetricsReporter> reporters) {
+        BrokerHooks.Owner newest = null;
+        for (MetricsReporter r : reporters) {
+            if (r instanceof BrokerHooks.Owner owner) {
+                if (newest != null && newest != owner) {
+                    newest.superseded();
                 }
+                newest = owner;
             }
         }
-        return null;
+        return newest;
     }
 }

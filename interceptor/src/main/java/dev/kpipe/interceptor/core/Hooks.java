@@ -400,6 +400,13 @@ public final class Hooks {
         if (model == null) {
             return;
         }
+        boolean now;
+        try {
+            now = AppendHooks.handleReturned(request); // first: the hand-off forgets the thread's handle either way
+        } catch (Throwable t) {
+            Interceptor.hookFault();
+            now = true;
+        }
         HandlerBinding h;
         try {
             h = handler(apis);
@@ -409,8 +416,8 @@ public final class Hooks {
         }
         NetworkEventListener<Object, Object> l = h.listener();
         try {
-            // first, so that a fault publishing the topic names cannot leave the request undispatched
-            if (AppendHooks.handleReturned(request) && l != null) {
+            // before the services, so that a fault publishing the topic names cannot leave the request undispatched
+            if (now && l != null) {
                 l.onRequestDispatched(request, model.contextOf(request));
             }
         } catch (Throwable t) {
