@@ -39,8 +39,9 @@ import org.testcontainers.containers.wait.strategy.Wait;
 /**
  * The single node of docs/operations.md's container recipe, run from the page ({@link ContainerRecipe}): the image
  * built with the page's Dockerfile (the suite's kpipe image, {@code ContainerRecipeTest} checks the text), every
- * {@code -e} variable of its {@code docker run} as written, but for the host port: the page publishes 9092 on 9092, here
- * a free port is published instead and advertised in place of 9092 (another broker of this machine may hold 9092). A
+ * {@code -e} variable of its {@code docker run} as written, but for the port: the page publishes 9092 on 9092, here a
+ * free port P is listened on, advertised and published on P in place of 9092 (another broker of this machine may hold
+ * 9092; the node must reach itself at its advertised address, so the two ports stay equal, as on the page). A
  * transactional producer commits records, which a {@code read_committed} consumer reads back; the node holds {@code
  * __transaction_state} and kpipe started as a Java agent.
  *
@@ -57,6 +58,11 @@ class ContainerRecipeIT {
         int containerPort = Integer.parseInt(recipe.publish().split(":")[1]);
         int hostPort = freePort();
         Map<String, String> env = new HashMap<>(recipe.env());
+        // The node listens on the host's port too: it reaches itself at its advertised address (the transaction
+        // coordinator verifying a partition, KIP-890), so that address must work inside the container as outside.
+        env.put(
+                "KAFKA_LISTENERS",
+                env.get("KAFKA_LISTENERS").replace("PLAINTEXT://:" + containerPort, "PLAINTEXT://:" + hostPort));
         env.put(
                 "KAFKA_ADVERTISED_LISTENERS",
                 env.get("KAFKA_ADVERTISED_LISTENERS").replace("localhost:" + containerPort, "localhost:" + hostPort));
@@ -64,10 +70,10 @@ class ContainerRecipeIT {
         try (GenericContainer<?> node =
                 ContainerLogs.keep(new GenericContainer<>(KpipeContainers.image(true)), logs, "recipe-node")) {
             node.withEnv(env)
-                    .withExposedPorts(containerPort)
+                    .withExposedPorts(hostPort)
                     .withCreateContainerCmdModifier(cmd -> cmd.getHostConfig()
                             .withPortBindings(
-                                    new PortBinding(Ports.Binding.bindPort(hostPort), ExposedPort.tcp(containerPort))))
+                                    new PortBinding(Ports.Binding.bindPort(hostPort), ExposedPort.tcp(hostPort))))
                     .waitingFor(Wait.forLogMessage(".*Transitioning from RECOVERY to RUNNING.*", 1)
                             .withStartupTimeout(KpipeContainers.START_TIMEOUT));
             node.start();
