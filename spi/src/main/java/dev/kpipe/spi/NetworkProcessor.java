@@ -106,11 +106,7 @@ public interface NetworkProcessor<Q, S> {
     /** @return the state last given to {@link #attach}, or {@code null} */
     ProcessorAttachment attachment();
 
-    /**
-     * Makes the processor run a round promptly ({@link NetworkEventListener#onProcessorRound}): wakes its selector,
-     * unless a round is due anyway (a response is queued for it: the broker's {@code Processor.enqueueResponse} woke it,
-     * and its next round handles the queue before it polls again). Thread: any.
-     */
+    /** Wakes the processor so that it runs a round promptly. Thread: any. */
     void wakeup();
 
     /**

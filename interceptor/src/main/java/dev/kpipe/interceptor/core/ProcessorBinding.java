@@ -357,19 +357,9 @@ final class ProcessorBinding implements NetworkProcessor<Object, Object> {
         return attachment;
     }
 
-    /**
-     * Wakes the processor's selector unless a response is queued for it. A queued response was put with a wake-up
-     * ({@code Processor.enqueueResponse}: put, then wake), and the processor drains its whole queue in {@code
-     * processNewResponses} before each poll, running {@link Hooks#round} at that method's exit: so whatever the caller
-     * published before calling this is seen by a round before the processor blocks again. The common case is a
-     * pipelined request whose response the handler queued inside {@code KafkaApis.handle} (acks=1, a cache hit): its
-     * dispatch needs no second wake-up (a selector wake-up is a system call, and one more poll round for the processor).
-     */
     @Override
     public void wakeup() {
-        if (responseQueue.isEmpty()) {
-            processor.wakeup();
-        }
+        processor.wakeup();
     }
 
     @Override
