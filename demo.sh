@@ -13,9 +13,11 @@ cd "$(dirname "$0")"
 help=false
 for a in "$@"; do case "$a" in --help|-h) help=true ;; esac; done
 # build_progress TTY: reads Maven's batch output and prints one line per module and how much Maven downloaded (a first
-# run fills an empty ~/.m2; on a terminal it is one line kept up to date).
+# run fills an empty local Maven repository; on a terminal it is one line kept up to date). Before the first module
+# Maven reads the poms (and downloads what they import): that is shown as the parent module, kpipe.
 build_progress() {
   awk -v tty="$1" '
+    BEGIN { module = "[0] kpipe (reading the poms)" }
     function show(msg) {
       if (tty == "true") { printf "\r\033[K  %s", msg } else { print "  " msg }
       fflush()
@@ -38,15 +40,30 @@ build_progress() {
     END { if (tty == "true") printf "\n"; if (files) printf "  Maven downloaded %d files, %.0f MB\n", files, bytes / 1e6 }
   '
 }
+# maven_repository: the local Maven repository the build uses: -Dmaven.repo.local in MAVEN_OPTS, else
+# <localRepository> of ~/.m2/settings.xml, else ~/.m2/repository (Maven's own order, without starting Maven).
+maven_repository() {
+  local repo="" opt
+  for opt in ${MAVEN_OPTS:-}; do
+    case "$opt" in -Dmaven.repo.local=*) repo="${opt#-Dmaven.repo.local=}" ;; esac
+  done
+  if [ -z "$repo" ] && [ -f "$HOME/.m2/settings.xml" ]; then
+    repo="$(sed -n 's:.*<localRepository>[[:space:]]*\([^<]*[^<[:space:]]\)[[:space:]]*</localRepository>.*:\1:p' \
+      "$HOME/.m2/settings.xml" | head -n 1)"
+    repo="${repo//\$\{user.home\}/$HOME}"
+  fi
+  echo "${repo:-$HOME/.m2/repository}"
+}
 if [ "${SKIP_BUILD:-0}" != 1 ] \
     && ! { $help && ls integration-tests/target/kpipe-integration-tests-*[0-9T].jar >/dev/null 2>&1; }; then
-  # package, not install: the runner uses the build's own target/ folders, so nothing goes into ~/.m2. (No colour
+  # package, not install: the runner uses the build's own target/ folders, so no kpipe artifact goes into the local
+  # Maven repository (only what Maven downloads). (No colour
   # codes: -Dstyle.color=never, and .mvn/jvm.config stops Maven 3.8's console library writing ESC[0m resets.)
   # Maven's own output goes to a log; the terminal gets the progress.
   build_log="$(mktemp "${TMPDIR:-/tmp}/kpipe-demo-build.XXXXXX")"
   tty=false; [ -t 2 ] && tty=true
   started=$SECONDS
-  echo "Building kpipe with mvn package. The first run downloads about 450 MB into ~/.m2 (Maven's plugins, kpipe's" \
+  echo "Building kpipe with mvn package. The first run downloads about 450 MB into $(maven_repository) (Maven's plugins, kpipe's" \
     "dependencies, the Kafka jars): about 5 minutes; later builds about a minute. Maven's log: $build_log" >&2
   if ! mvn -B -Dstyle.color=never package -DskipTests 2>&1 | tee "$build_log" | build_progress "$tty" >&2; then
     echo "The build failed; Maven's log: $build_log. Its errors:" >&2

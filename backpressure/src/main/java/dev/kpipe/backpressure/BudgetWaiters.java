@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.backpressure;
 
 import java.util.ArrayDeque;

@@ -1,7 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.interceptor;
 
 import dev.kpipe.spi.BrokerCapabilities;
-import dev.kpipe.spi.NetworkEventListener;
 import java.lang.instrument.Instrumentation;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Predicate;
 import net.bytebuddy.ByteBuddy;
 import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.agent.builder.ResettableClassFileTransformer;
@@ -23,7 +22,8 @@ import net.bytebuddy.utility.JavaModule;
 import org.apache.kafka.common.protocol.ApiKeys;
 
 /**
- * Installs kpipe's advice into the running broker, once per JVM.
+ * Installs kpipe's advice into the running broker, once per JVM; each broker of the JVM then has its own {@link
+ * BrokerHooks}.
  *
  * <p>Steps: pick the binding for the running Kafka version line; check every hook point it needs by
  * reflection (loading, not initializing, the broker classes); check the optional hook points of deferred dispatch
@@ -109,12 +109,10 @@ public final class Interceptor {
         default void link() throws UnsupportedBrokerException {}
 
         /**
-         * Points the installed advice at the listener.
-         *
-         * @param listener the plugin
-         * @param listenerFilter which broker listeners (by name) the plugin sees
+         * Readies the advice (the line's request model, the deferred-dispatch APIs) before it is installed; each
+         * broker's listener is found later through its {@link BrokerHooks}. Install only.
          */
-        void activate(NetworkEventListener<Object, Object> listener, Predicate<String> listenerFilter);
+        void activate();
     }
 
     /**
@@ -156,23 +154,64 @@ public final class Interceptor {
         return parts.length >= 2 ? parts[0] + "." + parts[1] : version;
     }
 
+    /** What {@link #install} did, once per JVM. */
+    public record Installation(Binding binding, BrokerCapabilities capabilities) {}
+
+    /** Gives a broker that has no kpipe reporter its hooks ({@link #attachEveryBroker}). */
+    @FunctionalInterface
+    public interface BrokerAttach {
+        /**
+         * Thread: the broker's first network thread to run a round (or request handler), holding the monitor of the
+         * broker's metrics registry; must not throw.
+         *
+         * @param metrics the broker's metrics registry (a reporter added to it is closed with the broker)
+         * @param brokerConfig the broker's own configuration ({@code KafkaConfig.originals()})
+         * @return the broker's hooks, or {@code null} to leave the broker classic
+         */
+        BrokerHooks attach(org.apache.kafka.common.metrics.Metrics metrics, Map<String, ?> brokerConfig);
+    }
+
+    private static Installation installation;
+    private static UnsupportedBrokerException installFailure;
+    private static volatile BrokerAttach everyBroker;
+    private static final java.util.concurrent.atomic.AtomicInteger BROKERS_GENERATION =
+            new java.util.concurrent.atomic.AtomicInteger();
+
     /**
-     * Checks the hook points of the running broker and installs the advice. Thread: any; called
-     * once per JVM (the caller guards against a second call).
+     * Checks the hook points of the running broker and installs the advice, once per JVM: a later call returns the
+     * first call's installation (or throws its failure again) without touching the broker. The advice then finds each
+     * broker's {@link BrokerHooks} from the broker's own objects. Thread: any; serialised.
      *
      * @param inst the instrumentation (self-attached, or from {@code -javaagent})
      * @param loader the broker's class loader
-     * @param listener the plugin that receives the network events
-     * @param listenerFilter which broker listeners, by name, are pipelined (never the controller's)
-     * @return the binding that was installed
+     * @return the installation: the binding and what the broker offers ({@link BrokerCapabilities}), to be given to
+     *     each broker's listener ({@code onInstalled})
      * @throws UnsupportedBrokerException if the version is not supported or a hook point is missing;
      *     the broker is unchanged then
      */
-    public static Binding install(
-            Instrumentation inst,
-            ClassLoader loader,
-            NetworkEventListener<Object, Object> listener,
-            Predicate<String> listenerFilter)
+    public static synchronized Installation install(Instrumentation inst, ClassLoader loader)
+            throws UnsupportedBrokerException {
+        if (installation != null) {
+            return installation;
+        }
+        if (installFailure != null) {
+            throw installFailure;
+        }
+        try {
+            installation = installOnce(inst, loader);
+            return installation;
+        } catch (UnsupportedBrokerException e) {
+            installFailure = e;
+            throw e;
+        }
+    }
+
+    /** @return the installation, or {@code null} while the advice is not installed; thread: any */
+    public static synchronized Installation installation() {
+        return installation;
+    }
+
+    private static Installation installOnce(Instrumentation inst, ClassLoader loader)
             throws UnsupportedBrokerException {
         String version = KafkaVersion.of(loader);
         Binding binding = bindingFor(version);
@@ -194,14 +233,8 @@ public final class Interceptor {
             }
         }
         binding.deferredDispatch(deferrable);
-        try {
-            listener.onInstalled(new BrokerCapabilities(
-                    version,
-                    deferrable,
-                    missingDeferred.isEmpty() ? "" : "Kafka " + version + " lacks " + missingDeferred));
-        } catch (RuntimeException e) {
-            hookFault();
-        }
+        BrokerCapabilities capabilities = new BrokerCapabilities(
+                version, deferrable, missingDeferred.isEmpty() ? "" : "Kafka " + version + " lacks " + missingDeferred);
         if (!inst.isRetransformClassesSupported()) {
             throw new UnsupportedBrokerException(
                     "kpipe cannot hook Kafka " + version + ": the JVM does not support class retransformation");
@@ -238,8 +271,8 @@ public final class Interceptor {
                         }
                     }
                 });
-        // Activate before transforming, so that no transformed method ever runs without the listener.
-        binding.activate(listener, listenerFilter);
+        // Activate before transforming, so that no transformed method ever runs without its model.
+        binding.activate();
         ResettableClassFileTransformer transformer = binding.advise(builder).installOn(inst);
         List<String> notTransformed = new ArrayList<>(binding.transformedClasses());
         synchronized (transformed) {
@@ -247,11 +280,39 @@ public final class Interceptor {
         }
         if (!errors.isEmpty() || !notTransformed.isEmpty()) {
             transformer.reset(inst, AgentBuilder.RedefinitionStrategy.RETRANSFORMATION);
-            binding.activate(null, listenerFilter);
             throw new UnsupportedBrokerException("kpipe cannot hook Kafka " + version + ": not transformed "
                     + notTransformed + (errors.isEmpty() ? "" : ", errors " + errors));
         }
-        return binding;
+        return new Installation(binding, capabilities);
+    }
+
+    /**
+     * Gives every broker of this JVM whose {@code metric.reporters} has no kpipe its own kpipe ({@code -javaagent}
+     * with JVM-wide {@code kpipe.*} settings: in-process brokers of a test harness). Thread: any.
+     *
+     * @param attach makes a broker's kpipe, or {@code null} to attach none
+     */
+    public static void attachEveryBroker(BrokerAttach attach) {
+        everyBroker = attach;
+        brokersChanged();
+    }
+
+    /** @return the JVM-wide attach, or {@code null}; thread: any */
+    public static BrokerAttach everyBroker() {
+        return everyBroker;
+    }
+
+    /**
+     * Tells the advice that a broker's hooks changed (a broker's kpipe started, stopped, or was attached): threads
+     * that found no kpipe for their broker look again at their next hook. Thread: any.
+     */
+    public static void brokersChanged() {
+        BROKERS_GENERATION.incrementAndGet();
+    }
+
+    /** @return a number that changes whenever {@link #brokersChanged} is called; thread: any, one volatile read */
+    public static int brokersGeneration() {
+        return BROKERS_GENERATION.get();
     }
 
     /**

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.plugin;
 
 import java.util.ArrayList;
@@ -151,16 +152,10 @@ public final class KpipeConfig extends AbstractConfig {
                     Range.atLeast(1),
                     Importance.MEDIUM,
                     "Broker-wide budget of request bytes admitted on pipelined connections and not yet answered (held from "
-                            + "the read until the response is written or the connection closes). A connection reserves its "
-                            + "largest request so far before it is unmuted; once the budget is full nothing is admitted until use "
-                            + "falls to 90% (hysteresis); waiting connections resume in the order they started waiting; a request "
-                            + "larger than the whole budget is admitted alone and never waits forever. A classic connection "
-                            + "upgrades only if the budget has room for the request that upgrades it; otherwise it stays classic "
-                            + "for that request and then waits for budget in line. While connections wait, a reservation left "
-                            + "unused for 20 ms (and one poll) is given back. The budget is exceeded only by what requests exceed "
-                            + "their connection's reservation. Changed at runtime, the budget is resized at once: a larger one "
-                            + "admits waiting connections that now fit; a smaller one below the bytes in use admits nothing until "
-                            + "use falls to 90% of the new value.")
+                            + "the read until the response is written or the connection closes). Once it is full nothing is "
+                            + "admitted until use falls to 90%; a request larger than the whole budget is admitted alone. "
+                            + "Changed at runtime, it is resized at once. How connections reserve, wait for it and upgrade: "
+                            + "docs/operations.md (the in-flight byte budget).")
             .define(
                     MAX_DELAYED_PRODUCE_REQUESTS,
                     Type.INT,

@@ -1,9 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.plugin;
 
 import dev.kpipe.plugin.pipeline.ConnectionSnapshot;
 import dev.kpipe.plugin.pipeline.PipelineCoordinator;
 import java.lang.management.ManagementFactory;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import javax.management.Attribute;
@@ -48,11 +50,13 @@ final class KpipeConnections implements DynamicMBean, MBeanRegistration {
     static final String ATTRIBUTE = "connection-dump";
 
     /** Orders register and unregister of the name across the runtimes of this JVM (a replacing one and an old one). */
-    private static final Object NAME_LOCK = new Object();
+    static final Object NAME_LOCK = new Object();
 
     private final Supplier<List<ConnectionSnapshot>> snapshots;
     private final int limit;
     private final Logger log;
+    /** This instance's name: {@link #MBEAN}, with its broker's tags ({@link JmxNames}). */
+    private final String mbean;
     /** Whether the MBean server holds this instance under {@link #MBEAN}: set and cleared by its callbacks. */
     private volatile boolean registered;
 
@@ -63,7 +67,16 @@ final class KpipeConnections implements DynamicMBean, MBeanRegistration {
      * @param limit how many to list at most ({@link ConnectionDump#MAX_CONNECTIONS} in a broker)
      */
     KpipeConnections(PipelineCoordinator<?, ?> coordinator, int limit) {
-        this(coordinator::connectionSnapshots, limit, LoggerFactory.getLogger(KpipeConnections.class));
+        this(coordinator, limit, Map.of());
+    }
+
+    /**
+     * @param coordinator the connections to list
+     * @param limit how many to list at most
+     * @param tags the broker's tags in the name ({@link JmxNames}): none, or {@code node-id}
+     */
+    KpipeConnections(PipelineCoordinator<?, ?> coordinator, int limit, Map<String, String> tags) {
+        this(coordinator::connectionSnapshots, limit, LoggerFactory.getLogger(KpipeConnections.class), tags);
     }
 
     /**
@@ -72,9 +85,20 @@ final class KpipeConnections implements DynamicMBean, MBeanRegistration {
      * @param log where a failed dump is logged
      */
     KpipeConnections(Supplier<List<ConnectionSnapshot>> snapshots, int limit, Logger log) {
+        this(snapshots, limit, log, Map.of());
+    }
+
+    private KpipeConnections(
+            Supplier<List<ConnectionSnapshot>> snapshots, int limit, Logger log, Map<String, String> tags) {
         this.snapshots = snapshots;
         this.limit = limit;
         this.log = log;
+        this.mbean = JmxNames.name(MBEAN, tags);
+    }
+
+    /** @return this instance's MBean name: {@value #MBEAN}, with its broker's tags if any */
+    String mbeanName() {
+        return mbean;
     }
 
     /** @return the dump now; thread: any; never throws */
@@ -101,7 +125,7 @@ final class KpipeConnections implements DynamicMBean, MBeanRegistration {
     boolean register() {
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         try {
-            ObjectName name = new ObjectName(MBEAN);
+            ObjectName name = new ObjectName(mbean);
             synchronized (NAME_LOCK) {
                 if (server.isRegistered(name)) {
                     server.unregisterMBean(name);
@@ -110,7 +134,7 @@ final class KpipeConnections implements DynamicMBean, MBeanRegistration {
             }
             return true;
         } catch (JMException | RuntimeException e) {
-            log.warn("kpipe: cannot register {} (the connection dump)", MBEAN, e);
+            log.warn("kpipe: cannot register {} (the connection dump)", mbean, e);
             return false;
         }
     }
@@ -124,13 +148,13 @@ final class KpipeConnections implements DynamicMBean, MBeanRegistration {
         try {
             synchronized (NAME_LOCK) {
                 if (registered) {
-                    server.unregisterMBean(new ObjectName(MBEAN));
+                    server.unregisterMBean(new ObjectName(mbean));
                 }
             }
         } catch (InstanceNotFoundException e) {
             // already gone
         } catch (JMException | RuntimeException e) {
-            log.debug("kpipe: cannot unregister {}", MBEAN, e);
+            log.debug("kpipe: cannot unregister {}", mbean, e);
         }
     }
 
@@ -167,7 +191,7 @@ final class KpipeConnections implements DynamicMBean, MBeanRegistration {
     @Override
     public Object invoke(String actionName, Object[] params, String[] signature) throws ReflectionException {
         throw new ReflectionException(
-                new NoSuchMethodException(actionName), MBEAN + " has no operations: " + actionName);
+                new NoSuchMethodException(actionName), mbean + " has no operations: " + actionName);
     }
 
     @Override

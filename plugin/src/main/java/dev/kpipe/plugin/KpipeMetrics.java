@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.plugin;
 
 import dev.kpipe.backpressure.ByteBudget;
@@ -6,6 +7,7 @@ import dev.kpipe.plugin.classify.PipelinedApi;
 import dev.kpipe.plugin.pipeline.PipelineStats;
 import dev.kpipe.plugin.pipeline.WaitReason;
 import java.util.List;
+import java.util.Map;
 import java.util.function.ToDoubleFunction;
 import org.apache.kafka.common.metrics.Gauge;
 import org.apache.kafka.common.metrics.JmxReporter;
@@ -16,7 +18,8 @@ import org.apache.kafka.common.utils.Time;
 
 /**
  * kpipe's metrics in a Kafka {@link Metrics} registry, group {@value #GROUP}, exposed in JMX beside
- * the broker's own as {@code kafka.server:type=kpipe-metrics}. One registry per JVM.
+ * the broker's own as {@code kafka.server:type=kpipe-metrics} (with a {@code node-id} tag where the JVM runs another
+ * broker's kpipe already: {@link JmxNames}). One registry per broker.
  */
 public final class KpipeMetrics implements AutoCloseable {
     /** The metrics group (the JMX {@code type}). */
@@ -25,6 +28,7 @@ public final class KpipeMetrics implements AutoCloseable {
     public static final String JMX_PREFIX = "kafka.server";
 
     private final Metrics metrics;
+    private final Map<String, String> tags;
 
     /**
      * Registers every metric.
@@ -33,6 +37,18 @@ public final class KpipeMetrics implements AutoCloseable {
      * @param budget the broker-wide in-flight byte budget
      */
     public KpipeMetrics(PipelineStats stats, ByteBudget budget) {
+        this(stats, budget, Map.of());
+    }
+
+    /**
+     * Registers every metric, with its broker's tags.
+     *
+     * @param stats the pipelining counters
+     * @param budget the broker-wide in-flight byte budget
+     * @param tags the tags of every metric (and so of the MBean's name, {@link JmxNames}): none, or {@code node-id}
+     */
+    public KpipeMetrics(PipelineStats stats, ByteBudget budget, Map<String, String> tags) {
+        this.tags = Map.copyOf(tags);
         this.metrics = new Metrics(
                 new MetricConfig(), List.of(new JmxReporter()), Time.SYSTEM, new KafkaMetricsContext(JMX_PREFIX));
         gauge(
@@ -230,13 +246,13 @@ public final class KpipeMetrics implements AutoCloseable {
     }
 
     private void gauge(String name, String description, ToDoubleFunction<PipelineStats> f, PipelineStats stats) {
-        metrics.addMetric(
-                metrics.metricName(name, GROUP, description), (Gauge<Double>) (config, now) -> f.applyAsDouble(stats));
+        metrics.addMetric(metrics.metricName(name, GROUP, description, tags), (Gauge<Double>)
+                (config, now) -> f.applyAsDouble(stats));
     }
 
     private void budgetGauge(String name, String description, ToDoubleFunction<ByteBudget> f, ByteBudget budget) {
-        metrics.addMetric(
-                metrics.metricName(name, GROUP, description), (Gauge<Double>) (config, now) -> f.applyAsDouble(budget));
+        metrics.addMetric(metrics.metricName(name, GROUP, description, tags), (Gauge<Double>)
+                (config, now) -> f.applyAsDouble(budget));
     }
 
     /** @return the registry, for tests and for other metric reporters */

@@ -1,5 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.plugin;
 
+import dev.kpipe.interceptor.BrokerHooks;
 import dev.kpipe.interceptor.Interceptor;
 import dev.kpipe.interceptor.KafkaVersion;
 import dev.kpipe.interceptor.UnsupportedBrokerException;
@@ -8,9 +10,11 @@ import dev.kpipe.spi.NetworkEventListener;
 import dev.kpipe.spi.testkit.ContractCheck;
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.instrument.Instrumentation;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
@@ -18,24 +22,27 @@ import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.metrics.JmxReporter;
 import org.apache.kafka.common.metrics.KafkaMetric;
+import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.metrics.MetricsContext;
 import org.apache.kafka.common.metrics.MetricsReporter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The bootstrap: named in the broker's {@code server.properties} as
- * {@code metric.reporters=dev.kpipe.plugin.KpipePlugin}, because metric reporters are the earliest
- * plugins Kafka instantiates and configures with the broker's whole configuration.
+ * A broker's kpipe: named in the broker's {@code server.properties} as
+ * {@code metric.reporters=dev.kpipe.plugin.KpipePlugin}, because metric reporters are the earliest plugins Kafka
+ * instantiates and configures with the broker's whole configuration, one instance per broker, closed with the broker's
+ * metrics. Each broker of a JVM has its own instance and so its own kpipe ({@link KpipeRuntime}): settings, byte
+ * budget, metrics, dynamic configuration and connection dump. The advice is installed once per JVM and finds each
+ * broker's kpipe through its metrics registry ({@link BrokerHooks}).
  *
- * <p>On the first {@link #configure} in the JVM (combined broker+controller mode configures
- * reporters more than once) it validates the {@code kpipe.*} settings, and with
- * {@code kpipe.enable=true} obtains an {@link java.lang.instrument.Instrumentation} (from {@code -javaagent}, else by
- * self-attach), checks the broker's hook points and installs the pipelining hooks on the broker
- * listeners (never the controller listener). It logs one INFO line, or one ERROR line if the broker
- * cannot be hooked (the broker then runs without pipelining, unless
+ * <p>On {@link #configure} it validates the {@code kpipe.*} settings (the broker's own, over the JVM-wide defaults of
+ * {@link JvmSettings}), and with {@code kpipe.enable=true} obtains an {@link java.lang.instrument.Instrumentation}
+ * (from {@code -javaagent}, else by self-attach), installs the advice if this JVM has none yet, and points its
+ * broker's hooks at a new pipelining coordinator for the broker's listeners (never the controller listener). It logs
+ * one INFO line, or one ERROR line if the broker cannot be hooked (the broker then runs without pipelining, unless
  * {@code kpipe.fail.on.unsupported.broker=true}); after a self-attach the JVM warned about (JDK 21+, JEP 451), one
- * WARN more saying to add {@code -javaagent}.
+ * WARN more saying to add {@code -javaagent}. {@link #close} stops it with one INFO line.
  *
  * <p>As a {@link org.apache.kafka.common.Reconfigurable} (every {@link MetricsReporter} is one) it
  * lets Kafka's dynamic broker config (KIP-226: {@code kafka-configs --alter --entity-type brokers},
@@ -50,18 +57,29 @@ import org.slf4j.LoggerFactory;
  * {@code metric.reporters} does not name it (the broker's own MBeans stay visible); kpipe's own
  * metrics live in {@link KpipeMetrics}.
  */
-public final class KpipePlugin implements MetricsReporter {
+public final class KpipePlugin implements MetricsReporter, BrokerHooks.Owner {
 
     private static final Logger LOG = LoggerFactory.getLogger(KpipePlugin.class);
-    /** The JVM's kpipe (one per broker JVM, whatever the number of reporter instances). */
-    private static final KpipeRuntime RUNTIME = new KpipeRuntime(
-            KpipePlugin::installHooks,
-            KafkaVersion.of(KpipePlugin.class.getClassLoader()),
-            KpipeRuntime.installThread());
+
+    /** Whether this instance stands in for Kafka's {@link JmxReporter} when {@code metric.reporters} lacks it. */
+    private final boolean jmxStandIn;
+    /** This broker's kpipe, from the first {@link #configure}. */
+    private volatile KpipeRuntime runtime;
+    /** This broker's hooks, once installed. */
+    private volatile BrokerHooks hooks;
+
+    /** The instance Kafka creates for a broker that names it in {@code metric.reporters}. */
+    public KpipePlugin() {
+        this(true);
+    }
+
+    private KpipePlugin(boolean jmxStandIn) {
+        this.jmxStandIn = jmxStandIn;
+    }
 
     /**
      * Thread: the broker's start-up thread, or Kafka's config thread when {@code metric.reporters}
-     * is altered at runtime.
+     * is altered at runtime. A second call on the same instance does nothing.
      *
      * @param configs the broker configuration
      * @throws ConfigException if a {@code kpipe.*} value is invalid (names the key), or if the broker
@@ -69,12 +87,80 @@ public final class KpipePlugin implements MetricsReporter {
      */
     @Override
     public void configure(Map<String, ?> configs) {
-        KpipeConfig config = new KpipeConfig(configs);
-        if (!listsJmxReporter(configs.get(CommonClientConfigs.METRIC_REPORTER_CLASSES_CONFIG))) {
-            jmx = new JmxReporter();
-            jmx.configure(configs);
+        KpipeConfig config = new KpipeConfig(JvmSettings.withDefaults(configs, JvmSettings.defaults()));
+        synchronized (this) {
+            if (runtime != null) {
+                return;
+            }
+            if (controllerOnly(configs)) { // its listeners are controller listeners, never pipelined
+                LOG.info(
+                        "kpipe {}: node {} is a controller only, it has nothing to pipeline",
+                        version(),
+                        nodeId(configs));
+                return;
+            }
+            if (jmxStandIn && !listsJmxReporter(configs.get(CommonClientConfigs.METRIC_REPORTER_CLASSES_CONFIG))) {
+                jmx = new JmxReporter();
+                jmx.configure(configs);
+            }
+            String nodeId = nodeId(configs);
+            runtime = new KpipeRuntime(
+                    new Installer(nodeId),
+                    KafkaVersion.of(KpipePlugin.class.getClassLoader()),
+                    KpipeRuntime.installThread(),
+                    nodeId);
         }
-        RUNTIME.start(config);
+        runtime.start(config);
+    }
+
+    /** @return whether {@code process.roles} names the controller role only (KRaft) */
+    static boolean controllerOnly(Map<String, ?> configs) {
+        Object roles = configs.get("process.roles");
+        return roles != null
+                && !roles.toString().toLowerCase(java.util.Locale.ROOT).contains("broker");
+    }
+
+    /** @return the broker's node id: {@code node.id}, else {@code broker.id} (Kafka sets it for its reporters), else ? */
+    static String nodeId(Map<String, ?> configs) {
+        Object id = configs.get("node.id");
+        if (id == null) {
+            id = configs.get("broker.id");
+        }
+        return id == null ? "?" : id.toString().trim();
+    }
+
+    @Override
+    public BrokerHooks brokerHooks() {
+        return hooks;
+    }
+
+    /**
+     * Finds a broker's kpipe from outside the broker: an embedding test reads its metrics this way ({@code
+     * KpipePlugin.of(broker.metrics())}). Thread: any.
+     *
+     * @param brokerMetrics the broker's metrics registry ({@code BrokerServer.metrics()}, {@code KafkaBroker.metrics()})
+     * @return the broker's kpipe reporter, whether named in its {@code metric.reporters} or attached for every broker of
+     *     the JVM; empty if it has none
+     */
+    public static Optional<KpipePlugin> of(Metrics brokerMetrics) {
+        synchronized (brokerMetrics) { // as Metrics.addReporter
+            for (MetricsReporter r : brokerMetrics.reporters()) {
+                if (r instanceof KpipePlugin k && k.runtime != null) {
+                    return Optional.of(k);
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * @return this broker's kpipe metrics registry (group {@value KpipeMetrics#GROUP}), or empty while kpipe does not
+     *     run on it ({@code kpipe.enable=false}, a broker kpipe cannot hook, or closed); thread: any
+     */
+    public Optional<Metrics> kpipeMetrics() {
+        KpipeRuntime r = runtime;
+        KpipeMetrics m = r == null ? null : r.metrics();
+        return m == null ? Optional.empty() : Optional.of(m.registry());
     }
 
     /**
@@ -85,25 +171,124 @@ public final class KpipePlugin implements MetricsReporter {
     public static final String CONTRACT_CHECK_PROPERTY = "kpipe.spi.contract.check";
 
     /**
-     * Installs the hooks (the {@link KpipeRuntime.HookInstaller} of a real broker): the instrumentation from {@code
-     * -javaagent}, else by self-attach ({@link AgentInstall}); where the JVM warned about the attach (JEP 451), one
-     * WARN saying what to add. Thread: the caller of {@link KpipeRuntime#start} or {@link KpipeRuntime#reconfigure}.
+     * Installs this broker's hooks (the {@link KpipeRuntime.HookInstaller} of a real broker): the JVM's advice, if it
+     * has none yet, with the instrumentation from {@code -javaagent}, else by self-attach ({@link AgentInstall}; where
+     * the JVM warned about the attach, JEP 451, one WARN saying what to add); then the broker's {@link BrokerHooks},
+     * pointed at the coordinator. Thread: the caller of {@link KpipeRuntime#start} or {@link KpipeRuntime#reconfigure}.
      */
-    private static String installHooks(KpipeConfig config, PipelineCoordinator<Object, Object> pipeline)
-            throws UnsupportedBrokerException {
-        ClassLoader loader = KpipePlugin.class.getClassLoader();
-        Set<String> listeners = new TreeSet<>(config.pipelinedListeners());
-        AgentInstall.Agent agent = AgentInstall.obtain();
-        NetworkEventListener<Object, Object> events = pipeline;
-        if (Boolean.getBoolean(CONTRACT_CHECK_PROPERTY)) {
-            events = new ContractCheck<>(pipeline, v -> LOG.error("kpipe: SPI contract violated: {}", v));
-            LOG.debug( // DEBUG: kpipe's INFO is its start line alone (AgentLoadingIT)
-                    "kpipe: the broker's events pass through the SPI's contract check (-D{}=true)",
-                    CONTRACT_CHECK_PROPERTY);
+    private final class Installer implements KpipeRuntime.HookInstaller {
+        private final String nodeId;
+
+        Installer(String nodeId) {
+            this.nodeId = nodeId;
         }
-        Interceptor.install(agent.instrumentation(), loader, events, listeners::contains);
+
+        @Override
+        public String install(KpipeConfig config, PipelineCoordinator<Object, Object> pipeline)
+                throws UnsupportedBrokerException {
+            Set<String> listeners = new TreeSet<>(config.pipelinedListeners());
+            String[] mode = new String[1];
+            Interceptor.Installation installation = installAdvice(mode);
+            NetworkEventListener<Object, Object> events = pipeline;
+            if (Boolean.getBoolean(CONTRACT_CHECK_PROPERTY)) {
+                events = new ContractCheck<>(pipeline, v -> LOG.error("kpipe: SPI contract violated: {}", v));
+                LOG.debug( // DEBUG: kpipe's INFO is its start line alone (AgentLoadingIT)
+                        "kpipe: the broker's events pass through the SPI's contract check (-D{}=true)",
+                        CONTRACT_CHECK_PROPERTY);
+            }
+            try {
+                events.onInstalled(installation.capabilities());
+            } catch (RuntimeException e) {
+                Interceptor.hookFault();
+            }
+            BrokerHooks h = new BrokerHooks("node " + nodeId, listeners);
+            h.listener(events);
+            hooks = h;
+            Interceptor.brokersChanged();
+            return "install mode " + mode[0] + ", listeners=" + listeners;
+        }
+
+        @Override
+        public void stop() {
+            BrokerHooks h = hooks;
+            if (h != null) {
+                h.listener(null);
+            }
+        }
+    }
+
+    /**
+     * The JVM's advice: installed by the first broker that needs it (the instrumentation from {@code -javaagent}, else
+     * by self-attach, once), shared by the others. Thread: any; serialised across the brokers of the JVM.
+     *
+     * @param mode set to how the advice came: {@code javaagent}, {@code attach}, or {@code shared}
+     */
+    private static synchronized Interceptor.Installation installAdvice(String[] mode)
+            throws UnsupportedBrokerException {
+        Interceptor.Installation installation = Interceptor.installation();
+        if (installation != null) {
+            mode[0] = "shared (the JVM's advice, installed before)";
+            return installation;
+        }
+        AgentInstall.Agent agent = AgentInstall.obtain();
+        installation = Interceptor.install(agent.instrumentation(), KpipePlugin.class.getClassLoader());
         agent.advice().ifPresent(LOG::warn);
-        return "install mode " + agent.mode() + ", listeners=" + listeners;
+        mode[0] = agent.mode();
+        return installation;
+    }
+
+    /**
+     * Gives every broker of this JVM its own kpipe when the JVM-wide defaults say {@code kpipe.enable=true}
+     * ({@link JvmSettings}): installs the advice now, and has it attach a kpipe to each broker whose {@code
+     * metric.reporters} does not name one ({@link #attach}). Logs one INFO line, or one ERROR line if this JVM's Kafka
+     * cannot be hooked (its brokers then run without pipelining). Thread: the agent's start ({@code premain}).
+     *
+     * @param inst the agent's instrumentation
+     */
+    static void startEveryBroker(Instrumentation inst) {
+        java.util.Map<String, String> defaults = JvmSettings.defaults();
+        if (!JvmSettings.everyBroker(defaults)) {
+            return;
+        }
+        try {
+            new KpipeConfig(defaults); // a bad value is named now, once, not at every broker
+            Interceptor.Installation installation = Interceptor.install(inst, KpipePlugin.class.getClassLoader());
+            Interceptor.attachEveryBroker(KpipePlugin::attach);
+            LOG.info(
+                    "kpipe {} installed for every broker of this JVM: Kafka {}, JVM-wide settings {}",
+                    version(),
+                    installation.capabilities().kafkaVersion(),
+                    defaults);
+        } catch (UnsupportedBrokerException e) {
+            LOG.error("{}; the brokers of this JVM run without pipelining", e.getMessage());
+        } catch (ConfigException e) {
+            LOG.error("kpipe: {}; the brokers of this JVM run without pipelining", e.getMessage());
+        }
+    }
+
+    /**
+     * Attaches a kpipe to a broker whose {@code metric.reporters} names none ({@link #startEveryBroker}): a reporter
+     * configured from the JVM-wide defaults and the broker's own configuration, added to the broker's metrics so that
+     * it closes with them. Controller-only nodes get none. A bad setting is logged at ERROR naming the key, and the
+     * broker runs without pipelining. Thread: the broker's first network (or request handler) thread to run, holding
+     * the monitor of its metrics registry.
+     *
+     * @return the broker's hooks, or {@code null}
+     */
+    static BrokerHooks attach(Metrics metrics, Map<String, ?> brokerConfig) {
+        if (controllerOnly(brokerConfig)) {
+            return null;
+        }
+        KpipePlugin plugin = new KpipePlugin(false);
+        try {
+            plugin.configure(brokerConfig);
+        } catch (ConfigException e) {
+            LOG.error("kpipe: {}; node {} runs without pipelining", e.getMessage(), nodeId(brokerConfig));
+            plugin.close();
+            return null;
+        }
+        metrics.addReporter(plugin);
+        return plugin.brokerHooks();
     }
 
     /** @return kpipe's version, e.g. {@code 0.1.0} */
@@ -117,16 +302,6 @@ public final class KpipePlugin implements MetricsReporter {
         } catch (IOException e) {
             return "unknown";
         }
-    }
-
-    /** @return the JVM's pipelining coordinator, or {@code null} if kpipe is not installed */
-    static PipelineCoordinator<Object, Object> coordinator() {
-        return RUNTIME.coordinator();
-    }
-
-    /** @return the JVM's kpipe metrics, or {@code null} if kpipe is not installed */
-    static KpipeMetrics metrics() {
-        return RUNTIME.metrics();
     }
 
     /**
@@ -197,7 +372,7 @@ public final class KpipePlugin implements MetricsReporter {
         if (jmx != null) {
             jmx.validateReconfiguration(configs);
         }
-        new KpipeConfig(configs);
+        new KpipeConfig(JvmSettings.withDefaults(configs, JvmSettings.defaults()));
     }
 
     /**
@@ -215,13 +390,37 @@ public final class KpipePlugin implements MetricsReporter {
         if (jmx != null) {
             jmx.reconfigure(configs);
         }
-        RUNTIME.reconfigure(new KpipeConfig(configs));
+        KpipeRuntime r = runtime;
+        if (r != null) {
+            r.reconfigure(new KpipeConfig(JvmSettings.withDefaults(configs, JvmSettings.defaults())));
+        }
     }
 
+    /**
+     * Stops this broker's kpipe ({@link KpipeRuntime#close}: its hooks, metrics and connection dump, and the extension
+     * instances it uses, {@link PluginInstances}), and the {@link JmxReporter} this instance stands in for. Thread: the
+     * broker's shutdown (Kafka closes its metric reporters).
+     */
     @Override
     public void close() {
+        KpipeRuntime r = runtime;
+        if (r != null) {
+            r.close();
+        }
         if (jmx != null) {
             jmx.close();
         }
+    }
+
+    /** @return this broker's pipelining coordinator, or {@code null} if kpipe is not installed on it */
+    PipelineCoordinator<Object, Object> coordinator() {
+        KpipeRuntime r = runtime;
+        return r == null ? null : r.coordinator();
+    }
+
+    /** @return this broker's kpipe metrics, or {@code null} if kpipe is not installed on it */
+    KpipeMetrics metrics() {
+        KpipeRuntime r = runtime;
+        return r == null ? null : r.metrics();
     }
 }

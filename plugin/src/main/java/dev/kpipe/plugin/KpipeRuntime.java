@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.plugin;
 
 import dev.kpipe.backpressure.ByteBudget;
@@ -21,7 +22,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * kpipe in one broker JVM: the {@code kpipe.*} settings it runs with and, once its hooks are installed, the
+ * kpipe in one broker (one per broker, several in a JVM that runs several): the {@code kpipe.*} settings it runs with and, once its hooks are installed, the
  * pipelining state they feed. Applies the settings at start-up ({@link #start}) and again whenever Kafka's dynamic
  * broker config changes one of {@link KpipeConfig#RECONFIGURABLE_CONFIGS} ({@link #reconfigure}; KIP-226, through
  * {@code kafka.server.DynamicMetricsReporters}).
@@ -53,10 +54,18 @@ final class KpipeRuntime {
          */
         String install(KpipeConfig config, PipelineCoordinator<Object, Object> coordinator)
                 throws UnsupportedBrokerException;
+
+        /** Stops the hooks feeding this broker's coordinator ({@link #close}); the JVM's advice stays. */
+        default void stop() {}
     }
 
     private final HookInstaller installer;
     private final String kafkaVersion;
+    /** The broker's node id ({@code node.id}, or {@code broker.id}), for log lines and JMX names. */
+    private final String nodeId;
+    /** Closed with the broker ({@link #close}): nothing is installed or published any more. */
+    private boolean closed;
+
     private final Executor runtimeInstalls;
     private boolean started;
     /** The settings last applied (at start, or by the last reconfiguration). */
@@ -70,8 +79,12 @@ final class KpipeRuntime {
     private ByteBudget budget;
     private AtomicInteger maxDelayedProduce;
     private volatile KpipeMetrics metrics;
+    /** The counters, for the stop line; guarded by this. */
+    private PipelineStats stats;
     /** The connection dump's MBean, or {@code null} while the hooks are not installed. Guarded by this. */
     private KpipeConnections connectionDump;
+    /** The policy and storage pressure in use, closed when replaced or no longer used. */
+    private final PluginInstances plugins = new PluginInstances();
 
     /**
      * @param installer installs the hooks
@@ -81,9 +94,20 @@ final class KpipeRuntime {
      *     publishes the cluster metadata to the broker); tests pass {@code Runnable::run}
      */
     KpipeRuntime(HookInstaller installer, String kafkaVersion, Executor runtimeInstalls) {
+        this(installer, kafkaVersion, runtimeInstalls, "?");
+    }
+
+    /**
+     * @param installer installs the hooks
+     * @param kafkaVersion the broker's Kafka version, for the log lines
+     * @param runtimeInstalls runs a runtime install (see above)
+     * @param nodeId the broker's node id, for the log lines and the JMX names ({@link JmxNames})
+     */
+    KpipeRuntime(HookInstaller installer, String kafkaVersion, Executor runtimeInstalls, String nodeId) {
         this.installer = installer;
         this.kafkaVersion = kafkaVersion;
         this.runtimeInstalls = runtimeInstalls;
+        this.nodeId = nodeId;
     }
 
     /** @return an executor running each task on a new daemon thread {@code kpipe-install} */
@@ -104,7 +128,7 @@ final class KpipeRuntime {
      * @throws ConfigException if the hooks cannot be installed and {@code kpipe.fail.on.unsupported.broker=true}
      */
     synchronized void start(KpipeConfig config) {
-        if (started) {
+        if (started || closed) {
             return;
         }
         if (!config.unknownKeys().isEmpty()) {
@@ -117,10 +141,11 @@ final class KpipeRuntime {
             started = true;
             settings = config;
             LOG.info(
-                    "kpipe {} disabled ({}=false): Kafka {} runs without pipelining",
+                    "kpipe {} disabled ({}=false): Kafka {} runs without pipelining on node {}",
                     KpipePlugin.version(),
                     KpipeConfig.ENABLE,
-                    kafkaVersion);
+                    kafkaVersion,
+                    nodeId);
             return;
         }
         Installed installed;
@@ -145,9 +170,10 @@ final class KpipeRuntime {
         settings = config;
         publish(installed);
         LOG.info(
-                "kpipe {} started: Kafka {}, {}, settings {}",
+                "kpipe {} started: Kafka {}, node {}, {}, settings {}",
                 KpipePlugin.version(),
                 kafkaVersion,
+                nodeId,
                 installed.how,
                 config.effectiveSettings());
     }
@@ -160,6 +186,9 @@ final class KpipeRuntime {
      * @param config the broker's whole new configuration, already validated
      */
     synchronized void reconfigure(KpipeConfig config) {
+        if (closed) {
+            return;
+        }
         if (!started) {
             start(config);
             return;
@@ -199,6 +228,12 @@ final class KpipeRuntime {
         }
         synchronized (this) {
             installing = false;
+            if (closed) {
+                if (installed != null) {
+                    installer.stop();
+                }
+                return;
+            }
             if (installed == null) {
                 installFailure = failure;
                 LOG.error("{}; {}=true ignored: the broker runs without pipelining", failure, KpipeConfig.ENABLE);
@@ -206,11 +241,12 @@ final class KpipeRuntime {
             }
             publish(installed);
             LOG.info(
-                    "kpipe {} started at runtime ({}=true altered) in {} ms: Kafka {}, {}, settings {}",
+                    "kpipe {} started at runtime ({}=true altered) in {} ms: Kafka {}, node {}, {}, settings {}",
                     KpipePlugin.version(),
                     KpipeConfig.ENABLE,
                     (Ticker.SYSTEM.nanos() - startNanos) / 1_000_000,
                     kafkaVersion,
+                    nodeId,
                     installed.how,
                     config.effectiveSettings());
             if (settings != config) {
@@ -234,7 +270,7 @@ final class KpipeRuntime {
         ByteBudget byteBudget = new ByteBudget(budgetBytes, lowWatermark(budgetBytes), Ticker.SYSTEM);
         AtomicInteger maxDelayed = new AtomicInteger(config.maxDelayedProduceRequests());
         PipelineCoordinator<Object, Object> pipeline = new PipelineCoordinator<>(
-                new RequestClassifier(new TopicPolicy(config.classificationPolicy())),
+                new RequestClassifier(new TopicPolicy(plugins.policy(config.classificationPolicy()))),
                 new InflightLimits(config.maxInflightRequestsPerConnection(), config.maxInflightBytesPerConnection()),
                 byteBudget,
                 stats,
@@ -242,12 +278,18 @@ final class KpipeRuntime {
                 WakeupTimer.daemon());
         pipeline.transactionsPipelined(config.transactionsPipelined());
         pipeline.offsetCommitsPipelined(config.offsetCommitsPipelined());
-        StoragePressure pluginPressure = config.storagePressure();
+        StoragePressure pluginPressure = plugins.pressure(config.storagePressure());
         if (pluginPressure != null) {
             pipeline.pressure(pluginPressure);
         }
         pipeline.pressureFactory(load -> new BrokerQueuePressure(load, maxDelayed::get, pluginPressure));
-        String how = installer.install(config, pipeline);
+        String how;
+        try {
+            how = installer.install(config, pipeline);
+        } catch (UnsupportedBrokerException | RuntimeException | LinkageError e) {
+            plugins.closeAll(); // never used
+            throw e;
+        }
         return new Installed(pipeline, byteBudget, maxDelayed, stats, how);
     }
 
@@ -255,9 +297,13 @@ final class KpipeRuntime {
     private void publish(Installed installed) {
         budget = installed.budget;
         maxDelayedProduce = installed.maxDelayedProduce;
-        metrics = new KpipeMetrics(installed.stats, installed.budget);
-        connectionDump = new KpipeConnections(installed.coordinator, ConnectionDump.MAX_CONNECTIONS);
-        connectionDump.register();
+        stats = installed.stats;
+        synchronized (JmxNames.LOCK) { // the choice of names and the registrations, against the JVM's other brokers
+            java.util.Map<String, String> tags = JmxNames.tags(nodeId);
+            metrics = new KpipeMetrics(installed.stats, installed.budget, tags);
+            connectionDump = new KpipeConnections(installed.coordinator, ConnectionDump.MAX_CONNECTIONS, tags);
+            connectionDump.register();
+        }
         coordinator = installed.coordinator;
     }
 
@@ -275,7 +321,7 @@ final class KpipeRuntime {
         }
         maxDelayedProduce.set(config.maxDelayedProduceRequests());
         if (changes.containsKey(KpipeConfig.TOPICS_INCLUDE) || changes.containsKey(KpipeConfig.TOPICS_EXCLUDE)) {
-            pipeline.topics(new TopicPolicy(config.classificationPolicy()));
+            plugins.replacePolicy(config.classificationPolicy(), p -> pipeline.topics(new TopicPolicy(p)));
         }
         if (changes.containsKey(KpipeConfig.TRANSACTIONS_PIPELINED)) {
             pipeline.transactionsPipelined(config.transactionsPipelined());
@@ -345,7 +391,32 @@ final class KpipeRuntime {
         return settings;
     }
 
-    /** Unregisters the metrics and the connection dump (tests: a broker keeps them for the JVM's life). */
+    /**
+     * Stops this broker's kpipe, with the broker (its metrics registry closes its reporters): the hooks stop feeding
+     * the coordinator, the metrics and the connection dump are unregistered (freeing their JMX names), the extension
+     * instances in use are closed ({@link PluginInstances}), and one INFO line says what it did over its life. Later
+     * calls do nothing. Thread: the broker's shutdown thread.
+     */
+    synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        plugins.closeAll();
+        if (coordinator == null) {
+            return;
+        }
+        installer.stop();
+        closeMetrics();
+        LOG.info(
+                "kpipe {} stopped on node {}: {} requests pipelined, connections upgraded {} times",
+                KpipePlugin.version(),
+                nodeId,
+                stats.pipelinedRequests(),
+                stats.upgrades());
+    }
+
+    /** Unregisters the metrics and the connection dump. */
     synchronized void closeMetrics() {
         if (metrics != null) {
             metrics.close();

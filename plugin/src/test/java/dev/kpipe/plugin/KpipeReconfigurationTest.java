@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.plugin;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -95,13 +96,13 @@ class KpipeReconfigurationTest {
             })
     void validateReconfigurationRejectsABadValueNamingTheKeyAndChangesNothing(String key, String value) {
         KpipePlugin plugin = new KpipePlugin();
-        PipelineCoordinator before = KpipePlugin.coordinator();
+        PipelineCoordinator before = plugin.coordinator();
         ConfigException e = assertThrows(
                 ConfigException.class,
                 () -> plugin.validateReconfiguration(broker(KpipeConfig.ENABLE, "true", key, value)));
         assertTrue(e.getMessage().contains(key), e.getMessage());
         assertTrue(e.getMessage().contains(value), e.getMessage());
-        assertSame(before, KpipePlugin.coordinator(), "validation changes nothing");
+        assertSame(before, plugin.coordinator(), "validation changes nothing");
     }
 
     @Test

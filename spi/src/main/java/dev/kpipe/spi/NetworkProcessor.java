@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.spi;
 
 import org.apache.kafka.common.requests.RequestContext;
@@ -105,7 +106,11 @@ public interface NetworkProcessor<Q, S> {
     /** @return the state last given to {@link #attach}, or {@code null} */
     ProcessorAttachment attachment();
 
-    /** Wakes the processor so that it runs a round promptly. Thread: any. */
+    /**
+     * Makes the processor run a round promptly ({@link NetworkEventListener#onProcessorRound}): wakes its selector,
+     * unless a round is due anyway (a response is queued for it: the broker's {@code Processor.enqueueResponse} woke it,
+     * and its next round handles the queue before it polls again). Thread: any.
+     */
     void wakeup();
 
     /**

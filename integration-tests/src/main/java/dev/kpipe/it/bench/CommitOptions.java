@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.it.bench;
 
 import dev.kpipe.it.cli.Flags;

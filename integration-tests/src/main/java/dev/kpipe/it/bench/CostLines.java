@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.it.bench;
 
 import static dev.kpipe.it.bench.Report.ratio;
@@ -34,12 +35,21 @@ final class CostLines {
                         ? ", " + RoundOrder.CONTROL_LABEL + " "
                                 + stat(r.controlStat(Report::requestsPerThousandRecords), 2)
                         : ""));
+        sb.append(String.format(
+                Locale.ROOT,
+                "  processor rounds (selector polls) per produce request: stock %s, kpipe %s%s%n",
+                stat(r.stat(Variant.STOCK, Report::selectsPerRequest), 2),
+                stat(r.stat(Variant.KPIPE, Report::selectsPerRequest), 2),
+                r.hasControl()
+                        ? ", " + RoundOrder.CONTROL_LABEL + " " + stat(r.controlStat(Report::selectsPerRequest), 2)
+                        : ""));
         if (r.hasPairs()) {
             sb.append(String.format(
                     Locale.ROOT,
-                    "  kpipe/stock   CPU/record %s   requests/record %s   records/s %s%n",
+                    "  kpipe/stock   CPU/record %s   requests/record %s   rounds/request %s   records/s %s%n",
                     ratio(r.ratio(Report::cpuPerRecord)),
                     ratio(r.ratio(Report::requestsPerThousandRecords)),
+                    ratio(r.ratio(Report::selectsPerRequest)),
                     ratio(r.ratio(RoundResult::recordsPerSec))));
         }
         if (r.hasControl()) {

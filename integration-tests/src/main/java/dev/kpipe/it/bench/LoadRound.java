@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.it.bench;
 
 import static dev.kpipe.it.bench.RoundMetrics.brokerMaxProduceRequestBytes;
@@ -54,6 +55,7 @@ final class LoadRound {
             double allRequests,
             long brokerNanos,
             double brokerProduceRequests,
+            double brokerSelects,
             double pipelinedRequests,
             double inflightMax,
             double followerFetches,
@@ -201,8 +203,11 @@ final class LoadRound {
         extra.put("producer_leader_requests_sent_per_s", (s1.leaderRequests - s0.leaderRequests) / seconds);
         extra.put("producer_all_requests_sent_per_s", (s1.allRequests - s0.allRequests) / seconds);
         double brokerSeconds = (s1.brokerNanos - s0.brokerNanos) / 1e9;
+        double brokerRequests = s1.brokerProduceRequests - s0.brokerProduceRequests;
+        extra.put("broker_produce_requests_per_s", brokerRequests / brokerSeconds);
         extra.put(
-                "broker_produce_requests_per_s", (s1.brokerProduceRequests - s0.brokerProduceRequests) / brokerSeconds);
+                "broker_selects_per_produce_request",
+                brokerRequests > 0 ? (s1.brokerSelects - s0.brokerSelects) / brokerRequests : Double.NaN);
         if (variant == Variant.KPIPE) {
             extra.put("kpipe_pipelined_requests_per_s", (s1.pipelinedRequests - s0.pipelinedRequests) / brokerSeconds);
             extra.put("kpipe_inflight_requests_per_connection_max", s1.inflightMax);
@@ -255,6 +260,7 @@ final class LoadRound {
         double all = sum(senders, p -> counter(p, "producer-metrics", "request-total", null));
         KafkaNode leaderNode = cluster.node(1);
         double brokerProduce = brokerProduceRequests(leaderNode);
+        double brokerSelects = RoundMetrics.brokerSelects(leaderNode);
         long brokerNanos = System.nanoTime();
         double pipelined = Double.NaN;
         double inflightMax = Double.NaN;
@@ -277,6 +283,7 @@ final class LoadRound {
                 all,
                 brokerNanos,
                 brokerProduce,
+                brokerSelects,
                 pipelined,
                 inflightMax,
                 fetches,

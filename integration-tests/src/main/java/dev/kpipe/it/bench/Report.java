@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.it.bench;
 
 import java.util.ArrayList;
@@ -135,6 +136,11 @@ final class Report {
     /** Broker JVMs' CPU time per record of the window, in microseconds (all nodes of the cluster under test). */
     static double cpuPerRecord(RoundResult r) {
         return r.extra().get("broker_cpu_us_per_record") instanceof Number n ? n.doubleValue() : Double.NaN;
+    }
+
+    /** The leader's network processor rounds (selector polls) per produce request it received. */
+    static double selectsPerRequest(RoundResult r) {
+        return r.extra().get("broker_selects_per_produce_request") instanceof Number n ? n.doubleValue() : Double.NaN;
     }
 
     /** Records per produce request (the leader's responses). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.it.bench;
 
 import dev.kpipe.it.harness.KafkaNode;
@@ -80,6 +81,27 @@ final class RoundMetrics {
                 sum += ((Number) jmx.getAttribute(n, "Count")).doubleValue();
             }
             return sum;
+        } catch (Exception e) {
+            return Double.NaN;
+        }
+    }
+
+    /**
+     * @return the times the broker's network processors on the client listener (PLAINTEXT) returned from a selector
+     *     poll since start: the sum of Kafka's own {@code select-total} ({@code socket-server-metrics}, one per
+     *     processor); each is a processor round, woken by I/O, a wake-up or its 300 ms poll timeout. NaN if absent
+     */
+    static double brokerSelects(KafkaNode node) {
+        try {
+            MBeanServerConnection jmx = node.jmx();
+            Set<ObjectName> names = jmx.queryNames(
+                    new ObjectName("kafka.server:type=socket-server-metrics,listener=PLAINTEXT,networkProcessor=*"),
+                    null);
+            double sum = 0;
+            for (ObjectName n : names) {
+                sum += ((Number) jmx.getAttribute(n, "select-total")).doubleValue();
+            }
+            return names.isEmpty() ? Double.NaN : sum;
         } catch (Exception e) {
             return Double.NaN;
         }

@@ -1,6 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.it.harness;
 
 import dev.kpipe.it.watchdog.ParentWatchdog;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -103,7 +108,10 @@ public final class ClusterMain {
         b.nodes(nodes);
         ClusterSpec spec = b.build();
         HarnessSettings settings = HarnessSettings.load();
-        // No own shutdown hook: the harness's hook stops every open cluster (brokers first) when the JVM exits.
+        // No own shutdown hook: the harness's hook stops every open cluster (brokers first) when the JVM exits, and
+        // says
+        // so on the terminal (Maven, whose pipe carries this JVM's output, is gone after a Ctrl-C).
+        Reaper.reportTo(terminalOrStderr());
         Cluster cluster = Cluster.create(spec, settings);
         try {
             cluster.start();
@@ -125,6 +133,15 @@ public final class ClusterMain {
         System.out.print(ClusterBanner.of(cluster, slowAcksMs));
         System.out.flush();
         new CountDownLatch(1).await(); // until the JVM exits
+    }
+
+    /** @return the controlling terminal ({@code /dev/tty}) if this JVM has one, else stderr */
+    private static PrintStream terminalOrStderr() {
+        try {
+            return new PrintStream(new FileOutputStream("/dev/tty"), true, StandardCharsets.UTF_8);
+        } catch (IOException | SecurityException e) { // no controlling terminal (an IDE, CI, nohup)
+            return System.err;
+        }
     }
 
     private static String value(String[] args, int i, String flag) {

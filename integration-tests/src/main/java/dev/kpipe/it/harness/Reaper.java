@@ -1,5 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.it.harness;
 
+import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -14,6 +16,8 @@ import java.util.Set;
 final class Reaper {
     private static final Set<Cluster> OPEN = new LinkedHashSet<>();
     private static boolean hookInstalled;
+    /** Where the lines about stopping go: stderr, or what {@link #reportTo} names. */
+    private static volatile PrintStream report = System.err;
 
     private Reaper() {}
 
@@ -45,6 +49,14 @@ final class Reaper {
                 });
     }
 
+    /**
+     * @param out where the lines about stopping go from now on (the cluster CLI: the terminal, which outlives a Maven
+     *     stopped by the same Ctrl-C)
+     */
+    static void reportTo(PrintStream out) {
+        report = out;
+    }
+
     static synchronized void unregister(Cluster cluster) {
         OPEN.remove(cluster);
     }
@@ -55,12 +67,22 @@ final class Reaper {
             open = new ArrayList<>(OPEN);
         }
         for (Cluster c : open) {
+            PrintStream out = report;
             try {
-                System.err.println("kpipe-it: stopping " + c + " at JVM exit");
+                out.println("kpipe-it: stopping " + c + " at JVM exit");
                 c.shutdownForExit();
+                List<String> left = c.nodes().stream()
+                        .filter(KafkaNode::isRunning)
+                        .map(n -> "node " + n.id() + " (pid " + n.pid() + ")")
+                        .toList();
+                out.println(
+                        left.isEmpty()
+                                ? "kpipe-it: " + c + " stopped; no broker of it is left running"
+                                : "kpipe-it: " + c + " stopped, but still running: " + String.join(", ", left));
             } catch (RuntimeException e) {
-                System.err.println("kpipe-it: closing " + c + " at JVM exit failed: " + e);
+                out.println("kpipe-it: closing " + c + " at JVM exit failed: " + e);
             }
+            out.flush();
         }
     }
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.it.soak;
 
 import static dev.kpipe.it.soak.SoakReport.mib;

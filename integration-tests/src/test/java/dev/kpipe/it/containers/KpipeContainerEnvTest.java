@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.it.containers;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -103,7 +104,7 @@ class KpipeContainerEnvTest {
     }
 
     /** @return the lines Kafka's {@code KafkaDockerWrapper.getServerConfigsFromEnv} makes of {@code env} */
-    private static List<String> wrapperLines(Map<String, String> env) throws Exception {
+    static List<String> wrapperLines(Map<String, String> env) throws Exception {
         Class<?> converters = Class.forName("scala.jdk.javaapi.CollectionConverters");
         Object mutable = converters.getMethod("asScala", Map.class).invoke(null, env);
         Class<?> mapCompanion = Class.forName("scala.collection.immutable.Map$");

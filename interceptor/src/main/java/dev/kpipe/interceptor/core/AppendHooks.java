@@ -1,5 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.interceptor.core;
 
+import dev.kpipe.interceptor.BrokerHooks;
 import dev.kpipe.interceptor.Interceptor;
 import dev.kpipe.spi.NetworkEventListener;
 import java.util.Set;
@@ -17,7 +19,10 @@ import org.apache.kafka.common.protocol.ApiKeys;
  */
 public final class AppendHooks {
 
-    /** The hand-off of deferred appends, or {@code null} when the binding does not report them. */
+    /**
+     * The hand-off of deferred appends (of every broker of the JVM: each deferral carries its broker's signals), or
+     * {@code null} when the binding does not report them.
+     */
     private static volatile DeferredAppends appends;
 
     private static volatile RequestModel model;
@@ -27,28 +32,38 @@ public final class AppendHooks {
     private AppendHooks() {}
 
     /**
-     * Thread: any (install, from {@link Hooks#activate}, before the listener is published).
+     * Thread: any (install, from {@link Hooks#activate}, before the advice is installed).
      *
-     * @param l the listener, or {@code null} on deactivation
      * @param requestModel the line's request model
      * @param deferredDispatch the APIs whose deferred-dispatch hooks are installed
      */
-    static void activate(
-            NetworkEventListener<Object, Object> l, RequestModel requestModel, Set<ApiKeys> deferredDispatch) {
+    static void activate(RequestModel requestModel, Set<ApiKeys> deferredDispatch) {
         model = requestModel;
         tracked = Set.copyOf(deferredDispatch);
-        appends = l != null && !deferredDispatch.isEmpty()
-                ? new DeferredAppends(new AppendSignals(l, requestModel))
-                : null;
+        appends = deferredDispatch.isEmpty() ? null : new DeferredAppends();
     }
 
-    /** Tells the listener about deferred and completed appends; swallows (and counts) what it throws. */
-    private record AppendSignals(NetworkEventListener<Object, Object> l, RequestModel m)
-            implements DeferredAppends.Signals {
+    /**
+     * @param broker a broker's hooks
+     * @param m the line's request model
+     * @return the signals of that broker's deferred appends
+     */
+    static DeferredAppends.Signals signals(BrokerHooks broker, RequestModel m) {
+        return new AppendSignals(broker, m);
+    }
+
+    /**
+     * Tells a broker's listener (if it still runs) about deferred and completed appends; swallows (and counts) what it
+     * throws.
+     */
+    private record AppendSignals(BrokerHooks broker, RequestModel m) implements DeferredAppends.Signals {
         @Override
         public void deferred(Object request) {
             try {
-                l.onDispatchDeferred(request, m.contextOf(request));
+                NetworkEventListener<Object, Object> l = broker.listener();
+                if (l != null) {
+                    l.onDispatchDeferred(request, m.contextOf(request));
+                }
             } catch (Throwable t) {
                 Interceptor.hookFault();
             }
@@ -57,7 +72,10 @@ public final class AppendHooks {
         @Override
         public void dispatched(Object request) {
             try {
-                l.onRequestDispatched(request, m.contextOf(request));
+                NetworkEventListener<Object, Object> l = broker.listener();
+                if (l != null) {
+                    l.onRequestDispatched(request, m.contextOf(request));
+                }
             } catch (Throwable t) {
                 Interceptor.hookFault();
             }
@@ -65,11 +83,12 @@ public final class AppendHooks {
     }
 
     /** {@code KafkaApis.handle} enter. Thread: request handler. */
-    public static void handling(Object request) {
+    public static void handling(Object apis, Object request) {
         DeferredAppends a = appends;
         if (a != null) {
             try {
-                a.handling(request);
+                Hooks.HandlerBinding h = Hooks.handler(apis);
+                a.handling(request, h.listener() == null ? null : h.signals());
             } catch (Throwable t) {
                 Interceptor.hookFault();
             }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.interceptor.core;
 
 import java.util.concurrent.ConcurrentHashMap;
@@ -147,12 +148,15 @@ public final class DeferredAppends {
         final Object request;
         /** The verification callback it is known by ({@link #byCallback}), or {@code null}. */
         final Object callback;
+        /** Where its broker hears of it. */
+        final Signals signals;
 
         State state = State.VERIFYING;
 
-        Deferral(Object request, Object callback) {
+        Deferral(Object request, Object callback, Signals signals) {
             this.request = request;
             this.callback = callback;
+            this.signals = signals;
         }
     }
 
@@ -162,6 +166,9 @@ public final class DeferredAppends {
      */
     private static final class Handling {
         Object request;
+        /** The signals of the request's broker, or {@code null} if its broker runs without kpipe (nothing deferred). */
+        Signals signals;
+
         Deferral deferral;
         Object callback;
     }
@@ -184,21 +191,20 @@ public final class DeferredAppends {
     /** Deferrals known by their verification callback ({@link #verificationCallbackReturned}). */
     private final ConcurrentHashMap<Key, Deferral> byCallback = new ConcurrentHashMap<>();
 
-    private final Signals signals;
-
-    /** @param signals where the hand-off reports */
-    public DeferredAppends(Signals signals) {
-        this.signals = signals;
-    }
+    /** A hand-off for the requests of every broker of the JVM; each request's broker is given at {@link #handling}. */
+    public DeferredAppends() {}
 
     /**
      * {@code KafkaApis.handle(request)} is entered on this thread.
      *
      * @param request the request
+     * @param signals where the request's broker hears of its deferral, or {@code null} if it runs without kpipe (the
+     *     request is not tracked)
      */
-    public void handling(Object request) {
+    public void handling(Object request, Signals signals) {
         Handling h = handling.get();
         h.request = request;
+        h.signals = signals;
         h.deferral = null;
         h.callback = null;
     }
@@ -242,10 +248,10 @@ public final class DeferredAppends {
      */
     public boolean verificationStarted(java.util.function.Predicate<Object> isProduce) {
         Handling h = handling.get();
-        if (h.request == null || h.deferral != null || !isProduce.test(h.request)) {
+        if (h.request == null || h.signals == null || h.deferral != null || !isProduce.test(h.request)) {
             return false;
         }
-        Deferral d = new Deferral(h.request, h.callback);
+        Deferral d = new Deferral(h.request, h.callback, h.signals);
         h.deferral = d;
         pending.put(new Key(h.request), d);
         if (h.callback != null) {
@@ -307,6 +313,7 @@ public final class DeferredAppends {
         }
         Deferral d = h.deferral;
         h.request = null;
+        h.signals = null;
         h.deferral = null;
         h.callback = null;
         if (d == null) {
@@ -331,7 +338,7 @@ public final class DeferredAppends {
             }
             d.state = to;
             if (e == Event.HANDLE_RETURNED && to != State.DONE) {
-                signals.deferred(d.request);
+                d.signals.deferred(d.request);
             }
             dispatchNow = to == State.DONE && (e == Event.CALLBACK_COMPLETED || e == Event.WRITE_ENQUEUED);
         }
@@ -339,7 +346,7 @@ public final class DeferredAppends {
             forget(d);
         }
         if (dispatchNow) {
-            signals.dispatched(d.request);
+            d.signals.dispatched(d.request);
         }
         return to;
     }

@@ -1,11 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.interceptor.core;
 
+import dev.kpipe.interceptor.BrokerHooks;
 import dev.kpipe.interceptor.Interceptor;
 import dev.kpipe.spi.Admission;
 import dev.kpipe.spi.BrokerServices;
 import dev.kpipe.spi.NetworkEventListener;
 import java.util.Set;
-import java.util.function.Predicate;
 import java.util.function.Supplier;
 import kafka.network.Processor;
 import kafka.server.KafkaApis;
@@ -24,7 +25,9 @@ import org.slf4j.LoggerFactory;
  * point translates the broker's objects to the SPI, calls the listener, and swallows (and counts) any throwable so
  * that none reaches a broker thread; on a throwable the broker's own behaviour proceeds.
  *
- * <p>Threads: as noted per method (network threads, request handler threads). One binding is active per JVM.
+ * <p>Threads: as noted per method (network threads, request handler threads). One binding is active per JVM; each
+ * broker has its own listener, found from the processor or {@code KafkaApis} a hook runs for ({@link Brokers}) and
+ * kept per thread.
  *
  * <p>Public only because advice is inlined into the broker's classes; not an API.
  */
@@ -32,51 +35,73 @@ public final class Hooks {
 
     private static final Logger LOG = LoggerFactory.getLogger("org.apache.kafka.common.network.Selector");
 
-    private static volatile NetworkEventListener<Object, Object> listener;
-    private static volatile Predicate<String> listenerFilter = name -> false;
+    /** The line's request model; published last at install: advice that sees it sees the binding. */
     private static volatile RequestModel model;
+
     private static volatile KafkaBinding binding;
-    private static volatile boolean topicNamesPublished;
 
     /** The binding of the processor whose network thread this is. */
     private static final ThreadLocal<ProcessorBinding> CURRENT = new ThreadLocal<>();
+    /** The broker of the {@code KafkaApis} whose request handler thread this is. */
+    private static final ThreadLocal<HandlerBinding> HANDLER = new ThreadLocal<>();
 
     private Hooks() {}
 
-    /** Thread: any (install). The listener is published last: advice that sees it sees the filter and model. */
-    static void activate(
-            NetworkEventListener<Object, Object> l,
-            Predicate<String> filter,
-            RequestModel requestModel,
-            KafkaBinding kafkaBinding,
-            Set<ApiKeys> deferredDispatch) {
-        listenerFilter = filter;
-        model = requestModel;
+    /** Thread: any (install, before the advice is installed). */
+    static void activate(RequestModel requestModel, KafkaBinding kafkaBinding, Set<ApiKeys> deferredDispatch) {
         binding = kafkaBinding;
-        AppendHooks.activate(l, requestModel, deferredDispatch);
-        listener = l;
+        AppendHooks.activate(requestModel, deferredDispatch);
+        model = requestModel;
     }
 
-    /** Thread: network. Binds the processor to its thread on its first round. */
+    /**
+     * Thread: network. Binds the processor, and its broker's hooks, to its thread on its first round; again after a
+     * broker's kpipe changed if its own had none.
+     */
     private static ProcessorBinding binding(Object processor) {
         ProcessorBinding b = CURRENT.get();
-        if (b == null || b.processor != processor) {
+        if (b == null || b.processor != processor || b.stale()) {
             Processor p = (Processor) processor;
-            b = new ProcessorBinding(p, listenerFilter.test(ProcessorBinding.listenerNameOf(p)), model);
+            int generation = Interceptor.brokersGeneration();
+            b = new ProcessorBinding(p, Brokers.of(p), generation, model);
             CURRENT.set(b);
         }
         return b;
     }
 
+    /** A request handler thread's broker: the hooks of the {@code KafkaApis} it last ran. */
+    record HandlerBinding(Object apis, BrokerHooks broker, int generation, DeferredAppends.Signals signals) {
+        boolean stale() {
+            return generation != Interceptor.brokersGeneration() && (broker == null || broker.listener() == null);
+        }
+
+        NetworkEventListener<Object, Object> listener() {
+            return broker == null ? null : broker.listener();
+        }
+    }
+
+    /** Thread: request handler. */
+    static HandlerBinding handler(Object apis) {
+        HandlerBinding h = HANDLER.get();
+        if (h == null || h.apis != apis || h.stale()) {
+            int generation = Interceptor.brokersGeneration();
+            BrokerHooks broker = Brokers.of((KafkaApis) apis);
+            h = new HandlerBinding(
+                    apis, broker, generation, broker == null ? null : AppendHooks.signals(broker, model));
+            HANDLER.set(h);
+        }
+        return h;
+    }
+
     /** {@code Processor.processNewResponses} enter and exit. Thread: network. */
     public static void round(Object processor) {
-        NetworkEventListener<Object, Object> l = listener;
-        if (l == null) {
+        if (model == null) {
             return;
         }
         try {
             ProcessorBinding b = binding(processor);
-            if (b.active) {
+            NetworkEventListener<Object, Object> l = b.listener();
+            if (l != null) {
                 l.onProcessorRound(b);
             }
         } catch (Throwable t) {
@@ -86,13 +111,13 @@ public final class Hooks {
 
     /** {@code Processor.dequeueResponse} exit. Thread: network. */
     public static Object dequeued(Object processor, Object response) {
-        NetworkEventListener<Object, Object> l = listener;
-        if (l == null) {
+        if (model == null) {
             return response;
         }
         try {
             ProcessorBinding b = binding(processor);
-            return b.active ? l.onResponseReady(b, response) : response;
+            NetworkEventListener<Object, Object> l = b.listener();
+            return l != null ? l.onResponseReady(b, response) : response;
         } catch (Throwable t) {
             Interceptor.hookFault();
             return response;
@@ -101,13 +126,13 @@ public final class Hooks {
 
     /** {@code Processor.updateRequestMetrics} enter. Thread: network. */
     public static void completed(Object processor, Object response) {
-        NetworkEventListener<Object, Object> l = listener;
-        if (l == null) {
+        if (model == null) {
             return;
         }
         try {
             ProcessorBinding b = binding(processor);
-            if (b.active) {
+            NetworkEventListener<Object, Object> l = b.listener();
+            if (l != null) {
                 l.onResponseWritten(b, response);
             }
         } catch (Throwable t) {
@@ -123,13 +148,13 @@ public final class Hooks {
      * @return true to skip the broker's body
      */
     public static boolean muteEvent(Object processor, String connectionId, Object event) {
-        NetworkEventListener<Object, Object> l = listener;
-        if (l == null) {
+        if (model == null) {
             return false;
         }
         try {
             ProcessorBinding b = binding(processor);
-            if (!b.active || !b.owns(connectionId)) {
+            NetworkEventListener<Object, Object> l = b.listener();
+            if (l == null || !b.owns(connectionId)) {
                 return false;
             }
             if (event == KafkaChannel.ChannelMuteEvent.THROTTLE_STARTED) {
@@ -152,13 +177,13 @@ public final class Hooks {
      * @return true to skip the broker's body
      */
     public static boolean tryUnmute(Object processor, String connectionId) {
-        NetworkEventListener<Object, Object> l = listener;
-        if (l == null) {
+        if (model == null) {
             return false;
         }
         try {
             ProcessorBinding b = binding(processor);
-            if (!b.active) {
+            NetworkEventListener<Object, Object> l = b.listener();
+            if (l == null) {
                 return false;
             }
             if (b.owns(connectionId)) {
@@ -183,14 +208,15 @@ public final class Hooks {
      * @return true to skip the broker's body (the listener closes the connection later)
      */
     public static boolean closed(Object processor, String connectionId) {
-        NetworkEventListener<Object, Object> l = listener;
-        if (l == null) {
+        if (model == null) {
             return false;
         }
         ProcessorBinding b;
+        NetworkEventListener<Object, Object> l = null;
         try {
             b = binding(processor);
-            if (!b.active) {
+            l = b.listener();
+            if (l == null) {
                 return false;
             }
             if (b.owns(connectionId) && b.hasCompletedReceive(connectionId) && l.onRequestRejected(b, connectionId)) {
@@ -199,8 +225,9 @@ public final class Hooks {
         } catch (Throwable t) {
             Interceptor.hookFault();
             b = CURRENT.get();
+            l = b == null ? null : b.listener();
         }
-        if (b != null && b.processor == processor && b.active) {
+        if (b != null && b.processor == processor && l != null) {
             b.own(connectionId, false);
             try {
                 // Once per connection (the SPI's contract): a connection the selector closed already in this poll is
@@ -220,12 +247,12 @@ public final class Hooks {
      * poll (see {@link ProcessorBinding#dropOrphanedReceives}). Thread: network.
      */
     public static void receives(Object processor) {
-        if (listener == null) {
+        if (model == null) {
             return;
         }
         try {
             ProcessorBinding b = binding(processor);
-            if (b.active) {
+            if (b.listener() != null) {
                 Interceptor.orphanedReceives(b.dropOrphanedReceives());
             }
         } catch (Throwable t) {
@@ -235,13 +262,13 @@ public final class Hooks {
 
     /** {@code Processor.processDisconnected} enter. Thread: network. */
     public static void disconnected(Object processor) {
-        NetworkEventListener<Object, Object> l = listener;
-        if (l == null) {
+        if (model == null) {
             return;
         }
         try {
             ProcessorBinding b = binding(processor);
-            if (!b.active) {
+            NetworkEventListener<Object, Object> l = b.listener();
+            if (l == null) {
                 return;
             }
             for (String connectionId : b.processor.selector().disconnected().keySet()) {
@@ -259,13 +286,13 @@ public final class Hooks {
      * @return true to skip the broker's body (the request is held)
      */
     public static boolean requestReceived(Object channel, Object request) {
-        NetworkEventListener<Object, Object> l = listener;
-        if (l == null) {
-            return false;
-        }
         try {
             ProcessorBinding b = CURRENT.get();
-            if (b == null || !b.active || b.forwarding) {
+            if (b == null || b.forwarding) {
+                return false;
+            }
+            NetworkEventListener<Object, Object> l = b.listener();
+            if (l == null) {
                 return false;
             }
             RequestModel m = b.model;
@@ -291,13 +318,13 @@ public final class Hooks {
      */
     @SuppressWarnings("unchecked")
     public static boolean reauthentication(Object channel, Object handshake, Object clock) {
-        NetworkEventListener<Object, Object> l = listener;
-        if (l == null) {
-            return false;
-        }
         try {
             ProcessorBinding b = CURRENT.get();
-            if (b == null || !b.active || b.reauthenticating) {
+            if (b == null || b.reauthenticating) {
+                return false;
+            }
+            NetworkEventListener<Object, Object> l = b.listener();
+            if (l == null) {
                 return false;
             }
             KafkaChannel c = (KafkaChannel) channel;
@@ -328,13 +355,10 @@ public final class Hooks {
      * @return true to drop the throwable (the read answers 0 bytes; the plugin closes the connection later)
      */
     public static boolean inputEnded(Object channel, Throwable thrown) {
-        NetworkEventListener<Object, Object> l = listener;
-        if (l == null) {
-            return false;
-        }
         try {
             ProcessorBinding b = CURRENT.get();
-            if (b == null || !b.active) {
+            NetworkEventListener<Object, Object> l = b == null ? null : b.listener();
+            if (l == null) {
                 return false;
             }
             KafkaChannel c = (KafkaChannel) channel;
@@ -373,33 +397,34 @@ public final class Hooks {
 
     /** {@code KafkaApis.handle} exit, normal or exceptional. Thread: request handler. */
     public static void dispatched(Object apis, Object request) {
-        NetworkEventListener<Object, Object> l = listener;
-        if (l == null) {
+        if (model == null) {
             return;
         }
+        HandlerBinding h;
+        try {
+            h = handler(apis);
+        } catch (Throwable t) {
+            Interceptor.hookFault();
+            return;
+        }
+        NetworkEventListener<Object, Object> l = h.listener();
         try {
             // first, so that a fault publishing the topic names cannot leave the request undispatched
-            if (AppendHooks.handleReturned(request)) {
+            if (AppendHooks.handleReturned(request) && l != null) {
                 l.onRequestDispatched(request, model.contextOf(request));
             }
         } catch (Throwable t) {
             Interceptor.hookFault();
         }
-        try {
-            if (!topicNamesPublished) {
-                publishTopicNames(l, (KafkaApis) apis);
+        if (l != null && h.broker().claimServices()) {
+            try {
+                KafkaBinding b = binding;
+                KafkaApis a = (KafkaApis) apis;
+                l.onBrokerServices(
+                        new BrokerServices(b.topicNames(a), new KafkaBrokerLoad(a, b.delayedProduceRequests(a))));
+            } catch (Throwable t) {
+                Interceptor.hookFault();
             }
-        } catch (Throwable t) {
-            Interceptor.hookFault();
-        }
-    }
-
-    private static synchronized void publishTopicNames(NetworkEventListener<Object, Object> l, KafkaApis apis) {
-        if (!topicNamesPublished) {
-            topicNamesPublished = true;
-            KafkaBinding b = binding;
-            l.onBrokerServices(
-                    new BrokerServices(b.topicNames(apis), new KafkaBrokerLoad(apis, b.delayedProduceRequests(apis))));
         }
     }
 }

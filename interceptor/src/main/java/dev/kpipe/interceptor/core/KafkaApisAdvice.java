@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.interceptor.core;
 
 import net.bytebuddy.asm.Advice;
@@ -10,8 +11,8 @@ final class KafkaApisAdvice {
     private KafkaApisAdvice() {}
 
     @Advice.OnMethodEnter(suppress = Throwable.class)
-    static void enter(@Advice.Argument(0) Object request) {
-        AppendHooks.handling(request);
+    static void enter(@Advice.This Object apis, @Advice.Argument(0) Object request) {
+        AppendHooks.handling(apis, request);
     }
 
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)

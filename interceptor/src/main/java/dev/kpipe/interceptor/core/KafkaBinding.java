@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.interceptor.core;
 
 import static net.bytebuddy.matcher.ElementMatchers.named;
@@ -5,7 +6,6 @@ import static net.bytebuddy.matcher.ElementMatchers.named;
 import dev.kpipe.interceptor.HookPoint;
 import dev.kpipe.interceptor.Interceptor;
 import dev.kpipe.interceptor.UnsupportedBrokerException;
-import dev.kpipe.spi.NetworkEventListener;
 import dev.kpipe.spi.TopicNames;
 import java.lang.invoke.MethodHandles;
 import java.util.ArrayList;
@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.IntSupplier;
-import java.util.function.Predicate;
 import kafka.server.KafkaApis;
 import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.asm.Advice;
@@ -323,6 +322,10 @@ public abstract class KafkaBinding implements Interceptor.Binding {
                 HookPoint.method(PROCESSOR, "id"),
                 HookPoint.field(PROCESSOR, "listenerName"),
                 HookPoint.field(PROCESSOR, "requestChannel"),
+                HookPoint.field(PROCESSOR, "metrics"),
+                HookPoint.field(PROCESSOR, "config"),
+                HookPoint.method(KAFKA_APIS, "metrics"),
+                HookPoint.method(KAFKA_APIS, "config"),
                 HookPoint.method(KAFKA_APIS, "metadataCache"),
                 HookPoint.method(KAFKA_APIS, "requestChannel"),
                 HookPoint.method(KAFKA_APIS, "replicaManager"),
@@ -391,8 +394,8 @@ public abstract class KafkaBinding implements Interceptor.Binding {
     }
 
     @Override
-    public final void activate(NetworkEventListener<Object, Object> listener, Predicate<String> listenerFilter) {
-        Hooks.activate(listener, listenerFilter, createModel(), this, deferredDispatch);
+    public final void activate() {
+        Hooks.activate(createModel(), this, deferredDispatch);
     }
 
     @Override

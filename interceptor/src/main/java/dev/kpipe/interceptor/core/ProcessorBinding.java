@@ -1,6 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.interceptor.core;
 
+import dev.kpipe.interceptor.BrokerHooks;
 import dev.kpipe.interceptor.Interceptor;
+import dev.kpipe.spi.NetworkEventListener;
 import dev.kpipe.spi.NetworkProcessor;
 import dev.kpipe.spi.ProcessorAttachment;
 import dev.kpipe.spi.Reauthentication;
@@ -64,7 +67,13 @@ final class ProcessorBinding implements NetworkProcessor<Object, Object> {
     }
 
     final Processor processor;
-    final boolean active;
+    /** The processor's broker's hooks, or {@code null} if its broker runs without kpipe. */
+    final BrokerHooks broker;
+    /** {@link Interceptor#brokersGeneration()} when {@link #broker} was looked up. */
+    final int generation;
+    /** Whether the broker pipelines this processor's listener. */
+    private final boolean pipelined;
+
     final RequestModel model;
     /** True while {@link #release} re-enters {@code RequestChannel.sendRequest}. Network thread only. */
     boolean forwarding;
@@ -83,11 +92,19 @@ final class ProcessorBinding implements NetworkProcessor<Object, Object> {
     private final LinkedBlockingDeque<?> responseQueue;
     private final RequestChannel requestChannel;
 
-    ProcessorBinding(Processor processor, boolean active, RequestModel model) {
+    /**
+     * @param processor the processor
+     * @param broker its broker's hooks, or {@code null}
+     * @param generation {@link Interceptor#brokersGeneration()} before {@code broker} was looked up
+     * @param model the line's request model
+     */
+    ProcessorBinding(Processor processor, BrokerHooks broker, int generation, RequestModel model) {
         this.processor = processor;
-        this.active = active;
+        this.broker = broker;
+        this.generation = generation;
         this.model = model;
         this.listenerName = listenerNameOf(processor);
+        this.pipelined = broker != null && broker.pipelines(listenerName);
         this.selector = processor.selector();
         try {
             this.responseQueue = (LinkedBlockingDeque<?>) RESPONSE_QUEUE.invoke(processor);
@@ -95,6 +112,23 @@ final class ProcessorBinding implements NetworkProcessor<Object, Object> {
         } catch (Throwable t) {
             throw new IllegalStateException("kpipe: cannot bind processor " + processor.id(), t);
         }
+    }
+
+    /**
+     * @return the listener this processor's connections report to, or {@code null} if the plugin does not see them
+     *     (its broker runs without kpipe, kpipe is off or stopped on it, or the listener is not pipelined); one
+     *     volatile read. Network thread.
+     */
+    NetworkEventListener<Object, Object> listener() {
+        return pipelined ? broker.listener() : null;
+    }
+
+    /**
+     * @return whether this binding must be made again: its broker had no running kpipe when it was made, and a
+     *     broker's kpipe started, stopped or was attached since (one volatile read)
+     */
+    boolean stale() {
+        return generation != Interceptor.brokersGeneration() && (broker == null || broker.listener() == null);
     }
 
     static String listenerNameOf(Processor processor) {
@@ -323,9 +357,19 @@ final class ProcessorBinding implements NetworkProcessor<Object, Object> {
         return attachment;
     }
 
+    /**
+     * Wakes the processor's selector unless a response is queued for it. A queued response was put with a wake-up
+     * ({@code Processor.enqueueResponse}: put, then wake), and the processor drains its whole queue in {@code
+     * processNewResponses} before each poll, running {@link Hooks#round} at that method's exit: so whatever the caller
+     * published before calling this is seen by a round before the processor blocks again. The common case is a
+     * pipelined request whose response the handler queued inside {@code KafkaApis.handle} (acks=1, a cache hit): its
+     * dispatch needs no second wake-up (a selector wake-up is a system call, and one more poll round for the processor).
+     */
     @Override
     public void wakeup() {
-        processor.wakeup();
+        if (responseQueue.isEmpty()) {
+            processor.wakeup();
+        }
     }
 
     @Override

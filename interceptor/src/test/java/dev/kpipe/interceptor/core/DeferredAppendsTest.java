@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.interceptor.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -27,7 +28,7 @@ import org.junit.jupiter.api.Test;
 class DeferredAppendsTest {
 
     private final List<String> signals = Collections.synchronizedList(new ArrayList<>());
-    private final DeferredAppends appends = new DeferredAppends(new DeferredAppends.Signals() {
+    private final DeferredAppends.Signals broker = new DeferredAppends.Signals() {
         @Override
         public void deferred(Object request) {
             signals.add("deferred " + request);
@@ -37,7 +38,8 @@ class DeferredAppendsTest {
         public void dispatched(Object request) {
             signals.add("dispatched " + request);
         }
-    });
+    };
+    private final DeferredAppends appends = new DeferredAppends();
     private final ExecutorService other = Executors.newSingleThreadExecutor();
 
     @AfterEach
@@ -57,8 +59,48 @@ class DeferredAppendsTest {
     }
 
     @Test
+    void eachDeferralSignalsItsOwnBroker() throws Exception {
+        List<String> other = Collections.synchronizedList(new ArrayList<>());
+        DeferredAppends.Signals otherBroker = new DeferredAppends.Signals() {
+            @Override
+            public void deferred(Object request) {
+                other.add("deferred " + request);
+            }
+
+            @Override
+            public void dispatched(Object request) {
+                other.add("dispatched " + request);
+            }
+        };
+        appends.handling("a", broker);
+        appends.verificationStarted(r -> true);
+        handleReturns("a");
+        appends.handling("b", otherBroker);
+        appends.verificationStarted(r -> true);
+        handleReturns("b");
+        onOtherThread(() -> {
+            appends.callbackInvoked("b");
+            appends.callbackCompleted("b");
+            appends.callbackInvoked("a");
+            appends.callbackCompleted("a");
+        });
+        assertEquals(List.of("deferred a", "dispatched a"), signals);
+        assertEquals(List.of("deferred b", "dispatched b"), other);
+        assertEquals(0, appends.pending());
+    }
+
+    @Test
+    void aRequestOfABrokerWithoutKpipeIsNeverDeferred() {
+        appends.handling("classic", null);
+        assertFalse(appends.verificationStarted(r -> true));
+        handleReturns("classic");
+        assertEquals(List.of("dispatched classic"), signals);
+        assertEquals(0, appends.pending());
+    }
+
+    @Test
     void aProduceWithoutVerificationIsDispatchedAtHandleReturn() {
-        appends.handling("r1");
+        appends.handling("r1", broker);
         handleReturns("r1");
         assertEquals(List.of("dispatched r1"), signals);
         assertEquals(0, appends.pending());
@@ -66,7 +108,7 @@ class DeferredAppendsTest {
 
     @Test
     void handleReturnsFirstThenTheCallbackRunsOnAnotherHandler() throws Exception {
-        appends.handling("r1");
+        appends.handling("r1", broker);
         assertTrue(appends.verificationStarted(r -> true));
         handleReturns("r1");
         assertEquals(List.of("deferred r1"), signals);
@@ -81,7 +123,7 @@ class DeferredAppendsTest {
 
     @Test
     void theCallbackRunsBeforeHandleReturnsThenHandleReturnDispatches() throws Exception {
-        appends.handling("r1");
+        appends.handling("r1", broker);
         assertTrue(appends.verificationStarted(r -> true));
         onOtherThread(() -> {
             appends.callbackInvoked("r1");
@@ -96,7 +138,7 @@ class DeferredAppendsTest {
     /** COORDINATOR_NOT_AVAILABLE or a lower epoch: the manager calls back at once, on the handler, inline. */
     @Test
     void aCallbackRunInlineInsideHandleDispatchesAtHandleReturn() {
-        appends.handling("r1");
+        appends.handling("r1", broker);
         assertTrue(appends.verificationStarted(r -> true));
         appends.callbackInvoked("r1");
         handleReturns("r1");
@@ -107,7 +149,7 @@ class DeferredAppendsTest {
     /** A fenced producer, a moved coordinator, CONCURRENT_TRANSACTIONS retries exhausted: the callback answers. */
     @Test
     void aFailedVerificationDispatchesWhenItsCallbackHasAnswered() throws Exception {
-        appends.handling("r1");
+        appends.handling("r1", broker);
         appends.verificationStarted(r -> true);
         handleReturns("r1");
         // the callback of an error result is invoked, queued and run like a successful one; the setter in the
@@ -119,7 +161,7 @@ class DeferredAppendsTest {
 
     @Test
     void aVerificationThatThrowsLeavesTheDispatchToHandleReturn() {
-        appends.handling("r1");
+        appends.handling("r1", broker);
         appends.verificationStarted(r -> true);
         appends.verificationThrew();
         handleReturns("r1");
@@ -129,7 +171,7 @@ class DeferredAppendsTest {
 
     @Test
     void aCompletionTimeBeforeTheCallbackWasQueuedIsIgnored() throws Exception {
-        appends.handling("r1");
+        appends.handling("r1", broker);
         appends.verificationStarted(r -> true);
         handleReturns("r1");
         onOtherThread(() -> appends.callbackCompleted("r1"));
@@ -144,7 +186,7 @@ class DeferredAppendsTest {
         AtomicBoolean started = new AtomicBoolean(true);
         onOtherThread(() -> started.set(appends.verificationStarted(r -> true))); // a retry on a scheduler thread
         assertFalse(started.get());
-        appends.handling("offsets");
+        appends.handling("offsets", broker);
         assertFalse(appends.verificationStarted(r -> false)); // a TXN_OFFSET_COMMIT
         handleReturns("offsets");
         appends.callbackInvoked("unknown");
@@ -194,9 +236,9 @@ class DeferredAppendsTest {
                         }
                     }
                 };
-                DeferredAppends a = new DeferredAppends(check);
+                DeferredAppends a = new DeferredAppends();
                 CyclicBarrier barrier = new CyclicBarrier(2);
-                a.handling(request);
+                a.handling(request, check);
                 a.verificationStarted(r -> true);
                 CompletableFuture<Void> callback = CompletableFuture.runAsync(
                         () -> {
@@ -231,7 +273,7 @@ class DeferredAppendsTest {
     @Test
     void handleReturnsFirstThenTheVerificationCallbackEnqueuesTheWriteOnAnotherThread() throws Exception {
         Object callback = new Object();
-        appends.handling("c1");
+        appends.handling("c1", broker);
         appends.partitionVerification(callback);
         assertTrue(appends.verificationStarted(r -> true));
         handleReturns("c1");
@@ -246,7 +288,7 @@ class DeferredAppendsTest {
     @Test
     void theVerificationCallbackReturnsBeforeHandleReturnsThenHandleReturnDispatches() throws Exception {
         Object callback = new Object();
-        appends.handling("c1");
+        appends.handling("c1", broker);
         appends.partitionVerification(callback);
         appends.verificationStarted(r -> true);
         onOtherThread(() -> appends.verificationCallbackReturned(callback));
@@ -260,7 +302,7 @@ class DeferredAppendsTest {
     @Test
     void aVerificationCallbackRunInlineDispatchesAtHandleReturn() {
         Object callback = new Object();
-        appends.handling("c1");
+        appends.handling("c1", broker);
         appends.partitionVerification(callback);
         appends.verificationStarted(r -> true);
         appends.verificationCallbackReturned(callback);
@@ -276,7 +318,7 @@ class DeferredAppendsTest {
     @Test
     void aWrappedCallbackReturningEndsNothingItsCallbackRequestDoes() throws Exception {
         Object wrapper = new Object();
-        appends.handling("c1");
+        appends.handling("c1", broker);
         appends.partitionVerification(wrapper);
         appends.verificationStarted(r -> true);
         handleReturns("c1");
@@ -294,13 +336,13 @@ class DeferredAppendsTest {
     @Test
     void aPartitionVerificationThatNeverVerifiesLeavesNothingBehind() {
         Object callback = new Object();
-        appends.handling("c1");
+        appends.handling("c1", broker);
         appends.partitionVerification(callback);
         appends.verificationCallbackReturned(callback); // inline: no verification was sent
         handleReturns("c1");
         assertEquals(List.of("dispatched c1"), signals);
         assertEquals(0, appends.pending());
-        appends.handling("c2");
+        appends.handling("c2", broker);
         assertTrue(appends.verificationStarted(r -> true), "a later verification of another request");
         handleReturns("c2");
         assertEquals(List.of("dispatched c1", "deferred c2"), signals, "not known by c1's callback");
@@ -337,9 +379,9 @@ class DeferredAppendsTest {
                         }
                     }
                 };
-                DeferredAppends a = new DeferredAppends(check);
+                DeferredAppends a = new DeferredAppends();
                 CyclicBarrier barrier = new CyclicBarrier(2);
-                a.handling(request);
+                a.handling(request, check);
                 a.partitionVerification(callbackObject);
                 a.verificationStarted(r -> true);
                 CompletableFuture<Void> callback = CompletableFuture.runAsync(

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.plugin.classify;
 
 /** How a request is handled on a connection, decided on the network thread before it is queued. */

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.kpipe.plugin;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kpipe.plugin.pipeline.PipelineCoordinator;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import javax.management.ObjectName;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One kpipe per broker, several in a JVM: each runtime has its own coordinator and metrics, the first keeps the plain
+ * JMX names and the others add their node id, and closing one stops its hooks and frees its names (without a broker:
+ * the hooks are a stand-in; {@code in-process-tests} runs real brokers).
+ */
+class BrokerLifecycleTest {
+
+    /** Stands in for the interceptor: records installs and stops. */
+    private static final class Hooks implements KpipeRuntime.HookInstaller {
+        final List<PipelineCoordinator<Object, Object>> installed = new ArrayList<>();
+        int stops;
+
+        @Override
+        public String install(KpipeConfig config, PipelineCoordinator<Object, Object> coordinator) {
+            installed.add(coordinator);
+            return "install mode test";
+        }
+
+        @Override
+        public void stop() {
+            stops++;
+        }
+    }
+
+    private final List<KpipeRuntime> runtimes = new ArrayList<>();
+
+    @AfterEach
+    void closeAll() {
+        runtimes.forEach(KpipeRuntime::close);
+    }
+
+    private KpipeRuntime broker(Hooks hooks, String nodeId, String... keyValues) {
+        Map<String, Object> config = new HashMap<>();
+        config.put("node.id", nodeId);
+        config.put("kpipe.enable", "true");
+        for (int i = 0; i < keyValues.length; i += 2) {
+            config.put(keyValues[i], keyValues[i + 1]);
+        }
+        KpipeRuntime runtime = new KpipeRuntime(hooks, "4.4.0", Runnable::run, nodeId);
+        runtimes.add(runtime);
+        runtime.start(new KpipeConfig(config));
+        return runtime;
+    }
+
+    private static Set<ObjectName> names(String type) throws Exception {
+        return ManagementFactory.getPlatformMBeanServer()
+                .queryNames(new ObjectName("kafka.server:type=" + type + ",*"), null);
+    }
+
+    @Test
+    void eachBrokerHasItsOwnKpipeAndTheFirstKeepsThePlainNames() throws Exception {
+        Hooks one = new Hooks();
+        Hooks two = new Hooks();
+        KpipeRuntime first = broker(one, "1");
+        KpipeRuntime second = broker(two, "2", "kpipe.max.inflight.requests.per.connection", "3");
+
+        assertEquals(1, one.installed.size());
+        assertEquals(1, two.installed.size());
+        assertFalse(one.installed.get(0) == two.installed.get(0), "a coordinator per broker");
+        assertEquals(16, first.coordinator().limits().maxRequests());
+        assertEquals(3, second.coordinator().limits().maxRequests(), "the second broker's own limit");
+        assertEquals(
+                Set.of(
+                        new ObjectName("kafka.server:type=kpipe-metrics"),
+                        new ObjectName("kafka.server:type=kpipe-metrics,node-id=2")),
+                names("kpipe-metrics"));
+        assertEquals(
+                Set.of(
+                        new ObjectName("kafka.server:type=kpipe-connections"),
+                        new ObjectName("kafka.server:type=kpipe-connections,node-id=2")),
+                names("kpipe-connections"));
+
+        first.close();
+        assertEquals(1, one.stops, "its hooks stopped");
+        assertEquals(0, two.stops, "the other broker's hooks run on");
+        assertEquals(Set.of(new ObjectName("kafka.server:type=kpipe-metrics,node-id=2")), names("kpipe-metrics"));
+        first.close();
+        assertEquals(1, one.stops, "closed once");
+
+        KpipeRuntime third = broker(new Hooks(), "3");
+        assertTrue(names("kpipe-metrics").contains(new ObjectName("kafka.server:type=kpipe-metrics")), "name freed");
+        assertTrue(third.coordinator() != null);
+    }
+
+    @Test
+    void aClosedBrokerTakesNoChangeAndStartsNothing() {
+        Hooks hooks = new Hooks();
+        KpipeRuntime runtime = new KpipeRuntime(hooks, "4.4.0", Runnable::run, "7");
+        runtimes.add(runtime);
+        runtime.close();
+        runtime.start(new KpipeConfig(Map.of("node.id", "7", "kpipe.enable", "true")));
+        runtime.reconfigure(new KpipeConfig(Map.of("node.id", "7", "kpipe.enable", "true")));
+        assertEquals(List.of(), hooks.installed);
+        assertNull(runtime.coordinator());
+    }
+
+    @Test
+    void theNodeIdIsNodeIdElseBrokerId() {
+        assertEquals("3", KpipePlugin.nodeId(Map.of("node.id", "3", "broker.id", "9")));
+        assertEquals("9", KpipePlugin.nodeId(Map.of("broker.id", 9)));
+        assertEquals("?", KpipePlugin.nodeId(Map.of()));
+        assertTrue(KpipePlugin.controllerOnly(Map.of("process.roles", "controller")));
+        assertFalse(KpipePlugin.controllerOnly(Map.of("process.roles", "broker,controller")));
+        assertFalse(KpipePlugin.controllerOnly(Map.of()));
+    }
+}
