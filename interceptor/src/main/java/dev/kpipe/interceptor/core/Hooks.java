@@ -101,6 +101,19 @@ public final class Hooks {
         return p;
     }
 
+    /**
+     * What the advice does with a throwable of its own (its exception handler, {@link KafkaBinding#advise}): a
+     * {@link VirtualMachineError} goes on to the broker's thread; any other is counted and dropped. Thread: any.
+     *
+     * @param thrown what the advice threw
+     */
+    public static void adviceThrew(Throwable thrown) {
+        if (thrown instanceof VirtualMachineError e) {
+            throw e;
+        }
+        Interceptor.hookFault();
+    }
+
     /** {@code Processor.processNewResponses} enter and exit. Thread: network. */
     public static void round(Object processor) {
         guard(processor, null, null, null, (p, l, a, b) -> {
@@ -275,12 +288,16 @@ public final class Hooks {
      * ({@link NetworkEventListener#onInputEnded}), which may take it over: the throwable is then dropped, logged as
      * the selector would have logged it. The listener mutes the channel at once, so the selector reads it no more (an
      * end of stream would be read again at every poll); {@code Selector.attemptRead} then sees a muted channel and
-     * flags memory pressure, which its next poll clears, unmuting no channel that was muted explicitly. Thread:
-     * network (other callers, such as the broker's own client selectors, are left alone).
+     * flags memory pressure, which its next poll clears, unmuting no channel that was muted explicitly. A
+     * {@link VirtualMachineError} is never dropped. Thread: network (other callers, such as the broker's own client
+     * selectors, are left alone).
      *
      * @return true to drop the throwable (the read answers 0 bytes; the plugin closes the connection later)
      */
     public static boolean inputEnded(Object channel, Throwable thrown) {
+        if (thrown instanceof VirtualMachineError) {
+            return false;
+        }
         return guard(null, channel, thrown, Boolean.FALSE, (p, l, ch, t) -> {
             KafkaChannel c = (KafkaChannel) ch;
             String id = c.id();

@@ -20,7 +20,9 @@ import java.util.function.IntSupplier;
 import kafka.server.KafkaApis;
 import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.asm.Advice;
+import net.bytebuddy.description.method.MethodDescription;
 import net.bytebuddy.dynamic.DynamicType;
+import net.bytebuddy.implementation.bytecode.member.MethodInvocation;
 import org.apache.kafka.common.protocol.ApiKeys;
 
 /**
@@ -37,6 +39,19 @@ import org.apache.kafka.common.protocol.ApiKeys;
  * anything else; {@link #activate} is called on the installing thread.
  */
 public abstract class KafkaBinding implements Interceptor.Binding {
+
+    /**
+     * @return what the advice does with a throwable of its own (none should reach it: the hooks catch their own):
+     *     {@link Hooks#adviceThrew} lets a {@link VirtualMachineError} through and counts any other
+     */
+    static Advice.ExceptionHandler adviceFaults() {
+        try {
+            return new Advice.ExceptionHandler.Simple(MethodInvocation.invoke(
+                    new MethodDescription.ForLoadedMethod(Hooks.class.getMethod("adviceThrew", Throwable.class))));
+        } catch (NoSuchMethodException e) {
+            throw new IllegalStateException(e);
+        }
+    }
 
     private final KafkaLine line;
     /** The APIs whose deferred-dispatch hooks are installed; set by {@link #deferredDispatch(Set)} before install. */
@@ -170,12 +185,14 @@ public abstract class KafkaBinding implements Interceptor.Binding {
     @Override
     public final AgentBuilder advise(AgentBuilder builder) {
         AgentBuilder b = builder;
+        Advice.ExceptionHandler faults = adviceFaults();
         for (Map.Entry<String, List<AdvisedMethod>> type : byClass().entrySet()) {
             List<AdvisedMethod> methods = type.getValue();
             b = b.type(named(type.getKey())).transform((dynamicType, description, loader, module, domain) -> {
                 DynamicType.Builder<?> t = dynamicType;
                 for (AdvisedMethod m : methods) {
-                    t = t.visit(Advice.to(m.advice()).on(m.matcher()));
+                    t = t.visit(
+                            Advice.to(m.advice()).withExceptionHandler(faults).on(m.matcher()));
                 }
                 return t;
             });

@@ -109,6 +109,8 @@ final class KafkaNetworkProcessor implements NetworkProcessor<Object, Object> {
         try {
             this.responseQueue = (LinkedBlockingDeque<?>) RESPONSE_QUEUE.invoke(processor);
             this.requestChannel = (RequestChannel) REQUEST_CHANNEL.invoke(processor);
+        } catch (VirtualMachineError vme) {
+            throw vme;
         } catch (Throwable t) {
             throw new IllegalStateException("kpipe: cannot read processor " + processor.id(), t);
         }
@@ -134,6 +136,8 @@ final class KafkaNetworkProcessor implements NetworkProcessor<Object, Object> {
     static String listenerNameOf(Processor processor) {
         try {
             return ((ListenerName) LISTENER_NAME.invoke(processor)).value();
+        } catch (VirtualMachineError vme) {
+            throw vme;
         } catch (Throwable t) {
             throw new IllegalStateException("kpipe: cannot read the processor's listener", t);
         }
@@ -243,11 +247,15 @@ final class KafkaNetworkProcessor implements NetworkProcessor<Object, Object> {
                 Interceptor.hookFault();
                 throw new IllegalStateException("the broker did not begin the deferred re-authentication");
             }
+        } catch (VirtualMachineError vme) {
+            throw vme;
         } catch (Throwable t) {
             // As Processor.processCompletedReceives does for an exception while handling a receive.
             LOG.error("Closing socket for {} because of error", connectionId, t);
             try {
                 close(connectionId);
+            } catch (VirtualMachineError vme) {
+                throw vme;
             } catch (Throwable e) {
                 LOG.error("kpipe: cannot close connection {}", connectionId, e);
             }
