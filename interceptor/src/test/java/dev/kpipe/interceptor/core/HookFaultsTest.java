@@ -9,22 +9,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import dev.kpipe.interceptor.BrokerHooks;
 import dev.kpipe.interceptor.Interceptor;
 import dev.kpipe.spi.NetworkEventListener;
-import dev.kpipe.spi.ResponseKind;
-import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
-import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import kafka.network.RequestChannel;
 import kafka.server.KafkaApis;
 import net.bytebuddy.ByteBuddy;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.dynamic.loading.ClassLoadingStrategy;
-import org.apache.kafka.common.metrics.KafkaMetric;
 import org.apache.kafka.common.metrics.Metrics;
-import org.apache.kafka.common.metrics.MetricsReporter;
-import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.RequestContext;
 import org.junit.jupiter.api.Test;
 
@@ -44,87 +36,6 @@ class HookFaultsTest {
         }
     }
 
-    /** A kpipe reporter giving its broker's hooks. */
-    private record Owner(BrokerHooks hooks) implements MetricsReporter, BrokerHooks.Owner {
-        @Override
-        public BrokerHooks brokerHooks() {
-            return hooks;
-        }
-
-        @Override
-        public void init(List<KafkaMetric> metrics) {}
-
-        @Override
-        public void metricChange(KafkaMetric metric) {}
-
-        @Override
-        public void metricRemoval(KafkaMetric metric) {}
-
-        @Override
-        public void close() {}
-
-        @Override
-        public void configure(Map<String, ?> configs) {}
-    }
-
-    /** A request model that knows no request: the listener under test gets a {@code null} context. */
-    private static final class NoModel implements RequestModel {
-        @Override
-        public int processorOf(Object request) {
-            return 0;
-        }
-
-        @Override
-        public RequestContext contextOf(Object request) {
-            return null;
-        }
-
-        @Override
-        public AbstractRequest bodyOf(Object request) {
-            return null;
-        }
-
-        @Override
-        public int sizeInBytesOf(Object request) {
-            return 0;
-        }
-
-        @Override
-        public void sendRequest(RequestChannel channel, Object request) {}
-
-        @Override
-        public Object requestOf(Object response) {
-            return null;
-        }
-
-        @Override
-        public ResponseKind kindOf(Object response) {
-            return ResponseKind.SEND;
-        }
-
-        @Override
-        public void markDequeued(Object response, long nanoTime) {}
-
-        @Override
-        public void discard(Object response) {}
-    }
-
-    /**
-     * A {@code KafkaApis} of which only its {@code metrics} are set (allocated without its constructor, which wants a
-     * whole broker): what {@link Brokers#of(KafkaApis)} reads to find the broker's hooks.
-     */
-    private static KafkaApis apisWith(Metrics metrics) throws Exception {
-        Field unsafeField = Class.forName("sun.misc.Unsafe").getDeclaredField("theUnsafe");
-        unsafeField.setAccessible(true);
-        Object unsafe = unsafeField.get(null);
-        KafkaApis apis = (KafkaApis)
-                unsafe.getClass().getMethod("allocateInstance", Class.class).invoke(unsafe, KafkaApis.class);
-        Field f = KafkaApis.class.getDeclaredField("metrics");
-        f.setAccessible(true);
-        f.set(apis, metrics);
-        return apis;
-    }
-
     @Test
     void theHandlersHookCountsAnOrdinaryThrowableAndLetsAnOutOfMemoryErrorThrough() throws Exception {
         BrokerHooks broker = new BrokerHooks("node 1", Set.of("PLAINTEXT"));
@@ -139,10 +50,9 @@ class HookFaultsTest {
                 throw (RuntimeException) t;
             }
         });
-        Metrics metrics = new Metrics();
-        metrics.addReporter(new Owner(broker));
-        KafkaApis apis = apisWith(metrics);
-        Hooks.activate(new NoModel(), null, Set.of());
+        Metrics metrics = FakeBroker.metrics(broker);
+        KafkaApis apis = FakeBroker.apis(metrics);
+        Hooks.activate(new FakeBroker.NoModel(), null, Set.of());
         Object request = new Object();
 
         Thrower.next = new IllegalStateException("a listener's bug");
