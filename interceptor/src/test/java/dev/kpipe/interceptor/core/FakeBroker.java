@@ -27,11 +27,23 @@ final class FakeBroker {
 
     private FakeBroker() {}
 
-    /** A kpipe reporter giving its broker's hooks. */
-    record Owner(BrokerHooks hooks) implements MetricsReporter, BrokerHooks.Owner {
+    /** A kpipe reporter giving its broker's hooks; counts how often it was told a newer one took over. */
+    static final class Owner implements MetricsReporter, BrokerHooks.Owner {
+        final BrokerHooks hooks;
+        int superseded;
+
+        Owner(BrokerHooks hooks) {
+            this.hooks = hooks;
+        }
+
         @Override
         public BrokerHooks brokerHooks() {
             return hooks;
+        }
+
+        @Override
+        public void superseded() {
+            superseded++;
         }
 
         @Override
