@@ -65,7 +65,7 @@ public final class Interceptor {
         /** @return the Kafka version line(s) it serves, e.g. {@code 4.4} or {@code 4.1-4.3} */
         String versionLine();
 
-        /** @return every broker member the advice and the processor binding use */
+        /** @return every broker member the advice and the network processors ({@code KafkaNetworkProcessor}) use */
         List<HookPoint> hookPoints();
 
         /** @return the names of the broker classes the advice transforms */
@@ -349,7 +349,7 @@ public final class Interceptor {
 
     /**
      * @return requests read on pipelined listeners in the same poll in which the selector closed their connection,
-     *     dropped unanswered before the broker processed them (see {@code ProcessorBinding.dropOrphanedReceives});
+     *     dropped unanswered before the broker processed them (see {@code KafkaNetworkProcessor.dropOrphanedReceives});
      *     thread: any
      */
     public static long orphanedReceives() {

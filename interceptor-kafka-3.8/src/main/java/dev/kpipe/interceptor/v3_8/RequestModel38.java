@@ -2,6 +2,7 @@
 package dev.kpipe.interceptor.v3_8;
 
 import dev.kpipe.interceptor.HookPoint;
+import dev.kpipe.interceptor.core.KafkaLine;
 import dev.kpipe.interceptor.core.RequestModel;
 import dev.kpipe.spi.ResponseKind;
 import java.util.List;
@@ -27,29 +28,35 @@ public final class RequestModel38 implements RequestModel {
     public static final String RESPONSE = "kafka.network.RequestChannel$Response";
 
     /**
-     * {@code Request.body} is {@code body[T <: AbstractRequest](implicit ClassTag[T])}: with {@code AbstractRequest} it
-     * returns the parsed body as is ({@code loggableRequest} would copy and redact some request types).
+     * The model as data: the Scala request and response classes, the members and response classes it uses, and the
+     * completion setter {@code callbackRequestCompleteTimeNanos_$eq(scala.Option)} (the same on 3.8 to 4.3).
      */
-    private static final ClassTag<AbstractRequest> ANY_REQUEST = ClassTag$.MODULE$.apply(AbstractRequest.class);
+    public static final KafkaLine.Requests REQUESTS = new KafkaLine.Requests(
+            REQUEST,
+            RESPONSE,
+            List.of(
+                    HookPoint.method(REQUEST, "context"),
+                    HookPoint.method(REQUEST, "body", "scala.reflect.ClassTag"),
+                    HookPoint.method(REQUEST, "sizeInBytes"),
+                    HookPoint.method(REQUEST, "processor"),
+                    HookPoint.method(REQUEST, "responseDequeueTimeNanos_$eq", "long"),
+                    HookPoint.method(REQUEST, "updateRequestMetrics", "long", RESPONSE),
+                    HookPoint.method(RESPONSE, "request"),
+                    HookPoint.type("kafka.network.RequestChannel$SendResponse"),
+                    HookPoint.type("kafka.network.RequestChannel$NoOpResponse"),
+                    HookPoint.type("kafka.network.RequestChannel$CloseConnectionResponse"),
+                    HookPoint.type("kafka.network.RequestChannel$StartThrottlingResponse"),
+                    HookPoint.type("kafka.network.RequestChannel$EndThrottlingResponse")),
+            HookPoint.method(REQUEST, "callbackRequestCompleteTimeNanos_$eq", "scala.Option"),
+            RequestModel38::new);
 
     /**
-     * @return the hook points of this model: the Scala request and response members and response classes (the same
-     *     on 3.8 to 4.3)
+     * {@code Request.body} is {@code body[T <: AbstractRequest](implicit ClassTag[T])}: with {@code AbstractRequest} it
+     * returns the parsed body as is ({@code loggableRequest} would copy and redact some request types). A holder, so
+     * that reading {@link #REQUESTS} (at binding choice) initialises nothing of Scala's.
      */
-    public static List<HookPoint> hookPoints() {
-        return List.of(
-                HookPoint.method(REQUEST, "context"),
-                HookPoint.method(REQUEST, "body", "scala.reflect.ClassTag"),
-                HookPoint.method(REQUEST, "sizeInBytes"),
-                HookPoint.method(REQUEST, "processor"),
-                HookPoint.method(REQUEST, "responseDequeueTimeNanos_$eq", "long"),
-                HookPoint.method(REQUEST, "updateRequestMetrics", "long", RESPONSE),
-                HookPoint.method(RESPONSE, "request"),
-                HookPoint.type("kafka.network.RequestChannel$SendResponse"),
-                HookPoint.type("kafka.network.RequestChannel$NoOpResponse"),
-                HookPoint.type("kafka.network.RequestChannel$CloseConnectionResponse"),
-                HookPoint.type("kafka.network.RequestChannel$StartThrottlingResponse"),
-                HookPoint.type("kafka.network.RequestChannel$EndThrottlingResponse"));
+    private static final class AnyRequest {
+        static final ClassTag<AbstractRequest> TAG = ClassTag$.MODULE$.apply(AbstractRequest.class);
     }
 
     @Override
@@ -64,7 +71,7 @@ public final class RequestModel38 implements RequestModel {
 
     @Override
     public AbstractRequest bodyOf(Object request) {
-        return ((RequestChannel.Request) request).body(ANY_REQUEST);
+        return ((RequestChannel.Request) request).body(AnyRequest.TAG);
     }
 
     @Override

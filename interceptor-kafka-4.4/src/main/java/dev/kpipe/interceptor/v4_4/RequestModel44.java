@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.interceptor.v4_4;
 
+import dev.kpipe.interceptor.HookPoint;
+import dev.kpipe.interceptor.core.KafkaLine;
 import dev.kpipe.interceptor.core.RequestModel;
 import dev.kpipe.spi.ResponseKind;
+import java.util.List;
 import kafka.network.RequestChannel;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.RequestContext;
@@ -16,6 +19,33 @@ import org.apache.kafka.network.StartThrottlingResponse;
 
 /** {@link RequestModel} over Kafka 4.4's {@code org.apache.kafka.network.Request} and {@code Response}. Stateless. */
 final class RequestModel44 implements RequestModel {
+
+    static final String REQUEST = "org.apache.kafka.network.Request";
+    static final String RESPONSE = "org.apache.kafka.network.Response";
+
+    /**
+     * The model as data: the Java request and response classes, the members and response classes it uses, and the
+     * completion setter {@code callbackRequestCompleteTimeNanos(java.util.OptionalLong)}.
+     */
+    static final KafkaLine.Requests REQUESTS = new KafkaLine.Requests(
+            REQUEST,
+            RESPONSE,
+            List.of(
+                    HookPoint.method(REQUEST, "context"),
+                    HookPoint.method(REQUEST, "body"),
+                    HookPoint.method(REQUEST, "sizeInBytes"),
+                    HookPoint.method(REQUEST, "processor"),
+                    HookPoint.method(REQUEST, "responseDequeueTimeNanos", "long"),
+                    HookPoint.method(REQUEST, "updateRequestMetrics", "long", "java.util.Optional"),
+                    HookPoint.method(RESPONSE, "request"),
+                    HookPoint.method(RESPONSE, "responseLog"),
+                    HookPoint.method("org.apache.kafka.network.SendResponse", "request"),
+                    HookPoint.method("org.apache.kafka.network.NoOpResponse", "request"),
+                    HookPoint.method("org.apache.kafka.network.CloseConnectionResponse", "request"),
+                    HookPoint.method("org.apache.kafka.network.StartThrottlingResponse", "request"),
+                    HookPoint.method("org.apache.kafka.network.EndThrottlingResponse", "request")),
+            HookPoint.method(REQUEST, "callbackRequestCompleteTimeNanos", "java.util.OptionalLong"),
+            RequestModel44::new);
 
     @Override
     public int processorOf(Object request) {

@@ -10,10 +10,11 @@ import org.apache.kafka.common.protocol.ApiKeys;
 /**
  * The static entry points of deferred dispatch (KIP-890 transaction verification): {@link AppendAdvice} and
  * {@link KafkaApisAdvice} call them, and they forward to the active {@link DeferredAppends}, which tells the listener
- * {@code onDispatchDeferred} and, once the append happened, {@code onRequestDispatched}. Each swallows (and counts) any
- * throwable so that none reaches a broker thread. Without deferred dispatch (the binding lacks its hook points, or no
- * listener is active) every entry point does nothing and {@link #handleReturned} is always true: dispatch at
- * handle-return, as for every non-transactional request.
+ * {@code onDispatchDeferred} and, once the append happened, {@code onRequestDispatched}. Each runs in one guard
+ * ({@link #guard}), which counts a throwable so that none reaches a broker thread, but for a {@link
+ * VirtualMachineError}. Without deferred dispatch (the binding lacks its hook points, or no listener is active) every
+ * entry point does nothing and {@link #handleReturned} is always true: dispatch at handle-return, as for every
+ * non-transactional request.
  *
  * <p>Threads: as noted per method. Public only because advice is inlined into the broker's classes; not an API.
  */
@@ -53,42 +54,34 @@ public final class AppendHooks {
     }
 
     /**
-     * Tells a broker's listener (if it still runs) about deferred and completed appends; swallows (and counts) what it
-     * throws.
+     * Tells a broker's listener (if it still runs) about deferred and completed appends; counts what it throws, so
+     * that a listener's fault leaves {@link DeferredAppends}' bookkeeping whole (a {@link VirtualMachineError} goes
+     * on).
      */
     private record AppendSignals(BrokerHooks broker, RequestModel m) implements DeferredAppends.Signals {
         @Override
         public void deferred(Object request) {
-            try {
-                NetworkEventListener<Object, Object> l = broker.listener();
-                if (l != null) {
-                    l.onDispatchDeferred(request, m.contextOf(request));
-                }
-            } catch (Throwable t) {
-                Interceptor.hookFault();
-            }
+            signal(request, false);
         }
 
         @Override
         public void dispatched(Object request) {
+            signal(request, true);
+        }
+
+        private void signal(Object request, boolean dispatched) {
             try {
                 NetworkEventListener<Object, Object> l = broker.listener();
-                if (l != null) {
-                    l.onRequestDispatched(request, m.contextOf(request));
+                if (l == null) {
+                    return;
                 }
-            } catch (Throwable t) {
-                Interceptor.hookFault();
-            }
-        }
-    }
-
-    /** {@code KafkaApis.handle} enter. Thread: request handler. */
-    public static void handling(Object apis, Object request) {
-        DeferredAppends a = appends;
-        if (a != null) {
-            try {
-                Hooks.HandlerBinding h = Hooks.handler(apis);
-                a.handling(request, h.listener() == null ? null : h.signals());
+                if (dispatched) {
+                    l.onRequestDispatched(request, m.contextOf(request));
+                } else {
+                    l.onDispatchDeferred(request, m.contextOf(request));
+                }
+            } catch (VirtualMachineError e) {
+                throw e;
             } catch (Throwable t) {
                 Interceptor.hookFault();
             }
@@ -96,14 +89,56 @@ public final class AppendHooks {
     }
 
     /**
-     * {@code KafkaApis.handle} exit (from {@link Hooks#dispatched}). Thread: request handler.
+     * A hook's body on the deferred appends; implementations capture nothing, so that a hook allocates nothing.
      *
-     * @return true if the request is dispatched now; false if its append is deferred and the dispatch is signalled
-     *     later, when the append happened
+     * @param <A> the first argument's type
+     * @param <B> the second argument's type
+     * @param <R> the answer's type ({@code Void} for none)
+     */
+    @FunctionalInterface
+    interface AppendHook<A, B, R> {
+        R run(DeferredAppends appends, A a, B b) throws Throwable;
+    }
+
+    /**
+     * The guard every hook of deferred dispatch runs in: answers {@code otherwise} while the binding does not report
+     * deferred appends, else runs the body. A throwable is counted and answered with {@code otherwise}, but for a
+     * {@link VirtualMachineError}, which is rethrown.
+     *
+     * @return the body's answer, or {@code otherwise}
+     */
+    private static <A, B, R> R guard(A a, B b, R otherwise, AppendHook<A, B, R> hook) {
+        DeferredAppends d = appends;
+        if (d == null) {
+            return otherwise;
+        }
+        try {
+            return hook.run(d, a, b);
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (Throwable t) {
+            Interceptor.hookFault();
+            return otherwise;
+        }
+    }
+
+    /** {@code KafkaApis.handle} enter. Thread: request handler. */
+    public static void handling(Object apis, Object request) {
+        guard(apis, request, null, (d, a, r) -> {
+            HandlerHooks.HandlerBroker h = HandlerHooks.handler(a);
+            d.handling(r, h.listener() == null ? null : h.signals());
+            return null;
+        });
+    }
+
+    /**
+     * {@code KafkaApis.handle} exit (from {@link HandlerHooks#dispatched}). Thread: request handler.
+     *
+     * @return true if the request is dispatched now (also without deferred dispatch, or on a fault); false if its
+     *     append is deferred and the dispatch is signalled later, when the append happened
      */
     static boolean handleReturned(Object request) {
-        DeferredAppends a = appends;
-        return a == null || a.handleReturned(request);
+        return guard(request, null, Boolean.TRUE, (d, r, b) -> d.handleReturned(r));
     }
 
     /**
@@ -113,14 +148,12 @@ public final class AppendHooks {
      * @param response the broker's response
      */
     static void responseSent(Object response) {
-        DeferredAppends a = appends;
-        if (a != null && a.anyPending()) {
-            try {
-                a.responseSent(model.requestOf(response));
-            } catch (Throwable t) {
-                Interceptor.hookFault();
+        guard(response, null, null, (d, r, b) -> {
+            if (d.anyPending()) {
+                d.responseSent(model.requestOf(r));
             }
-        }
+            return null;
+        });
     }
 
     /**
@@ -129,15 +162,10 @@ public final class AppendHooks {
      * TXN_OFFSET_COMMIT), its order-defining write is deferred. Thread: any.
      */
     public static void verificationStarted() {
-        DeferredAppends a = appends;
-        if (a == null) {
-            return;
-        }
-        try {
-            a.verificationStarted(AppendHooks::isTracked);
-        } catch (Throwable t) {
-            Interceptor.hookFault();
-        }
+        guard(null, null, null, (d, a, b) -> {
+            d.verificationStarted(AppendHooks::isTracked);
+            return null;
+        });
     }
 
     private static boolean isTracked(Object request) {
@@ -152,15 +180,10 @@ public final class AppendHooks {
      * @param callback the callback ({@code scala.Function1})
      */
     public static void partitionVerification(Object callback) {
-        DeferredAppends a = appends;
-        if (a == null) {
-            return;
-        }
-        try {
-            a.partitionVerification(callback);
-        } catch (Throwable t) {
-            Interceptor.hookFault();
-        }
+        guard(callback, null, null, (d, c, b) -> {
+            d.partitionVerification(c);
+            return null;
+        });
     }
 
     /**
@@ -170,41 +193,26 @@ public final class AppendHooks {
      * @param callback the callback it invoked
      */
     public static void verificationCallbackReturned(Object callback) {
-        DeferredAppends a = appends;
-        if (a == null) {
-            return;
-        }
-        try {
-            a.verificationCallbackReturned(callback);
-        } catch (Throwable t) {
-            Interceptor.hookFault();
-        }
+        guard(callback, null, null, (d, c, b) -> {
+            d.verificationCallbackReturned(c);
+            return null;
+        });
     }
 
     /** {@code addOrVerifyTransaction} threw. Thread: any. */
     public static void verificationThrew() {
-        DeferredAppends a = appends;
-        if (a == null) {
-            return;
-        }
-        try {
-            a.verificationThrew();
-        } catch (Throwable t) {
-            Interceptor.hookFault();
-        }
+        guard(null, null, null, (d, a, b) -> {
+            d.verificationThrew();
+            return null;
+        });
     }
 
     /** {@code KafkaRequestHandler$.$anonfun$wrapAsyncCallback$2} enter. Thread: any. */
     public static void callbackInvoked(Object request) {
-        DeferredAppends a = appends;
-        if (a == null) {
-            return;
-        }
-        try {
-            a.callbackInvoked(request);
-        } catch (Throwable t) {
-            Interceptor.hookFault();
-        }
+        guard(request, null, null, (d, r, b) -> {
+            d.callbackInvoked(r);
+            return null;
+        });
     }
 
     /**
@@ -213,17 +221,12 @@ public final class AppendHooks {
      * Thread: any.
      */
     public static void callbackCompleted(Object request, Object time) {
-        DeferredAppends a = appends;
-        if (a == null) {
-            return;
-        }
-        try {
-            if (isTime(time)) {
-                a.callbackCompleted(request);
+        guard(request, time, null, (d, r, t) -> {
+            if (isTime(t)) {
+                d.callbackCompleted(r);
             }
-        } catch (Throwable t) {
-            Interceptor.hookFault();
-        }
+            return null;
+        });
     }
 
     /**

@@ -1,15 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.interceptor.core;
 
-import dev.kpipe.interceptor.BrokerHooks;
 import dev.kpipe.interceptor.Interceptor;
 import dev.kpipe.spi.Admission;
-import dev.kpipe.spi.BrokerServices;
 import dev.kpipe.spi.NetworkEventListener;
 import java.util.Set;
 import java.util.function.Supplier;
 import kafka.network.Processor;
-import kafka.server.KafkaApis;
 import org.apache.kafka.common.network.KafkaChannel;
 import org.apache.kafka.common.network.NetworkReceive;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -18,126 +15,124 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The static entry points the inlined advice calls, for every Kafka version line: the hooked members of
- * {@code kafka.network.Processor}, {@code RequestChannel} and {@code KafkaApis} are the same in 3.8 to 4.4; the
- * version's request and response classes are reached through the active binding's {@link RequestModel}, its metadata
- * cache and purgatory through the binding ({@link KafkaBinding#topicNames}, {@link KafkaBinding#delayedProduceRequests}). Each entry
- * point translates the broker's objects to the SPI, calls the listener, and swallows (and counts) any throwable so
- * that none reaches a broker thread; on a throwable the broker's own behaviour proceeds.
+ * The static entry points the inlined advice calls on network threads, for every Kafka line: the hooked members of
+ * {@code kafka.network.Processor}, {@code RequestChannel} and {@code KafkaChannel} are the same in 3.8 to 4.4; the
+ * line's request and response classes are reached through its {@link RequestModel}. Each hook runs in one guard
+ * ({@link #guard}): it translates the broker's objects to the SPI and calls the listener, and on a throwable (counted
+ * in {@link Interceptor#hookFaults()}) the broker's own behaviour proceeds; a {@link VirtualMachineError} goes on to
+ * the broker thread, as it would without kpipe. The request handler's hooks are {@link HandlerHooks}, deferred
+ * dispatch's {@link AppendHooks}.
  *
- * <p>Threads: as noted per method (network threads, request handler threads). One binding is active per JVM; each
- * broker has its own listener, found from the processor or {@code KafkaApis} a hook runs for ({@link Brokers}) and
- * kept per thread.
+ * <p>Threads: network threads. One binding is active per JVM; each broker has its own listener, found from the
+ * processor a hook runs for ({@link Brokers}) and kept per thread.
  *
  * <p>Public only because advice is inlined into the broker's classes; not an API.
  */
 public final class Hooks {
 
-    private static final Logger LOG = LoggerFactory.getLogger("org.apache.kafka.common.network.Selector");
+    private static final Logger LOG = LoggerFactory.getLogger(Hooks.class);
+    /** For the one line that reproduces the WARN of {@code Selector.pollSelectionKeys}, under its logger. */
+    private static final Logger SELECTOR_LOG = LoggerFactory.getLogger("org.apache.kafka.common.network.Selector");
 
     /** The line's request model; published last at install: advice that sees it sees the binding. */
     private static volatile RequestModel model;
 
-    private static volatile KafkaBinding binding;
-
-    /** The binding of the processor whose network thread this is. */
-    private static final ThreadLocal<ProcessorBinding> CURRENT = new ThreadLocal<>();
-    /** The broker of the {@code KafkaApis} whose request handler thread this is. */
-    private static final ThreadLocal<HandlerBinding> HANDLER = new ThreadLocal<>();
+    /** The processor whose network thread this is. */
+    private static final ThreadLocal<KafkaNetworkProcessor> PROCESSOR = new ThreadLocal<>();
 
     private Hooks() {}
 
     /** Thread: any (install, before the advice is installed). */
-    static void activate(RequestModel requestModel, KafkaBinding kafkaBinding, Set<ApiKeys> deferredDispatch) {
-        binding = kafkaBinding;
+    static void activate(RequestModel requestModel, KafkaBinding binding, Set<ApiKeys> deferredDispatch) {
+        HandlerHooks.activate(requestModel, binding);
         AppendHooks.activate(requestModel, deferredDispatch);
         model = requestModel;
     }
 
     /**
-     * Thread: network. Binds the processor, and its broker's hooks, to its thread on its first round; again after a
-     * broker's kpipe changed if its own had none.
+     * A hook's body on a network thread. Implementations capture nothing (a lambda that captures nothing is one
+     * instance), so that a hook allocates nothing.
+     *
+     * @param <A> the first argument's type
+     * @param <B> the second argument's type
+     * @param <R> the answer's type ({@code Void} for none)
      */
-    private static ProcessorBinding binding(Object processor) {
-        ProcessorBinding b = CURRENT.get();
-        if (b == null || b.processor != processor || b.stale()) {
-            Processor p = (Processor) processor;
-            int generation = Interceptor.brokersGeneration();
-            b = new ProcessorBinding(p, Brokers.of(p), generation, model);
-            CURRENT.set(b);
-        }
-        return b;
+    @FunctionalInterface
+    interface NetworkHook<A, B, R> {
+        R run(KafkaNetworkProcessor processor, NetworkEventListener<Object, Object> listener, A a, B b)
+                throws Throwable;
     }
 
-    /** A request handler thread's broker: the hooks of the {@code KafkaApis} it last ran. */
-    record HandlerBinding(Object apis, BrokerHooks broker, int generation, DeferredAppends.Signals signals) {
-        boolean stale() {
-            return generation != Interceptor.brokersGeneration() && (broker == null || broker.listener() == null);
+    /**
+     * The guard every network-thread hook runs in: answers {@code otherwise} until the advice is active, finds the
+     * processor (made for this thread on its first round, or again after a broker's kpipe changed), answers {@code
+     * otherwise} if its connections have no listener, else runs the body. A throwable is counted and answered with
+     * {@code otherwise}, but for a {@link VirtualMachineError}, which is rethrown.
+     *
+     * @param processor the hooked {@code kafka.network.Processor}, or {@code null} for the processor whose network
+     *     thread this is (the hooks on {@code RequestChannel} and {@code KafkaChannel}; none before its first round)
+     * @return the body's answer, or {@code otherwise}
+     */
+    private static <A, B, R> R guard(Object processor, A a, B b, R otherwise, NetworkHook<A, B, R> hook) {
+        if (model == null) {
+            return otherwise;
         }
-
-        NetworkEventListener<Object, Object> listener() {
-            return broker == null ? null : broker.listener();
+        try {
+            KafkaNetworkProcessor p = processor == null ? PROCESSOR.get() : processor(processor);
+            NetworkEventListener<Object, Object> l = p == null ? null : p.listener();
+            return l == null ? otherwise : hook.run(p, l, a, b);
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (Throwable t) {
+            Interceptor.hookFault();
+            return otherwise;
         }
     }
 
-    /** Thread: request handler. */
-    static HandlerBinding handler(Object apis) {
-        HandlerBinding h = HANDLER.get();
-        if (h == null || h.apis != apis || h.stale()) {
+    /** @return this thread's {@link KafkaNetworkProcessor}, made again if it is another processor's or stale */
+    private static KafkaNetworkProcessor processor(Object processor) {
+        KafkaNetworkProcessor p = PROCESSOR.get();
+        if (p == null || p.processor != processor || p.stale()) {
+            Processor kafka = (Processor) processor;
             int generation = Interceptor.brokersGeneration();
-            BrokerHooks broker = Brokers.of((KafkaApis) apis);
-            h = new HandlerBinding(
-                    apis, broker, generation, broker == null ? null : AppendHooks.signals(broker, model));
-            HANDLER.set(h);
+            p = new KafkaNetworkProcessor(kafka, Brokers.of(kafka), generation, model);
+            PROCESSOR.set(p);
         }
-        return h;
+        return p;
+    }
+
+    /**
+     * What the advice does with a throwable of its own (its exception handler, {@link KafkaBinding#advise}): a
+     * {@link VirtualMachineError} goes on to the broker's thread; any other is counted and dropped. Thread: any.
+     *
+     * @param thrown what the advice threw
+     */
+    public static void adviceThrew(Throwable thrown) {
+        if (thrown instanceof VirtualMachineError e) {
+            throw e;
+        }
+        Interceptor.hookFault();
     }
 
     /** {@code Processor.processNewResponses} enter and exit. Thread: network. */
     public static void round(Object processor) {
-        if (model == null) {
-            return;
-        }
-        try {
-            ProcessorBinding b = binding(processor);
-            NetworkEventListener<Object, Object> l = b.listener();
-            if (l != null) {
-                l.onProcessorRound(b);
-            }
-        } catch (Throwable t) {
-            Interceptor.hookFault();
-        }
+        guard(processor, null, null, null, (p, l, a, b) -> {
+            l.onProcessorRound(p);
+            return null;
+        });
     }
 
     /** {@code Processor.dequeueResponse} exit. Thread: network. */
     public static Object dequeued(Object processor, Object response) {
-        if (model == null) {
-            return response;
-        }
-        try {
-            ProcessorBinding b = binding(processor);
-            NetworkEventListener<Object, Object> l = b.listener();
-            return l != null ? l.onResponseReady(b, response) : response;
-        } catch (Throwable t) {
-            Interceptor.hookFault();
-            return response;
-        }
+        return guard(processor, response, null, response, (p, l, r, b) -> l.onResponseReady(p, r));
     }
 
     /** {@code Processor.updateRequestMetrics} enter. Thread: network. */
     public static void completed(Object processor, Object response) {
-        if (model == null) {
-            return;
-        }
-        try {
-            ProcessorBinding b = binding(processor);
-            NetworkEventListener<Object, Object> l = b.listener();
-            if (l != null) {
-                l.onResponseWritten(b, response);
-            }
-        } catch (Throwable t) {
-            Interceptor.hookFault();
-        }
+        guard(processor, response, null, null, (p, l, r, b) -> {
+            l.onResponseWritten(p, r);
+            return null;
+        });
         AppendHooks.responseSent(response);
     }
 
@@ -148,25 +143,17 @@ public final class Hooks {
      * @return true to skip the broker's body
      */
     public static boolean muteEvent(Object processor, String connectionId, Object event) {
-        if (model == null) {
-            return false;
-        }
-        try {
-            ProcessorBinding b = binding(processor);
-            NetworkEventListener<Object, Object> l = b.listener();
-            if (l == null || !b.owns(connectionId)) {
+        return guard(processor, connectionId, event, Boolean.FALSE, (p, l, id, e) -> {
+            if (!p.owns(id)) {
                 return false;
             }
-            if (event == KafkaChannel.ChannelMuteEvent.THROTTLE_STARTED) {
-                l.onThrottleStarted(b, connectionId);
-            } else if (event == KafkaChannel.ChannelMuteEvent.THROTTLE_ENDED) {
-                l.onThrottleEnded(b, connectionId);
+            if (e == KafkaChannel.ChannelMuteEvent.THROTTLE_STARTED) {
+                l.onThrottleStarted(p, id);
+            } else if (e == KafkaChannel.ChannelMuteEvent.THROTTLE_ENDED) {
+                l.onThrottleEnded(p, id);
             } // REQUEST_RECEIVED, RESPONSE_SENT: the plugin mutes and unmutes the connection itself
             return true;
-        } catch (Throwable t) {
-            Interceptor.hookFault();
-            return false;
-        }
+        });
     }
 
     /**
@@ -177,107 +164,69 @@ public final class Hooks {
      * @return true to skip the broker's body
      */
     public static boolean tryUnmute(Object processor, String connectionId) {
-        if (model == null) {
-            return false;
-        }
-        try {
-            ProcessorBinding b = binding(processor);
-            NetworkEventListener<Object, Object> l = b.listener();
-            if (l == null) {
-                return false;
-            }
-            if (b.owns(connectionId)) {
+        return guard(processor, connectionId, null, Boolean.FALSE, (p, l, id, b) -> {
+            if (p.owns(id)) {
                 return true;
             }
-            if (b.mutedOnly(connectionId) && l.onUnmute(b, connectionId)) {
-                b.own(connectionId, true);
+            if (p.mutedOnly(id) && l.onUnmute(p, id)) {
+                p.own(id, true);
                 return true;
             }
             return false;
-        } catch (Throwable t) {
-            Interceptor.hookFault();
-            return false;
-        }
+        });
     }
 
     /**
      * {@code Processor.close(String)} enter. Thread: network. A close for a connection whose request, read in this
      * poll, was refused (its receive is still among the selector's completed receives: the close comes from {@code
-     * processCompletedReceives}) is offered to the listener first, which may take it over.
+     * processCompletedReceives}) is offered to the listener first, which may take it over. Otherwise the connection is
+     * the plugin's no more, and its close is reported, even if the offer threw.
      *
      * @return true to skip the broker's body (the listener closes the connection later)
      */
     public static boolean closed(Object processor, String connectionId) {
-        if (model == null) {
-            return false;
+        if (guard(
+                processor,
+                connectionId,
+                null,
+                Boolean.FALSE,
+                (p, l, id, b) -> p.owns(id) && p.hasCompletedReceive(id) && l.onRequestRejected(p, id))) {
+            return true;
         }
-        ProcessorBinding b;
-        NetworkEventListener<Object, Object> l = null;
-        try {
-            b = binding(processor);
-            l = b.listener();
-            if (l == null) {
-                return false;
-            }
-            if (b.owns(connectionId) && b.hasCompletedReceive(connectionId) && l.onRequestRejected(b, connectionId)) {
-                return true;
-            }
-        } catch (Throwable t) {
-            Interceptor.hookFault();
-            b = CURRENT.get();
-            l = b == null ? null : b.listener();
-        }
-        if (b != null && b.processor == processor && l != null) {
-            b.own(connectionId, false);
-            try {
+        guard(null, processor, connectionId, null, (p, l, hooked, id) -> {
+            if (p.processor == hooked) {
+                p.own(id, false);
                 // Once per connection (the SPI's contract): a connection the selector closed already in this poll is
                 // among its disconnections, reported by processDisconnected; a second close reports nothing.
-                if (b.hasChannel(connectionId)) {
-                    l.onConnectionClosed(b, connectionId);
+                if (p.hasChannel(id)) {
+                    l.onConnectionClosed(p, id);
                 }
-            } catch (Throwable t) {
-                Interceptor.hookFault();
             }
-        }
+            return null;
+        });
         return false;
     }
 
     /**
      * {@code Processor.processCompletedReceives} enter: drops the receives of connections the selector closed in this
-     * poll (see {@link ProcessorBinding#dropOrphanedReceives}). Thread: network.
+     * poll (see {@link KafkaNetworkProcessor#dropOrphanedReceives}). Thread: network.
      */
     public static void receives(Object processor) {
-        if (model == null) {
-            return;
-        }
-        try {
-            ProcessorBinding b = binding(processor);
-            if (b.listener() != null) {
-                Interceptor.orphanedReceives(b.dropOrphanedReceives());
-            }
-        } catch (Throwable t) {
-            Interceptor.hookFault();
-        }
+        guard(processor, null, null, null, (p, l, a, b) -> {
+            Interceptor.orphanedReceives(p.dropOrphanedReceives());
+            return null;
+        });
     }
 
     /** {@code Processor.processDisconnected} enter. Thread: network. */
     public static void disconnected(Object processor) {
-        if (model == null) {
-            return;
-        }
-        try {
-            ProcessorBinding b = binding(processor);
-            NetworkEventListener<Object, Object> l = b.listener();
-            if (l == null) {
-                return;
+        guard(processor, null, null, null, (p, l, a, b) -> {
+            for (String connectionId : p.processor.selector().disconnected().keySet()) {
+                p.own(connectionId, false);
+                l.onConnectionClosed(p, connectionId);
             }
-            for (String connectionId : b.processor.selector().disconnected().keySet()) {
-                b.own(connectionId, false);
-                l.onConnectionClosed(b, connectionId);
-            }
-        } catch (Throwable t) {
-            Interceptor.hookFault();
-        }
+            return null;
+        });
     }
 
     /**
@@ -286,60 +235,50 @@ public final class Hooks {
      * @return true to skip the broker's body (the request is held)
      */
     public static boolean requestReceived(Object channel, Object request) {
-        try {
-            ProcessorBinding b = CURRENT.get();
-            if (b == null || b.forwarding) {
+        return guard(null, request, null, Boolean.FALSE, (p, l, r, b) -> {
+            if (p.forwarding) {
                 return false;
             }
-            NetworkEventListener<Object, Object> l = b.listener();
-            if (l == null) {
+            RequestModel m = p.model;
+            if (m.processorOf(r) != p.processor.id()) {
                 return false;
             }
-            RequestModel m = b.model;
-            if (m.processorOf(request) != b.processor.id()) {
-                return false;
-            }
-            RequestContext context = m.contextOf(request);
-            Admission a = l.onRequestRead(b, request, context, m.bodyOf(request), m.sizeInBytesOf(request));
-            b.own(context.connectionId, a != Admission.CLASSIC);
+            RequestContext context = m.contextOf(r);
+            Admission a = l.onRequestRead(p, r, context, m.bodyOf(r), m.sizeInBytesOf(r));
+            p.own(context.connectionId, a != Admission.CLASSIC);
             return a == Admission.HELD;
-        } catch (Throwable t) {
-            Interceptor.hookFault();
-            return false;
-        }
+        });
     }
 
     /**
      * {@code KafkaChannel.maybeBeginServerReauthentication} enter. Thread: network (the processor that read the
      * {@code SASL_HANDSHAKE}); other callers (a channel of another processor, the plugin itself beginning a deferred
-     * re-authentication, a channel that would not begin re-authenticating) are left alone.
+     * re-authentication, a channel that would not begin re-authenticating) are left alone. Once per handshake, so its
+     * body may capture the clock.
      *
      * @return true to skip the broker's body and answer true: the plugin begins re-authentication later
      */
-    @SuppressWarnings("unchecked")
     public static boolean reauthentication(Object channel, Object handshake, Object clock) {
-        try {
-            ProcessorBinding b = CURRENT.get();
-            if (b == null || b.reauthenticating) {
-                return false;
-            }
-            NetworkEventListener<Object, Object> l = b.listener();
-            if (l == null) {
-                return false;
-            }
-            KafkaChannel c = (KafkaChannel) channel;
-            Supplier<Long> nanos = (Supplier<Long>) clock;
-            if (!b.serves(c) || !PendingReauthentication.wouldBegin(c, nanos)) {
-                return false;
-            }
-            boolean deferred =
-                    l.onReauthentication(b, c.id(), new PendingReauthentication(c, (NetworkReceive) handshake, nanos));
-            b.own(c.id(), deferred);
-            return deferred;
-        } catch (Throwable t) {
-            Interceptor.hookFault();
+        return guard(null, channel, handshake, Boolean.FALSE, (p, l, c, h) -> reauthentication(p, l, c, h, clock));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static boolean reauthentication(
+            KafkaNetworkProcessor p,
+            NetworkEventListener<Object, Object> l,
+            Object channel,
+            Object handshake,
+            Object clock)
+            throws Throwable {
+        KafkaChannel c = (KafkaChannel) channel;
+        Supplier<Long> nanos = (Supplier<Long>) clock;
+        if (p.reauthenticating || !p.serves(c) || !PendingReauthentication.wouldBegin(c, nanos)) {
             return false;
         }
+        boolean deferred =
+                l.onReauthentication(p, c.id(), new PendingReauthentication(c, (NetworkReceive) handshake, nanos));
+        p.own(c.id(), deferred);
+        return deferred;
     }
 
     /**
@@ -349,29 +288,25 @@ public final class Hooks {
      * ({@link NetworkEventListener#onInputEnded}), which may take it over: the throwable is then dropped, logged as
      * the selector would have logged it. The listener mutes the channel at once, so the selector reads it no more (an
      * end of stream would be read again at every poll); {@code Selector.attemptRead} then sees a muted channel and
-     * flags memory pressure, which its next poll clears, unmuting no channel that was muted explicitly. Thread:
-     * network (other callers, such as the broker's own client selectors, are left alone).
+     * flags memory pressure, which its next poll clears, unmuting no channel that was muted explicitly. A
+     * {@link VirtualMachineError} is never dropped. Thread: network (other callers, such as the broker's own client
+     * selectors, are left alone).
      *
      * @return true to drop the throwable (the read answers 0 bytes; the plugin closes the connection later)
      */
     public static boolean inputEnded(Object channel, Throwable thrown) {
-        try {
-            ProcessorBinding b = CURRENT.get();
-            NetworkEventListener<Object, Object> l = b == null ? null : b.listener();
-            if (l == null) {
-                return false;
-            }
-            KafkaChannel c = (KafkaChannel) channel;
-            String id = c.id();
-            if (!b.owns(id) || !b.serves(c) || !l.onInputEnded(b, id, thrown)) {
-                return false;
-            }
-            logInputEnded(c, thrown);
-            return true;
-        } catch (Throwable t) {
-            Interceptor.hookFault();
+        if (thrown instanceof VirtualMachineError) {
             return false;
         }
+        return guard(null, channel, thrown, Boolean.FALSE, (p, l, ch, t) -> {
+            KafkaChannel c = (KafkaChannel) ch;
+            String id = c.id();
+            if (!p.owns(id) || !p.serves(c) || !l.onInputEnded(p, id, t)) {
+                return false;
+            }
+            logInputEnded(c, t);
+            return true;
+        });
     }
 
     /** As {@code Selector.pollSelectionKeys} logs the throwable it closes a channel for. */
@@ -386,52 +321,12 @@ public final class Hooks {
                         thrown);
             }
         } else {
-            LOG.warn(
+            SELECTOR_LOG.warn(
                     "Unexpected error from {} (channelId={}); closing connection once the requests read before are"
                             + " answered",
                     c.socketDescription(),
                     c.id(),
                     thrown);
-        }
-    }
-
-    /** {@code KafkaApis.handle} exit, normal or exceptional. Thread: request handler. */
-    public static void dispatched(Object apis, Object request) {
-        if (model == null) {
-            return;
-        }
-        boolean now;
-        try {
-            now = AppendHooks.handleReturned(request); // first: the hand-off forgets the thread's handle either way
-        } catch (Throwable t) {
-            Interceptor.hookFault();
-            now = true;
-        }
-        HandlerBinding h;
-        try {
-            h = handler(apis);
-        } catch (Throwable t) {
-            Interceptor.hookFault();
-            return;
-        }
-        NetworkEventListener<Object, Object> l = h.listener();
-        try {
-            // before the services, so that a fault publishing the topic names cannot leave the request undispatched
-            if (now && l != null) {
-                l.onRequestDispatched(request, model.contextOf(request));
-            }
-        } catch (Throwable t) {
-            Interceptor.hookFault();
-        }
-        if (l != null && h.broker().claimServices()) {
-            try {
-                KafkaBinding b = binding;
-                KafkaApis a = (KafkaApis) apis;
-                l.onBrokerServices(
-                        new BrokerServices(b.topicNames(a), new KafkaBrokerLoad(a, b.delayedProduceRequests(a))));
-            } catch (Throwable t) {
-                Interceptor.hookFault();
-            }
         }
     }
 }

@@ -17,6 +17,6 @@ final class KafkaApisAdvice {
 
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
     static void exit(@Advice.This Object apis, @Advice.Argument(0) Object request) {
-        Hooks.dispatched(apis, request);
+        HandlerHooks.dispatched(apis, request);
     }
 }

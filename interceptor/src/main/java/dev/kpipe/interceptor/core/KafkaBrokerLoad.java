@@ -27,6 +27,8 @@ final class KafkaBrokerLoad implements BrokerLoad {
                             RequestChannel.class, MethodHandles.lookup())
                     .findVirtual(RequestChannel.class, "requestQueue", MethodType.methodType(ArrayBlockingQueue.class))
                     .invoke(channel);
+        } catch (VirtualMachineError e) {
+            throw e;
         } catch (Throwable t) {
             throw new IllegalStateException("kpipe: cannot read the request queue", t);
         }

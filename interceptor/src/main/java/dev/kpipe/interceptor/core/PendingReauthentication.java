@@ -34,6 +34,8 @@ record PendingReauthentication(KafkaChannel channel, NetworkReceive handshake, S
             MIN_REAUTHENTICATION_INTERVAL_NANOS = (long)
                     lookup.findStaticGetter(KafkaChannel.class, "MIN_REAUTH_INTERVAL_ONE_SECOND_NANOS", long.class)
                             .invoke();
+        } catch (VirtualMachineError e) {
+            throw e;
         } catch (Throwable t) {
             throw new ExceptionInInitializerError(t);
         }

@@ -10,7 +10,7 @@ import org.apache.kafka.common.requests.RequestContext;
  * The Kafka-version-specific half of a binding: how to read and act on the broker's request and response objects,
  * whose classes differ between version lines (Scala {@code kafka.network.RequestChannel$Request} and
  * {@code $Response} up to 4.3, Java {@code org.apache.kafka.network.Request} and {@code Response} from 4.4). The
- * version-independent half ({@link Hooks}, {@link ProcessorBinding}) passes them as opaque {@code Object} handles.
+ * version-independent half ({@link Hooks}, {@link KafkaNetworkProcessor}) passes them as opaque {@code Object} handles.
  *
  * <p>Implementations are stateless and thread-safe; each method is one or two direct calls on the broker's objects
  * (no reflection on the hot path). Every method may throw if given an object of another type; the callers in

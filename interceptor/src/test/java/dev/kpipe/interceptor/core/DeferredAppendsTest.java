@@ -51,7 +51,7 @@ class DeferredAppendsTest {
         CompletableFuture.runAsync(r, other).get(10, TimeUnit.SECONDS);
     }
 
-    /** What {@code Hooks.dispatched} does at handle-return. */
+    /** What {@code HandlerHooks.dispatched} does at handle-return. */
     private void handleReturns(Object request) {
         if (appends.handleReturned(request)) {
             signals.add("dispatched " + request);

@@ -40,9 +40,9 @@ import org.slf4j.LoggerFactory;
  * <p>Threads: see {@link NetworkProcessor}; one instance per processor, created on and confined to its network
  * thread except for the methods that interface allows from any thread.
  */
-final class ProcessorBinding implements NetworkProcessor<Object, Object> {
+final class KafkaNetworkProcessor implements NetworkProcessor<Object, Object> {
 
-    private static final Logger LOG = LoggerFactory.getLogger(ProcessorBinding.class);
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaNetworkProcessor.class);
     private static final MethodHandle HANDLE_MUTE_EVENT;
     private static final MethodHandle CLOSE;
     private static final MethodHandle RESPONSE_QUEUE;
@@ -98,7 +98,7 @@ final class ProcessorBinding implements NetworkProcessor<Object, Object> {
      * @param generation {@link Interceptor#brokersGeneration()} before {@code broker} was looked up
      * @param model the line's request model
      */
-    ProcessorBinding(Processor processor, BrokerHooks broker, int generation, RequestModel model) {
+    KafkaNetworkProcessor(Processor processor, BrokerHooks broker, int generation, RequestModel model) {
         this.processor = processor;
         this.broker = broker;
         this.generation = generation;
@@ -109,8 +109,10 @@ final class ProcessorBinding implements NetworkProcessor<Object, Object> {
         try {
             this.responseQueue = (LinkedBlockingDeque<?>) RESPONSE_QUEUE.invoke(processor);
             this.requestChannel = (RequestChannel) REQUEST_CHANNEL.invoke(processor);
+        } catch (VirtualMachineError vme) {
+            throw vme;
         } catch (Throwable t) {
-            throw new IllegalStateException("kpipe: cannot bind processor " + processor.id(), t);
+            throw new IllegalStateException("kpipe: cannot read processor " + processor.id(), t);
         }
     }
 
@@ -124,7 +126,7 @@ final class ProcessorBinding implements NetworkProcessor<Object, Object> {
     }
 
     /**
-     * @return whether this binding must be made again: its broker had no running kpipe when it was made, and a
+     * @return whether this must be made again: its broker had no running kpipe when it was made, and a
      *     broker's kpipe started, stopped or was attached since (one volatile read)
      */
     boolean stale() {
@@ -134,6 +136,8 @@ final class ProcessorBinding implements NetworkProcessor<Object, Object> {
     static String listenerNameOf(Processor processor) {
         try {
             return ((ListenerName) LISTENER_NAME.invoke(processor)).value();
+        } catch (VirtualMachineError vme) {
+            throw vme;
         } catch (Throwable t) {
             throw new IllegalStateException("kpipe: cannot read the processor's listener", t);
         }
@@ -243,11 +247,15 @@ final class ProcessorBinding implements NetworkProcessor<Object, Object> {
                 Interceptor.hookFault();
                 throw new IllegalStateException("the broker did not begin the deferred re-authentication");
             }
+        } catch (VirtualMachineError vme) {
+            throw vme;
         } catch (Throwable t) {
             // As Processor.processCompletedReceives does for an exception while handling a receive.
             LOG.error("Closing socket for {} because of error", connectionId, t);
             try {
                 close(connectionId);
+            } catch (VirtualMachineError vme) {
+                throw vme;
             } catch (Throwable e) {
                 LOG.error("kpipe: cannot close connection {}", connectionId, e);
             }
@@ -268,12 +276,6 @@ final class ProcessorBinding implements NetworkProcessor<Object, Object> {
     }
 
     /**
-     * @param connectionId a connection id
-     * @return true if the selector completed reading a request of the connection in its last poll and the processor
-     *     has not finished processing the completed receives (they are cleared at the end of {@code
-     *     processCompletedReceives})
-     */
-    /**
      * @param connectionId a connection
      * @return true if the selector still has its channel, open or closing ({@code Selector.channel},
      *     {@code Selector.closingChannel}): a close of it is the first the SPI reports; false once the selector closed
@@ -283,6 +285,12 @@ final class ProcessorBinding implements NetworkProcessor<Object, Object> {
         return selector.channel(connectionId) != null || selector.closingChannel(connectionId) != null;
     }
 
+    /**
+     * @param connectionId a connection id
+     * @return true if the selector completed reading a request of the connection in its last poll and the processor
+     *     has not finished processing the completed receives (they are cleared at the end of {@code
+     *     processCompletedReceives})
+     */
     boolean hasCompletedReceive(String connectionId) {
         Collection<NetworkReceive> receives = selector.completedReceives();
         if (receives.isEmpty()) {
