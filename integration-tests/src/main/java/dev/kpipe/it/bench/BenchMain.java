@@ -408,6 +408,7 @@ public final class BenchMain {
         m.put("s8_records_per_s", options.measure().s8RecordsPerSec());
         m.put("s8_producers", options.measure().s8Producers());
         m.put("s8_linger_ms", options.measure().s8LingerMs());
+        m.put("s8_kpipe_linger_ms", options.measure().s8KpipeLingerMs());
         m.put("s6_records_per_s", options.commits().s6RecordsPerSec());
         m.put("s7_input_records", options.commits().s7InputRecords());
         m.put("kpipe_excl_side", options.commits().excl());

@@ -84,7 +84,7 @@ final class LoadRound {
             for (int i = 0; i < scenario.producers; i++) {
                 String clientId = "bench-" + scenario.id + "-" + variant.label() + "-r" + round + "-p" + i;
                 KafkaProducer<byte[], byte[]> p =
-                        new KafkaProducer<>(scenario.producerConfig(cluster.bootstrapServers(), clientId));
+                        new KafkaProducer<>(scenario.producerConfig(cluster.bootstrapServers(), clientId, variant));
                 RatePacer pacer = scenario.isFixedLoad()
                         ? new RatePacer(scenario.offeredRecordsPerSec / (double) scenario.producers, start)
                         : null;

@@ -19,6 +19,8 @@ import java.util.List;
  * @param s8RecordsPerSec S8: records/s offered by all producers together (each producer offers its share)
  * @param s8Producers S8 producer count (also its partition count: producer i writes partition i only)
  * @param s8LingerMs S8: the producers' {@code linger.ms}
+ * @param s8KpipeLingerMs S8: the kpipe side's producers' {@code linger.ms} (the operator's knob against smaller
+ *     requests, issue #33), or -1 for {@link #s8LingerMs} on every side
  */
 record MeasureOptions(
         int s2fRecordsPerSec,
@@ -30,7 +32,8 @@ record MeasureOptions(
         List<BenchClient> clients,
         int s8RecordsPerSec,
         int s8Producers,
-        int s8LingerMs) {
+        int s8LingerMs,
+        int s8KpipeLingerMs) {
 
     /** Kafka's default {@code replica.fetch.max.bytes}: 1 MiB. */
     static final int KAFKA_DEFAULT_REPLICA_FETCH_MAX_BYTES = 1024 * 1024;
@@ -40,7 +43,7 @@ record MeasureOptions(
      * S8 6,400 records/s from 16 producers, linger 5 ms.
      */
     static final MeasureOptions DEFAULTS =
-            new MeasureOptions(20_000, 4, true, 250, 64 * 1024 * 1024, 0, List.of(), 6_400, 16, 5);
+            new MeasureOptions(20_000, 4, true, 250, 64 * 1024 * 1024, 0, List.of(), 6_400, 16, 5, -1);
 
     static final String USAGE = """
         --s2f-rate N                S2F: records/s offered in all (default 20000; 1 KiB records, acks=1, linger 5 ms)
@@ -49,6 +52,8 @@ record MeasureOptions(
         --s8-rate N                 S8: records/s offered in all (default 6400; 1 KiB records, acks=all)
         --s8-producers N            S8 producers, one partition and one connection each (default 16)
         --s8-linger-ms N            S8 producers' linger.ms (default 5; 0 allowed)
+        --s8-kpipe-linger-ms N      S8: the kpipe side's producers' linger.ms instead (stock and stock-b keep
+                                    --s8-linger-ms): what a longer linger gives back in requests per record
         --s1l-window-ms N           S1L (1 MiB batches, linger 50 ms): the follower's W (default 250)
         --s1l-follower-fetch-max-kib N  S1L: the follower's replica.fetch.max.bytes in KiB (default 65536;
                                     Kafka's default is 1024)
@@ -74,6 +79,7 @@ record MeasureOptions(
         private int s8RecordsPerSec = DEFAULTS.s8RecordsPerSec;
         private int s8Producers = DEFAULTS.s8Producers;
         private int s8LingerMs = DEFAULTS.s8LingerMs;
+        private int s8KpipeLingerMs = DEFAULTS.s8KpipeLingerMs;
 
         /**
          * Parses one option at {@code args[i]} if it is one of these.
@@ -103,6 +109,7 @@ record MeasureOptions(
                 case "--s8-rate" -> s8RecordsPerSec = Flags.positiveInt(Flags.value(args, ++i, a), a);
                 case "--s8-producers" -> s8Producers = Flags.positiveInt(Flags.value(args, ++i, a), a);
                 case "--s8-linger-ms" -> s8LingerMs = nonNegativeInt(Flags.value(args, ++i, a), a);
+                case "--s8-kpipe-linger-ms" -> s8KpipeLingerMs = nonNegativeInt(Flags.value(args, ++i, a), a);
                 default -> {
                     return -1;
                 }
@@ -122,10 +129,11 @@ record MeasureOptions(
                     clients,
                     s8RecordsPerSec,
                     s8Producers,
-                    s8LingerMs);
+                    s8LingerMs,
+                    s8KpipeLingerMs);
         }
 
-        /** {@code --s8-linger-ms} takes 0 (no linger), so not {@link Flags#positiveInt}; a bad value names the flag. */
+        /** {@code --s8-linger-ms} and {@code --s8-kpipe-linger-ms} take 0 (no linger), so not {@link Flags#positiveInt}; a bad value names the flag. */
         private static int nonNegativeInt(String v, String flag) {
             int n;
             try {

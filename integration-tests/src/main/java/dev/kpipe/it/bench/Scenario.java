@@ -43,6 +43,9 @@ final class Scenario {
     final int maxInFlight;
     final int batchBytes;
     final int lingerMs;
+    /** The kpipe side's producers' {@code linger.ms}, or -1 for {@link #lingerMs} on every side. */
+    final int kpipeLingerMs;
+
     final long bufferBytes;
     private final Map<Integer, Map<String, String>> nodeConfig;
     private final Map<String, String> topicConfig;
@@ -80,6 +83,7 @@ final class Scenario {
         this.maxInFlight = b.maxInFlight;
         this.batchBytes = b.batchBytes;
         this.lingerMs = b.lingerMs;
+        this.kpipeLingerMs = b.kpipeLingerMs;
         this.bufferBytes = b.bufferBytes;
         Map<Integer, Map<String, String>> nodes = new TreeMap<>();
         b.nodeConfig.forEach((node, m) -> nodes.put(node, Collections.unmodifiableMap(new LinkedHashMap<>(m))));
@@ -233,9 +237,10 @@ final class Scenario {
     /**
      * @param bootstrap the cluster's {@code bootstrap.servers}
      * @param clientId the producer's {@code client.id}
+     * @param variant the side the producer runs against ({@link #kpipeLingerMs} applies to kpipe's)
      * @return the producer config
      */
-    Map<String, Object> producerConfig(String bootstrap, String clientId) {
+    Map<String, Object> producerConfig(String bootstrap, String clientId, Variant variant) {
         Map<String, Object> p = new LinkedHashMap<>();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
@@ -243,7 +248,9 @@ final class Scenario {
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, idempotence);
         p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, maxInFlight);
         p.put(ProducerConfig.BATCH_SIZE_CONFIG, batchBytes);
-        p.put(ProducerConfig.LINGER_MS_CONFIG, lingerMs);
+        p.put(
+                ProducerConfig.LINGER_MS_CONFIG,
+                variant == Variant.KPIPE && kpipeLingerMs >= 0 ? kpipeLingerMs : lingerMs);
         p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, bufferBytes);
         p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none");
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
@@ -286,6 +293,9 @@ final class Scenario {
         m.put("max_in_flight_requests_per_connection", maxInFlight);
         m.put("batch_size", batchBytes);
         m.put("linger_ms", lingerMs);
+        if (kpipeLingerMs >= 0) {
+            m.put("kpipe_linger_ms", kpipeLingerMs);
+        }
         m.put("buffer_memory", bufferBytes);
         if (!kpipeConfig.isEmpty()) {
             m.put("kpipe_side_config", kpipeConfig);
@@ -311,7 +321,9 @@ final class Scenario {
                 + ", acks=" + acks + ", " + producers + " producer(s)"
                 + (partitionPerProducer ? " (one partition and one connection each)" : "") + ", " + recordBytes
                 + " B records, batch.size="
-                + batchBytes + ", linger.ms=" + lingerMs + ", max.in.flight=" + maxInFlight + ", buffer.memory="
+                + batchBytes + ", linger.ms=" + lingerMs
+                + (kpipeLingerMs >= 0 ? " (kpipe side " + kpipeLingerMs + ")" : "") + ", max.in.flight=" + maxInFlight
+                + ", buffer.memory="
                 + bufferBytes / 1024 + " KiB"
                 + (client != null ? ", client " + client.describe() : "")
                 + (isFixedLoad() ? ", offered " + offeredRecordsPerSec + " records/s" : "")

@@ -27,6 +27,7 @@ final class ScenarioBuilder {
     int maxInFlight = 5;
     int batchBytes;
     int lingerMs;
+    int kpipeLingerMs = -1;
     long bufferBytes;
     final Map<Integer, Map<String, String>> nodeConfig = new TreeMap<>();
     final Map<String, String> topicConfig = new LinkedHashMap<>();
@@ -158,6 +159,12 @@ final class ScenarioBuilder {
     /** @param ms the producers' {@code linger.ms} */
     ScenarioBuilder lingerMs(int ms) {
         this.lingerMs = ms;
+        return this;
+    }
+
+    /** @param ms the kpipe side's producers' {@code linger.ms}, or -1 for {@link #lingerMs} on every side */
+    ScenarioBuilder kpipeLingerMs(int ms) {
+        this.kpipeLingerMs = ms;
         return this;
     }
 

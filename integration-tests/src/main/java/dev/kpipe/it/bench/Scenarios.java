@@ -197,6 +197,7 @@ final class Scenarios {
                 .recordBytes(1024)
                 .batchBytes(o.batchBytes())
                 .lingerMs(m.s8LingerMs())
+                .kpipeLingerMs(m.s8KpipeLingerMs())
                 .bufferBytes(1024L * 1024)
                 .offeredRecordsPerSec(m.s8RecordsPerSec())
                 .aaControl(m.aaControl());

@@ -84,6 +84,8 @@ class BenchOptionsTest {
         "8",
         "--s8-linger-ms",
         "0",
+        "--s8-kpipe-linger-ms",
+        "12",
         "--s6-rate",
         "500",
         "--s7-input-records",
@@ -120,7 +122,7 @@ class BenchOptionsTest {
                         8L * 1024 * 1024,
                         1024,
                         128 * 1024,
-                        new MeasureOptions(20_000, 4, true, 250, 64 * 1024 * 1024, 0, List.of(), 6_400, 16, 5),
+                        new MeasureOptions(20_000, 4, true, 250, 64 * 1024 * 1024, 0, List.of(), 6_400, 16, 5, -1),
                         new CommitOptions(2_000, 3_000_000, true)),
                 o);
         assertEquals(MeasureOptions.DEFAULTS, o.measure());
@@ -166,7 +168,8 @@ class BenchOptionsTest {
                                 List.of(BenchClient.KCAT_IDEMPOTENT, BenchClient.KAFKAJS),
                                 3200,
                                 8,
-                                0),
+                                0,
+                                12),
                         new CommitOptions(500, 70_000, false)),
                 o);
     }
@@ -268,7 +271,8 @@ class BenchOptionsTest {
     @Test
     void laterFlagsWinAndTheMeasureFlagsMixWithTheOthers() {
         BenchOptions o = parse("--s2f-rate 100 --rounds 2 --s2f-rate 200 --no-aa --s2f-producers 9 --scenario S2,S2");
-        assertEquals(new MeasureOptions(200, 9, false, 250, 64 * 1024 * 1024, 0, List.of(), 6_400, 16, 5), o.measure());
+        assertEquals(
+                new MeasureOptions(200, 9, false, 250, 64 * 1024 * 1024, 0, List.of(), 6_400, 16, 5, -1), o.measure());
         assertEquals(2, o.rounds());
         assertEquals(List.of("S2"), o.scenarios(), "duplicates dropped");
     }
@@ -312,6 +316,8 @@ class BenchOptionsTest {
         assertEquals("--s8-linger-ms must be >= 0: -1", fails("--s8-linger-ms", "-1"));
         assertEquals("--s8-linger-ms needs a value", fails("--s8-linger-ms"));
         assertEquals(0, parse("--s8-linger-ms 0").measure().s8LingerMs());
+        assertEquals("--s8-kpipe-linger-ms must be >= 0: -1", fails("--s8-kpipe-linger-ms", "-1"));
+        assertEquals(-1, parse("--s8-linger-ms 0").measure().s8KpipeLingerMs());
         assertEquals("--stock takes not-installed or disabled: on", fails("--stock", "on"));
         assertEquals("unknown scenario: S4", fails("--scenario", "S1,S4"));
         assertEquals("unknown argument: --bogus", fails("--bogus"));

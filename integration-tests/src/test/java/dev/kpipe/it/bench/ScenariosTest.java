@@ -32,7 +32,7 @@ class ScenariosTest {
                 s.describe().get("node_config"));
         assertEquals("{0=[1, 2]}", s.describe().get("replica_assignment"));
         assertEquals(Map.of("min.insync.replicas", "2"), s.describe().get("topic_config"));
-        Map<String, Object> p = s.producerConfig("b:9092", "c1");
+        Map<String, Object> p = s.producerConfig("b:9092", "c1", Variant.STOCK);
         assertFalse(p.containsKey("transactional.id"));
         assertEquals("all", p.get("acks"));
     }
@@ -58,8 +58,8 @@ class ScenariosTest {
 
         Scenario java = Scenarios.s1(100, o, BenchClient.JAVA);
         assertFalse(java.isChildProcessClient());
-        assertEquals(false, java.producerConfig("b:9092", "c").get("enable.idempotence"));
-        assertEquals(5, java.producerConfig("b:9092", "c").get("max.in.flight.requests.per.connection"));
+        assertEquals(false, java.producerConfig("b:9092", "c", Variant.STOCK).get("enable.idempotence"));
+        assertEquals(5, java.producerConfig("b:9092", "c", Variant.STOCK).get("max.in.flight.requests.per.connection"));
         assertFalse(Scenarios.s1(100, o).describe().containsKey("client"), "S1 without --client as before");
     }
 
@@ -69,7 +69,7 @@ class ScenariosTest {
         assertEquals("S5 W=100ms", plain.label);
         assertEquals("bench-s1", plain.topic);
         assertEquals(Scenarios.S5_COMMIT_EVERY, plain.commitEvery);
-        assertEquals("c1", plain.producerConfig("b", "c1").get("transactional.id"));
+        assertEquals("c1", plain.producerConfig("b", "c1", Variant.STOCK).get("transactional.id"));
         Scenario retry = Scenarios.s5(100, options("--s5-add-partitions-retry-max-ms", "20"));
         assertEquals("S5 W=100ms add-retry 20ms", retry.label);
         assertEquals(
@@ -111,7 +111,7 @@ class ScenariosTest {
         assertTrue(Double.isNaN(s.ceilingRequestsPerSec()));
         assertFalse(s.describe().containsKey("ceiling_requests_per_s"));
         assertTrue(s.headline().contains("16 producer(s) (one partition and one connection each)"), s.headline());
-        Map<String, Object> p = s.producerConfig("b:9092", "c1");
+        Map<String, Object> p = s.producerConfig("b:9092", "c1", Variant.STOCK);
         assertEquals("all", p.get("acks"));
         assertEquals(true, p.get("enable.idempotence"));
         assertEquals(5, p.get("linger.ms"));
@@ -128,6 +128,13 @@ class ScenariosTest {
                 "{0=[1, 2], 1=[1, 2], 2=[1, 2], 3=[1, 2]}", small.describe().get("replica_assignment"));
         Scenario one = Scenarios.s8(1, options("--s8-producers", "1"));
         assertEquals(List.of(1, 1), List.of(one.partitions, one.producers));
+
+        Scenario knob = Scenarios.s8(10, options("--s8-kpipe-linger-ms", "15"));
+        assertEquals(5, knob.producerConfig("b", "c", Variant.STOCK).get("linger.ms"), "stock keeps --s8-linger-ms");
+        assertEquals(15, knob.producerConfig("b", "c", Variant.KPIPE).get("linger.ms"), "the kpipe side's own");
+        assertEquals(15, knob.describe().get("kpipe_linger_ms"));
+        assertTrue(knob.headline().contains("linger.ms=5 (kpipe side 15)"), knob.headline());
+        assertEquals(5, s.producerConfig("b", "c", Variant.KPIPE).get("linger.ms"), "without it: one linger");
     }
 
     @Test
