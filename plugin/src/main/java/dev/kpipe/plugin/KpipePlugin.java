@@ -7,7 +7,6 @@ import dev.kpipe.interceptor.KafkaVersion;
 import dev.kpipe.interceptor.UnsupportedBrokerException;
 import dev.kpipe.plugin.pipeline.PipelineCoordinator;
 import dev.kpipe.spi.NetworkEventListener;
-import dev.kpipe.spi.testkit.ContractCheck;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.instrument.Instrumentation;
@@ -183,13 +182,6 @@ public final class KpipePlugin implements MetricsReporter, BrokerHooks.Owner {
     }
 
     /**
-     * The JVM system property that routes the broker's events through the SPI's test kit ({@link ContractCheck}),
-     * which logs each violation of the SPI's contract at ERROR ({@code kpipe: SPI contract violated: ...}). For tests:
-     * the integration tests set it on every broker; it costs a map update per request.
-     */
-    public static final String CONTRACT_CHECK_PROPERTY = "kpipe.spi.contract.check";
-
-    /**
      * Installs this broker's hooks (the {@link KpipeRuntime.HookInstaller} of a real broker): the JVM's advice, if it
      * has none yet, with the instrumentation from {@code -javaagent}, else by self-attach ({@link AgentInstall}; where
      * the JVM warned about the attach, JEP 451, one WARN saying what to add); then the broker's {@link BrokerHooks},
@@ -206,15 +198,10 @@ public final class KpipePlugin implements MetricsReporter, BrokerHooks.Owner {
         public String install(KpipeConfig config, PipelineCoordinator<Object, Object> pipeline)
                 throws UnsupportedBrokerException {
             Set<String> listeners = new TreeSet<>(config.pipelinedListeners());
+            NetworkEventListener<Object, Object> events =
+                    BrokerEventCheck.wrap(pipeline, System.getProperty(BrokerEventCheck.PROPERTY));
             String[] mode = new String[1];
             Interceptor.Installation installation = installAdvice(mode);
-            NetworkEventListener<Object, Object> events = pipeline;
-            if (Boolean.getBoolean(CONTRACT_CHECK_PROPERTY)) {
-                events = new ContractCheck<>(pipeline, v -> LOG.error("kpipe: SPI contract violated: {}", v));
-                LOG.debug( // DEBUG: kpipe's INFO is its start line alone (AgentLoadingIT)
-                        "kpipe: the broker's events pass through the SPI's contract check (-D{}=true)",
-                        CONTRACT_CHECK_PROPERTY);
-            }
             try {
                 events.onInstalled(installation.capabilities());
             } catch (RuntimeException e) {
