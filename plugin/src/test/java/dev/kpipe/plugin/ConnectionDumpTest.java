@@ -146,6 +146,7 @@ class ConnectionDumpTest {
             assertEquals(
                     "kpipe connections: 0 pipelined, 0 listed (at most 100, oldest request in flight first)\n",
                     server.getAttribute(name, "connection-dump"));
+            assertEquals(server.getAttribute(name, "connection-dump"), ConnectionDump.of(coordinator));
         } finally {
             mbean.unregister();
         }
