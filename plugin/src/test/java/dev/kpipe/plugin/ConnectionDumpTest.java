@@ -238,6 +238,18 @@ class ConnectionDumpTest {
     }
 
     @Test
+    void aVirtualMachineErrorIsNeverTurnedIntoADump() {
+        KpipeConnections mbean = new KpipeConnections(
+                () -> {
+                    throw new StackOverflowError("deep");
+                },
+                100,
+                org.slf4j.LoggerFactory.getLogger("test"));
+        StackOverflowError e = assertThrows(StackOverflowError.class, mbean::dump);
+        assertEquals("deep", e.getMessage());
+    }
+
+    @Test
     void invokeThrowsReflectionExceptionAsJmxExpects() throws Exception {
         KpipeConnections mbean = new KpipeConnections(List::of, 100, org.slf4j.LoggerFactory.getLogger("test"));
         assertTrue(mbean.register());
