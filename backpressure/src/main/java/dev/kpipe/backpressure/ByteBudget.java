@@ -32,10 +32,8 @@ import java.util.function.LongPredicate;
  * network thread.
  *
  * <p><b>Lock-free while nobody waits</b>: bytes in use, saturation and a {@code QUEUED} bit share one CAS'd word; the
- * monitor only queues, admits or cancels waiters and changes the capacity. No lost wake-up: an enqueuer sets
- * {@code QUEUED}, re-checks the word, then queues; a release CASes the word down and admits under the monitor if its
- * CAS saw {@code QUEUED}. One word, so one CAS precedes the other and one side sees the other; a reservation's CAS
- * fails once {@code QUEUED} is set, so none overtakes the queue (details: {@code docs/core.md}).
+ * monitor only queues, admits or cancels waiters and changes the capacity. Why no wake-up is lost and no reservation
+ * overtakes the queue: {@code docs/core.md}, "The byte budget's fast path".
  */
 public final class ByteBudget {
 

@@ -2,7 +2,7 @@
 package dev.kpipe.benchmarks;
 
 import dev.kpipe.backpressure.ByteBudget;
-import dev.kpipe.plugin.DumpProbe;
+import dev.kpipe.plugin.ConnectionDump;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.function.IntSupplier;
@@ -47,8 +47,11 @@ public final class RoundCpu {
             if (w.budget.waiting() != 1) {
                 throw new IllegalStateException("the waiter left the queue");
             }
-            DumpProbe dump = new DumpProbe(w.coordinator);
-            print("connectionDump", idle, 0, time(() -> dump.dump().length()));
+            print(
+                    "connectionDump",
+                    idle,
+                    0,
+                    time(() -> ConnectionDump.of(w.coordinator).length()));
         }
         System.out.println(sink == 42 ? "" : "done");
     }

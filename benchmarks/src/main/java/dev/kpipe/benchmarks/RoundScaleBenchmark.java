@@ -2,7 +2,7 @@
 package dev.kpipe.benchmarks;
 
 import dev.kpipe.backpressure.ByteBudget;
-import dev.kpipe.plugin.DumpProbe;
+import dev.kpipe.plugin.ConnectionDump;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -70,14 +70,12 @@ public class RoundScaleBenchmark {
 
         ScaleFixture fixture;
         ScaleFixture waiting;
-        DumpProbe dump;
         private final ByteBudget.Waiter waiter = () -> {};
 
         @Setup(Level.Trial)
         public void setup() throws Exception {
             fixture = new ScaleFixture(true, 100L << 20);
             fixture.add(idle, 1, fixture.idle);
-            dump = new DumpProbe(fixture.coordinator);
             waiting = new ScaleFixture(true, 100L << 20);
             waiting.add(idle, 1, waiting.idle);
             // asks for more than is left (one byte is charged, so the budget is not empty even without idle
@@ -120,6 +118,6 @@ public class RoundScaleBenchmark {
     /** @return the connection dump's text */
     @Benchmark
     public String connectionDump(IdleProcessor p) {
-        return p.dump.dump();
+        return ConnectionDump.of(p.fixture.coordinator);
     }
 }

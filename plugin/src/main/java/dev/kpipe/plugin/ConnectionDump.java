@@ -2,6 +2,7 @@
 package dev.kpipe.plugin;
 
 import dev.kpipe.plugin.pipeline.ConnectionSnapshot;
+import dev.kpipe.plugin.pipeline.PipelineCoordinator;
 import dev.kpipe.plugin.pipeline.WaitReason;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -28,7 +29,7 @@ import java.util.stream.Collectors;
  * {@code ... K more connections not listed} says how many were left out. Connections are ordered by the age of their oldest request in flight, the oldest first (those with none last,
  * the longest pipelined first among them), so the ones a slow or stuck producer waits on come first.
  */
-final class ConnectionDump {
+public final class ConnectionDump {
     /** Connections listed at most. */
     static final int MAX_CONNECTIONS = 100;
     /**
@@ -51,6 +52,18 @@ final class ConnectionDump {
             .thenComparing(ConnectionSnapshot::connectionId);
 
     private ConnectionDump() {}
+
+    /**
+     * The connection dump of a coordinator's connections, as the JMX attribute gives it in a broker (at most
+     * {@value #MAX_CONNECTIONS} listed): for a benchmark or a tool that holds a coordinator and no MBean server. Thread:
+     * any (it reads {@link PipelineCoordinator#connectionSnapshots()}).
+     *
+     * @param coordinator the connections to list
+     * @return the dump's text
+     */
+    public static String of(PipelineCoordinator<?, ?> coordinator) {
+        return format(coordinator.connectionSnapshots(), MAX_CONNECTIONS);
+    }
 
     /**
      * @param connections every connection kpipe owns now

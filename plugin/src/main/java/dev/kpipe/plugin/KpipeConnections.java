@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * <p>Thread: the attribute is read on a JMX (RMI) thread; see {@link PipelineCoordinator#connectionSnapshots()} for
  * what that reads. A throwable while building the dump is logged (at WARN the first time for this MBean, at DEBUG after
  * that, so that a dump polled by a monitoring tool cannot flood the broker log) and returned as a one-line dump saying
- * so; it never reaches the caller as anything but the attribute's text. (Not {@code pipeline.FaultLog}: that one is
+ * so; it never reaches the caller as anything but the attribute's text, but for a {@link VirtualMachineError} (out of
+ * memory, a stack overflow), which is thrown on. (Not {@code pipeline.FaultLog}: that one is
  * for faults on broker threads and points at {@code plugin-fault-total}, which a failed dump does not count in.)
  *
  * <p>It has no operations: {@link #invoke} throws {@link ReflectionException}, as JMX expects for an unknown
@@ -105,6 +106,8 @@ final class KpipeConnections implements DynamicMBean, MBeanRegistration {
     String dump() {
         try {
             return ConnectionDump.format(snapshots.get(), limit);
+        } catch (VirtualMachineError e) {
+            throw e;
         } catch (Throwable e) {
             if (warned.compareAndSet(false, true)) {
                 log.warn("kpipe: failed to build the connection dump (further failures are logged at DEBUG)", e);

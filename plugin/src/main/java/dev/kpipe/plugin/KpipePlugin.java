@@ -2,22 +2,13 @@
 package dev.kpipe.plugin;
 
 import dev.kpipe.interceptor.BrokerHooks;
-import dev.kpipe.interceptor.Interceptor;
 import dev.kpipe.interceptor.KafkaVersion;
-import dev.kpipe.interceptor.UnsupportedBrokerException;
 import dev.kpipe.plugin.pipeline.PipelineCoordinator;
-import dev.kpipe.spi.NetworkEventListener;
-import dev.kpipe.spi.testkit.ContractCheck;
-import java.io.IOException;
-import java.io.InputStream;
-import java.lang.instrument.Instrumentation;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.Set;
-import java.util.TreeSet;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.metrics.JmxReporter;
@@ -65,8 +56,8 @@ public final class KpipePlugin implements MetricsReporter, BrokerHooks.Owner {
     private final boolean jmxStandIn;
     /** This broker's kpipe, from the first {@link #configure}. */
     private volatile KpipeRuntime runtime;
-    /** This broker's hooks, once installed. */
-    private volatile BrokerHooks hooks;
+    /** Installs this broker's hooks and then holds them, from the first {@link #configure}. */
+    private volatile BrokerHookInstaller installer;
     /** A newer kpipe of the same registry took over ({@link #superseded}). */
     private final java.util.concurrent.atomic.AtomicBoolean superseded =
             new java.util.concurrent.atomic.AtomicBoolean();
@@ -109,8 +100,9 @@ public final class KpipePlugin implements MetricsReporter, BrokerHooks.Owner {
                 return;
             }
             String nodeId = nodeId(configs);
+            installer = new BrokerHookInstaller(nodeId);
             runtime = new KpipeRuntime(
-                    new Installer(nodeId),
+                    installer,
                     KafkaVersion.of(KpipePlugin.class.getClassLoader()),
                     KpipeRuntime.installThread(),
                     nodeId);
@@ -136,7 +128,8 @@ public final class KpipePlugin implements MetricsReporter, BrokerHooks.Owner {
 
     @Override
     public BrokerHooks brokerHooks() {
-        return hooks;
+        BrokerHookInstaller i = installer;
+        return i == null ? null : i.hooks();
     }
 
     /**
@@ -183,106 +176,9 @@ public final class KpipePlugin implements MetricsReporter, BrokerHooks.Owner {
     }
 
     /**
-     * The JVM system property that routes the broker's events through the SPI's test kit ({@link ContractCheck}),
-     * which logs each violation of the SPI's contract at ERROR ({@code kpipe: SPI contract violated: ...}). For tests:
-     * the integration tests set it on every broker; it costs a map update per request.
-     */
-    public static final String CONTRACT_CHECK_PROPERTY = "kpipe.spi.contract.check";
-
-    /**
-     * Installs this broker's hooks (the {@link KpipeRuntime.HookInstaller} of a real broker): the JVM's advice, if it
-     * has none yet, with the instrumentation from {@code -javaagent}, else by self-attach ({@link AgentInstall}; where
-     * the JVM warned about the attach, JEP 451, one WARN saying what to add); then the broker's {@link BrokerHooks},
-     * pointed at the coordinator. Thread: the caller of {@link KpipeRuntime#start} or {@link KpipeRuntime#reconfigure}.
-     */
-    private final class Installer implements KpipeRuntime.HookInstaller {
-        private final String nodeId;
-
-        Installer(String nodeId) {
-            this.nodeId = nodeId;
-        }
-
-        @Override
-        public String install(KpipeConfig config, PipelineCoordinator<Object, Object> pipeline)
-                throws UnsupportedBrokerException {
-            Set<String> listeners = new TreeSet<>(config.pipelinedListeners());
-            String[] mode = new String[1];
-            Interceptor.Installation installation = installAdvice(mode);
-            NetworkEventListener<Object, Object> events = pipeline;
-            if (Boolean.getBoolean(CONTRACT_CHECK_PROPERTY)) {
-                events = new ContractCheck<>(pipeline, v -> LOG.error("kpipe: SPI contract violated: {}", v));
-                LOG.debug( // DEBUG: kpipe's INFO is its start line alone (AgentLoadingIT)
-                        "kpipe: the broker's events pass through the SPI's contract check (-D{}=true)",
-                        CONTRACT_CHECK_PROPERTY);
-            }
-            try {
-                events.onInstalled(installation.capabilities());
-            } catch (RuntimeException e) {
-                Interceptor.hookFault();
-            }
-            BrokerHooks h = new BrokerHooks("node " + nodeId, listeners);
-            h.listener(events);
-            hooks = h;
-            Interceptor.brokersChanged();
-            return "install mode " + mode[0] + ", listeners=" + listeners;
-        }
-    }
-
-    /**
-     * The JVM's advice: installed by the first broker that needs it (the instrumentation from {@code -javaagent}, else
-     * by self-attach, once), shared by the others. Thread: any; serialised across the brokers of the JVM.
-     *
-     * @param mode set to how the advice came: {@code javaagent}, {@code attach}, or {@code shared}
-     */
-    private static synchronized Interceptor.Installation installAdvice(String[] mode)
-            throws UnsupportedBrokerException {
-        Interceptor.Installation installation = Interceptor.installation();
-        if (installation != null) {
-            mode[0] = "shared (the JVM's advice, installed before)";
-            return installation;
-        }
-        AgentInstall.Agent agent = AgentInstall.obtain();
-        installation = Interceptor.install(agent.instrumentation(), KpipePlugin.class.getClassLoader());
-        agent.advice().ifPresent(LOG::warn);
-        mode[0] = agent.mode();
-        return installation;
-    }
-
-    /**
-     * Gives every broker of this JVM its own kpipe when the JVM-wide defaults say {@code kpipe.enable=true}
-     * ({@link JvmSettings}): installs the advice now, and has it attach a kpipe to each broker whose {@code
-     * metric.reporters} does not name one ({@link #attach}). Logs one INFO line, or one ERROR line if this JVM's Kafka
-     * cannot be hooked (its brokers then run without pipelining). Thread: the agent's start ({@code premain}).
-     *
-     * @param inst the agent's instrumentation
-     */
-    static void startEveryBroker(Instrumentation inst) {
-        java.util.Map<String, String> defaults = JvmSettings.defaults();
-        if (!JvmSettings.everyBroker(defaults)) {
-            return;
-        }
-        try {
-            new KpipeConfig(defaults); // a bad value is named now, once, not at every broker
-            Interceptor.Installation installation = Interceptor.install(inst, KpipePlugin.class.getClassLoader());
-            Interceptor.attachEveryBroker(KpipePlugin::attach);
-            LOG.info(
-                    "kpipe {} installed for every broker of this JVM: Kafka {}, JVM-wide settings {}",
-                    version(),
-                    installation.capabilities().kafkaVersion(),
-                    defaults);
-        } catch (UnsupportedBrokerException e) {
-            LOG.error("{}; the brokers of this JVM run without pipelining", e.getMessage());
-        } catch (ConfigException e) {
-            LOG.error("kpipe: {}; the brokers of this JVM run without pipelining", e.getMessage());
-        } catch (RuntimeException | LinkageError e) { // never keep the JVM from starting
-            LOG.error("kpipe failed to install for every broker of this JVM; they run without pipelining", e);
-        }
-    }
-
-    /**
-     * Attaches a kpipe to a broker whose {@code metric.reporters} names none ({@link #startEveryBroker}): a reporter
-     * configured from the JVM-wide defaults and the broker's own configuration, added to the broker's metrics so that
-     * it closes with them. Controller-only nodes get none. A bad setting is logged at ERROR naming the key, and the
+     * Attaches a kpipe to a broker whose {@code metric.reporters} names none ({@code KpipeAgent.startEveryBroker}): a
+     * reporter configured from the JVM-wide defaults and the broker's own configuration, added to the broker's metrics
+     * so that it closes with them. Controller-only nodes get none. A bad setting is logged at ERROR naming the key, and the
      * broker runs without pipelining. Thread: the broker's first network (or request handler) thread to run, holding
      * the monitor of its metrics registry.
      *
@@ -307,15 +203,7 @@ public final class KpipePlugin implements MetricsReporter, BrokerHooks.Owner {
 
     /** @return kpipe's version, e.g. {@code 0.1.0} */
     public static String version() {
-        try (InputStream in = KpipePlugin.class.getResourceAsStream("kpipe-version.properties")) {
-            Properties p = new Properties();
-            if (in != null) {
-                p.load(in);
-            }
-            return p.getProperty("version", "unknown");
-        } catch (IOException e) {
-            return "unknown";
-        }
+        return KpipeVersion.get();
     }
 
     /**

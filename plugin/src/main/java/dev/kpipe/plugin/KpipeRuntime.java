@@ -4,14 +4,10 @@ package dev.kpipe.plugin;
 import dev.kpipe.backpressure.ByteBudget;
 import dev.kpipe.backpressure.InflightLimits;
 import dev.kpipe.backpressure.Ticker;
-import dev.kpipe.extension.StoragePressure;
 import dev.kpipe.interceptor.UnsupportedBrokerException;
-import dev.kpipe.plugin.classify.RequestClassifier;
 import dev.kpipe.plugin.classify.TopicPolicy;
 import dev.kpipe.plugin.pipeline.PipelineCoordinator;
 import dev.kpipe.plugin.pipeline.PipelineStats;
-import dev.kpipe.plugin.pipeline.WakeupTimer;
-import dev.kpipe.plugin.pressure.BrokerQueuePressure;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -139,7 +135,7 @@ final class KpipeRuntime {
             settings = config;
             LOG.info(
                     "kpipe {} disabled ({}=false): Kafka {} runs without pipelining on node {}",
-                    KpipePlugin.version(),
+                    KpipeVersion.get(),
                     KpipeConfig.ENABLE,
                     kafkaVersion,
                     nodeId);
@@ -168,7 +164,7 @@ final class KpipeRuntime {
         publish(installed);
         LOG.info(
                 "kpipe {} started: Kafka {}, node {}, {}, settings {}",
-                KpipePlugin.version(),
+                KpipeVersion.get(),
                 kafkaVersion,
                 nodeId,
                 installed.how,
@@ -227,7 +223,7 @@ final class KpipeRuntime {
             installing = false;
             if (closed) {
                 if (installed != null) {
-                    installed.coordinator.enabled(false); // closed meanwhile: nothing pipelines
+                    installed.state.coordinator().enabled(false); // closed meanwhile: nothing pipelines
                 }
                 return;
             }
@@ -239,7 +235,7 @@ final class KpipeRuntime {
             publish(installed);
             LOG.info(
                     "kpipe {} started at runtime ({}=true altered) in {} ms: Kafka {}, node {}, {}, settings {}",
-                    KpipePlugin.version(),
+                    KpipeVersion.get(),
                     KpipeConfig.ENABLE,
                     (Ticker.SYSTEM.nanos() - startNanos) / 1_000_000,
                     kafkaVersion,
@@ -247,61 +243,39 @@ final class KpipeRuntime {
                     installed.how,
                     config.effectiveSettings());
             if (settings != config) {
-                apply(installed.coordinator, config, settings);
+                apply(installed.state.coordinator(), config, settings);
             }
         }
     }
 
-    /** What an install made. */
-    private record Installed(
-            PipelineCoordinator<Object, Object> coordinator,
-            ByteBudget budget,
-            AtomicInteger maxDelayedProduce,
-            PipelineStats stats,
-            String how) {}
+    /** What an install made: the pipelining state, and how the hooks were installed (for the INFO line). */
+    private record Installed(PipelineState state, String how) {}
 
     /** Builds the pipelining state for the settings and installs the hooks that feed it. Takes no lock. */
     private Installed install(KpipeConfig config) throws UnsupportedBrokerException {
-        PipelineStats stats = new PipelineStats();
-        long budgetBytes = config.maxInflightBytes();
-        ByteBudget byteBudget = new ByteBudget(budgetBytes, lowWatermark(budgetBytes), Ticker.SYSTEM);
-        AtomicInteger maxDelayed = new AtomicInteger(config.maxDelayedProduceRequests());
-        PipelineCoordinator<Object, Object> pipeline = new PipelineCoordinator<>(
-                new RequestClassifier(new TopicPolicy(plugins.policy(config.classificationPolicy()))),
-                new InflightLimits(config.maxInflightRequestsPerConnection(), config.maxInflightBytesPerConnection()),
-                byteBudget,
-                stats,
-                Ticker.SYSTEM,
-                WakeupTimer.daemon());
-        pipeline.transactionsPipelined(config.transactionsPipelined());
-        pipeline.offsetCommitsPipelined(config.offsetCommitsPipelined());
-        StoragePressure pluginPressure = plugins.pressure(config.storagePressure());
-        if (pluginPressure != null) {
-            pipeline.pressure(pluginPressure);
-        }
-        pipeline.pressureFactory(load -> new BrokerQueuePressure(load, maxDelayed::get, pluginPressure));
+        PipelineState state = PipelineState.build(config, plugins);
         String how;
         try {
-            how = installer.install(config, pipeline);
+            how = installer.install(config, state.coordinator());
         } catch (UnsupportedBrokerException | RuntimeException | LinkageError e) {
             plugins.closeAll(); // never used
             throw e;
         }
-        return new Installed(pipeline, byteBudget, maxDelayed, stats, how);
+        return new Installed(state, how);
     }
 
     /** Guarded by this. */
     private void publish(Installed installed) {
-        budget = installed.budget;
-        maxDelayedProduce = installed.maxDelayedProduce;
-        stats = installed.stats;
+        budget = installed.state.budget();
+        maxDelayedProduce = installed.state.maxDelayedProduce();
+        stats = installed.state.stats();
         synchronized (JmxNames.LOCK) { // the choice of names and the registrations, against the JVM's other brokers
             java.util.Map<String, String> tags = JmxNames.tags(nodeId);
-            metrics = new KpipeMetrics(installed.stats, installed.budget, tags);
-            connectionDump = new KpipeConnections(installed.coordinator, ConnectionDump.MAX_CONNECTIONS, tags);
+            metrics = new KpipeMetrics(installed.state.stats(), installed.state.budget(), tags);
+            connectionDump = new KpipeConnections(installed.state.coordinator(), ConnectionDump.MAX_CONNECTIONS, tags);
             connectionDump.register();
         }
-        coordinator = installed.coordinator;
+        coordinator = installed.state.coordinator();
     }
 
     /** Applies the dynamic settings that changed to the running coordinator. Guarded by this. */
@@ -314,7 +288,7 @@ final class KpipeRuntime {
         }
         long capacity = config.maxInflightBytes();
         if (budget.capacity() != capacity) {
-            budget.capacity(capacity, lowWatermark(capacity));
+            budget.capacity(capacity, PipelineState.lowWatermark(capacity));
         }
         maxDelayedProduce.set(config.maxDelayedProduceRequests());
         if (changes.containsKey(KpipeConfig.TOPICS_INCLUDE) || changes.containsKey(KpipeConfig.TOPICS_EXCLUDE)) {
@@ -350,17 +324,6 @@ final class KpipeRuntime {
             }
         }
         return out;
-    }
-
-    /**
-     * The budget's low watermark: 90 % of its capacity (what {@code kpipe.max.inflight.bytes} documents), computed
-     * without overflow for any capacity up to {@link Long#MAX_VALUE}.
-     *
-     * @param capacity the capacity, in bytes, at least 1
-     * @return the low watermark, in bytes, in {@code [0, capacity)}
-     */
-    static long lowWatermark(long capacity) {
-        return capacity / 10 * 9 + capacity % 10 * 9 / 10;
     }
 
     /** @return the coordinator, or {@code null} while the hooks are not installed; thread: any */
@@ -416,7 +379,7 @@ final class KpipeRuntime {
         plugins.closeAll();
         LOG.info(
                 "kpipe {} stopped on node {}: {} requests pipelined, connections upgraded {} times",
-                KpipePlugin.version(),
+                KpipeVersion.get(),
                 nodeId,
                 stats.pipelinedRequests(),
                 stats.upgrades());

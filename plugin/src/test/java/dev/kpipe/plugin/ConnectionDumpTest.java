@@ -146,6 +146,7 @@ class ConnectionDumpTest {
             assertEquals(
                     "kpipe connections: 0 pipelined, 0 listed (at most 100, oldest request in flight first)\n",
                     server.getAttribute(name, "connection-dump"));
+            assertEquals(server.getAttribute(name, "connection-dump"), ConnectionDump.of(coordinator));
         } finally {
             mbean.unregister();
         }
@@ -234,6 +235,18 @@ class ConnectionDumpTest {
                         "debug: kpipe: failed to build the connection dump",
                         "debug: kpipe: failed to build the connection dump"),
                 logged);
+    }
+
+    @Test
+    void aVirtualMachineErrorIsNeverTurnedIntoADump() {
+        KpipeConnections mbean = new KpipeConnections(
+                () -> {
+                    throw new StackOverflowError("deep");
+                },
+                100,
+                org.slf4j.LoggerFactory.getLogger("test"));
+        StackOverflowError e = assertThrows(StackOverflowError.class, mbean::dump);
+        assertEquals("deep", e.getMessage());
     }
 
     @Test

@@ -40,7 +40,7 @@ class JvmSettingsTest {
         Properties system = new Properties();
         system.setProperty("kpipe.enable", "true");
         system.setProperty("kpipe.max.inflight.requests.per.connection", "3");
-        system.setProperty("kpipe.spi.contract.check", "true"); // a test switch, not a setting
+        system.setProperty("kpipe.spi.contract.check.class", "dev.kpipe.spi.testkit.ContractCheck"); // a test switch
         system.setProperty("java.version", "17");
         Map<String, String> defaults =
                 JvmSettings.defaults(system, Map.of("kpipe.max.inflight.requests.per.connection", "9"));

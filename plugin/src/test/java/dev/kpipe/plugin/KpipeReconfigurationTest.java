@@ -402,8 +402,8 @@ class KpipeReconfigurationTest {
         "9223372036854775807, 8301034833169298226"
     })
     void theLowWatermarkIsNinetyPercentWithoutOverflow(long capacity, long expected) {
-        assertEquals(expected, KpipeRuntime.lowWatermark(capacity));
-        assertTrue(KpipeRuntime.lowWatermark(capacity) < capacity);
+        assertEquals(expected, PipelineState.lowWatermark(capacity));
+        assertTrue(PipelineState.lowWatermark(capacity) < capacity);
     }
 
     private static Admission receiveProduce(

@@ -2,6 +2,7 @@
 package dev.kpipe.it.harness;
 
 import dev.kpipe.it.watchdog.ParentWatchdog;
+import dev.kpipe.spi.testkit.ContractCheck;
 import java.io.File;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -22,6 +23,9 @@ final class BrokerCommand {
      */
     static final String CONTRACT_CHECK = "kpipe.it.spi.contract.check";
 
+    /** The broker JVM's system property naming the check kpipe passes the broker's events through. */
+    private static final String CONTRACT_CHECK_CLASS = "kpipe.spi.contract.check.class";
+
     /**
      * The end of a node JVM's command line: the class path ({@code libs/*} and the watchdog's class folder) and {@link
      * ParentWatchdog} as main class, watching this JVM and then running {@code mainClass}; the main class's arguments
@@ -33,12 +37,42 @@ final class BrokerCommand {
      * @return the arguments, from {@code -D}{@value ParentWatchdog#PARENT_PID} to {@code mainClass}
      */
     static List<String> watchdogLaunch(Cluster cluster, String mainClass) {
+        return watchdogLaunch(cluster, mainClass, List.of());
+    }
+
+    /**
+     * @param extraClassPath class path entries after {@code libs/*} and the watchdog's class folder
+     * @see #watchdogLaunch(Cluster, String)
+     */
+    private static List<String> watchdogLaunch(Cluster cluster, String mainClass, List<Path> extraClassPath) {
+        StringBuilder classPath =
+                new StringBuilder(cluster.libsDir() + "/*" + File.pathSeparator + cluster.watchdogDir());
+        for (Path p : extraClassPath) {
+            classPath.append(File.pathSeparator).append(p);
+        }
         return List.of(
                 "-D" + ParentWatchdog.PARENT_PID + "=" + ProcessHandle.current().pid(),
                 "-cp",
-                cluster.libsDir() + "/*" + File.pathSeparator + cluster.watchdogDir(),
+                classPath.toString(),
                 ParentWatchdog.class.getName(),
                 mainClass);
+    }
+
+    /**
+     * @return the SPI test kit's jar (or class folder, in a build that did not package it) on this JVM's class path:
+     *     the broker loads {@link ContractCheck} from there, and kpipe's SPI from kpipe's jar in {@code libs/}
+     * @throws IllegalStateException if its location is unknown
+     */
+    private static Path testKit() {
+        try {
+            return Path.of(ContractCheck.class
+                    .getProtectionDomain()
+                    .getCodeSource()
+                    .getLocation()
+                    .toURI());
+        } catch (java.net.URISyntaxException | RuntimeException e) {
+            throw new IllegalStateException("cannot locate the SPI test kit (kpipe-spi-testkit) for the brokers", e);
+        }
     }
 
     /**
@@ -80,12 +114,14 @@ final class BrokerCommand {
         for (String option : cluster.spec().kafkaOpts()) { // {node} stands for this node's id (a port per node, say)
             cmd.add(option.replace(ClusterSpec.NODE_PLACEHOLDER, Integer.toString(id)));
         }
-        if (Boolean.getBoolean(CONTRACT_CHECK)) {
+        boolean contractCheck =
+                Boolean.getBoolean(CONTRACT_CHECK) && cluster.spec().installPlugin();
+        if (contractCheck) {
             // the integration tests: every event of the broker passes through the SPI's test kit (ContractCheck)
-            cmd.add("-Dkpipe.spi.contract.check=true");
+            cmd.add("-D" + CONTRACT_CHECK_CLASS + "=" + ContractCheck.class.getName());
         }
         cmd.add("-Dkpipe.it.node=" + cluster.spec().name() + "/" + id); // marks the process in ps output
-        cmd.addAll(watchdogLaunch(cluster, "kafka.Kafka"));
+        cmd.addAll(watchdogLaunch(cluster, "kafka.Kafka", contractCheck ? List.of(testKit()) : List.of()));
         cmd.add(node.configFile().toString());
         return cmd;
     }

@@ -31,7 +31,8 @@ import org.junit.jupiter.api.Test;
  * of this checkout, installs kpipe's API into the local Maven repository; the example plugin, copied to a folder
  * outside the tree, then builds with the second block's command, and its jar is where that block's {@code cp} takes it
  * from. The commands are read from the page and run as written, as child processes of the {@code mvn} that runs this
- * test.
+ * test. The install command of the SPI test kit's section is run in the checkout's copy too, and must put the kit
+ * into the local repository.
  *
  * <p>The author's Maven is given an empty home ({@code MAVEN_OPTS=-Duser.home=...}: an empty local repository, so
  * nothing of this build's reactor or local repository can stand in for what the install step must provide), whose
@@ -43,6 +44,9 @@ class PluginOutsideTheTreeIT {
 
     private static final String PAGE = "plugin-authors.md";
     private static final String SECTION = "### Build and install";
+    /** The section of the SPI's test kit, whose install command is run in the checkout's copy as well. */
+    private static final String KIT_SECTION = "## Testing an SPI listener: the test kit";
+
     private static final long STEP_TIMEOUT_MINUTES = 10;
 
     @Test
@@ -52,7 +56,8 @@ class PluginOutsideTheTreeIT {
                 .toAbsolutePath()
                 .normalize();
         Path root = docs.getParent();
-        List<List<String>> blocks = codeBlocks(Files.readString(docs.resolve(PAGE)), SECTION);
+        String page = Files.readString(docs.resolve(PAGE));
+        List<List<String>> blocks = codeBlocks(page, SECTION);
         assertTrue(
                 blocks.size() >= 2,
                 PAGE + ", " + SECTION + ": first two code blocks: in kpipe's checkout; in the plugin's folder");
@@ -62,6 +67,10 @@ class PluginOutsideTheTreeIT {
         assertEquals(1, install.size(), "one install command: " + blocks.get(0));
         assertEquals(1, build.size(), "one build command: " + blocks.get(1));
         assertEquals(1, copy.size(), "one cp of the plugin's jar: " + blocks.get(1));
+        List<String> kitInstall = codeBlocks(page, KIT_SECTION).stream()
+                .flatMap(b -> commands(b, "mvn ").stream())
+                .toList();
+        assertEquals(1, kitInstall.size(), KIT_SECTION + ": one install command");
 
         Path work = Files.createTempDirectory("kpipe-plugin-author-");
         assertFalse(work.toRealPath().startsWith(root.toRealPath()), "the copies are outside the tree: " + work);
@@ -75,6 +84,9 @@ class PluginOutsideTheTreeIT {
             run(mvn, install.get(0), checkout, home, "install");
             Path api = repository.resolve("dev/kpipe/kpipe-extension/0.1.0/kpipe-extension-0.1.0.jar");
             assertTrue(Files.isRegularFile(api), "the install step put kpipe-extension into " + repository);
+            run(mvn, kitInstall.get(0), checkout, home, "install-testkit");
+            Path kit = repository.resolve("dev/kpipe/kpipe-spi-testkit/0.1.0/kpipe-spi-testkit-0.1.0.jar");
+            assertTrue(Files.isRegularFile(kit), "the test kit's install put kpipe-spi-testkit into " + repository);
 
             Path plugin = work.resolve("my-plugin");
             copyTree(root.resolve("examples/under-replication-pressure"), plugin);

@@ -45,6 +45,11 @@ import org.apache.kafka.common.requests.RequestContext;
  *
  * <p>Thread: any, as the events come (network threads, request handler threads); every method is thread-safe.
  *
+ * <p>On a real broker with kpipe: put this kit's jar on the broker's class path beside kpipe's and start the JVM with
+ * {@code -Dkpipe.spi.contract.check.class=dev.kpipe.spi.testkit.ContractCheck}; kpipe then makes one with its own
+ * listener and a sink that logs each violation at ERROR ({@code kpipe: SPI contract violated: ...}). The integration
+ * tests do so on every broker. (kpipe loads it by name through the constructor below: it never depends on this kit.)
+ *
  * @param <Q> the broker's request type
  * @param <S> the broker's response type
  */
