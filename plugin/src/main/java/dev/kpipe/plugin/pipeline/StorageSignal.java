@@ -3,6 +3,7 @@ package dev.kpipe.plugin.pipeline;
 
 import dev.kpipe.extension.StoragePressure;
 import dev.kpipe.spi.BrokerLoad;
+import dev.kpipe.spi.NetworkProcessor;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -38,7 +39,7 @@ final class StorageSignal {
     static final int SATURATED = 1;
     /** A read: the source threw (counted as a plugin fault). */
     static final int FAULT = 2;
-    /** Not read yet in this processor round ({@link ProcessorPipelines#roundSignal}). */
+    /** Not read yet in this processor round (a processor reads the signal at most once per round). */
     static final int UNREAD = -1;
 
     private final PipelineStats stats;
@@ -47,7 +48,7 @@ final class StorageSignal {
     /** A storage plugin's source is set: connections keep the topics of their last produce for the per-topic check. */
     private volatile boolean perTopic;
     /** Processors that kept a connection waiting on storage pressure: woken when it clears. */
-    private final Set<ProcessorPipelines<?, ?>> waiting = ConcurrentHashMap.newKeySet();
+    private final Set<NetworkProcessor<?, ?>> waiting = ConcurrentHashMap.newKeySet();
     /** How often the source reported pressure cleared ({@link StoragePressure#onCleared}). */
     private final AtomicLong clears = new AtomicLong();
 
@@ -151,7 +152,7 @@ final class StorageSignal {
      *
      * @param processor the connection's processor
      */
-    void waiting(ProcessorPipelines<?, ?> processor) {
+    void waiting(NetworkProcessor<?, ?> processor) {
         waiting.add(processor);
     }
 
@@ -166,9 +167,9 @@ final class StorageSignal {
      */
     private void cleared() {
         clears.incrementAndGet();
-        for (ProcessorPipelines<?, ?> p : waiting) {
+        for (NetworkProcessor<?, ?> p : waiting) {
             try {
-                p.processor.wakeup();
+                p.wakeup();
             } catch (Throwable e) {
                 stats.pluginFaults.increment();
             }
