@@ -93,6 +93,8 @@ final class Admissions<Q, S> {
         } else {
             try {
                 cls = classifier.classify(context.header.apiKey(), body);
+            } catch (VirtualMachineError e) {
+                throw e;
             } catch (Throwable e) {
                 stats.classificationFallbacks.increment();
                 LOG.debug("kpipe: classification failed for {} on {}; handled as exclusive", context.header, id, e);
@@ -112,6 +114,8 @@ final class Admissions<Q, S> {
                 return holdExclusive(conn, request);
             }
             return read(conn, request, context, body, sizeInBytes, false);
+        } catch (VirtualMachineError e) {
+            throw e;
         } catch (Throwable e) {
             stats.pluginFaults.increment();
             admitFailed.fault("kpipe: failed to admit a request on {}; it is handled as exclusive", id, e);
@@ -251,6 +255,8 @@ final class Admissions<Q, S> {
             conn.holdReauthentication(reauthentication, reservations);
             conn.muteAndSchedule();
             return true;
+        } catch (VirtualMachineError e) {
+            throw e;
         } catch (Throwable e) {
             stats.pluginFaults.increment();
             LOG.warn("kpipe: failed to defer the re-authentication of {}", connectionId, e);

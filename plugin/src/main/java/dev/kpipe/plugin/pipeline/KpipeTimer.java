@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
  * The real {@link WakeupTimer} ({@link WakeupTimer#daemon()}): one daemon thread, {@code kpipe-timer}, started the
  * first time a wake-up is asked for (the end of a re-authentication quiet period, {@link QuietPeriod}).
  *
- * <p>Thread: any; nothing blocks. A wake-up that throws is logged at DEBUG.
+ * <p>Thread: any; nothing blocks. A wake-up that throws is logged at DEBUG (an {@link Error} of the JVM is not caught).
  */
 final class KpipeTimer {
 
@@ -40,6 +40,8 @@ final class KpipeTimer {
                 () -> {
                     try {
                         processor.wakeup();
+                    } catch (VirtualMachineError e) {
+                        throw e;
                     } catch (Throwable e) {
                         LOG.debug("kpipe: cannot wake processor {}", processor.id(), e);
                     }

@@ -58,7 +58,8 @@ import org.apache.kafka.common.requests.RequestContext;
  * {@link #onRequestDispatched} and {@link #onDispatchDeferred} (request handler threads, or whichever thread completes
  * a verified write), {@link #onBrokerServices} and the setters (any). Nothing blocks.
  *
- * <p>Faults: no throwable leaves this class into a broker thread; what each kind of fault leads to, and which count in
+ * <p>Faults: no throwable but a {@link VirtualMachineError} (an {@link OutOfMemoryError}: the JVM's, not kpipe's to
+ * swallow) leaves this class into a broker thread; what each kind of fault leads to, and which count in
  * {@code plugin-fault-total}, is in {@code docs/core.md} ("Faults").
  */
 public final class PipelineCoordinator<Q, S> implements NetworkEventListener<Q, S> {

@@ -72,6 +72,8 @@ final class ResponseSequencer<Q, S> {
             boolean now;
             try {
                 now = deliverNow(processor, r);
+            } catch (VirtualMachineError e) {
+                throw e;
             } catch (Throwable e) {
                 // kpipe cannot place this response: the broker processes it itself, as without kpipe. Responses kpipe
                 // already holds stay held and go out in their turn (returning the dequeued one instead would hand a

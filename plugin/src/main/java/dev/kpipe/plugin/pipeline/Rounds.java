@@ -92,6 +92,8 @@ final class Rounds<Q, S> {
             c.evaluationStarted();
             try {
                 evaluate(p, c);
+            } catch (VirtualMachineError e) {
+                throw e;
             } catch (Throwable e) {
                 stats.pluginFaults.increment();
                 evaluateFailed.fault("kpipe: failed to evaluate {}", c, e);
@@ -129,6 +131,8 @@ final class Rounds<Q, S> {
                 // Kafka's channel is MUTED (kpipe muted it): given back idle and readable, as after a response.
                 c.processor().handBack(c.id(), null);
             }
+        } catch (VirtualMachineError e) {
+            throw e;
         } catch (Throwable e) {
             stats.pluginFaults.increment();
             LOG.warn("kpipe: failed to hand {} back to Kafka", c, e);

@@ -88,6 +88,8 @@ final class StorageSignal {
         pressure = source;
         try {
             source.onCleared(this::cleared);
+        } catch (VirtualMachineError e) {
+            throw e;
         } catch (Throwable e) {
             stats.pluginFaults.increment();
             LOG.warn(
@@ -106,6 +108,8 @@ final class StorageSignal {
     int read() {
         try {
             return pressure.saturated() ? SATURATED : CLEAR;
+        } catch (VirtualMachineError e) {
+            throw e;
         } catch (Throwable e) {
             stats.pluginFaults.increment();
             LOG.debug("kpipe: the storage pressure signal threw", e);
@@ -117,6 +121,8 @@ final class StorageSignal {
     int readTopics() {
         try {
             return pressure.anyTopicSaturated() ? SATURATED : CLEAR;
+        } catch (VirtualMachineError e) {
+            throw e;
         } catch (Throwable e) {
             stats.pluginFaults.increment();
             LOG.debug("kpipe: the storage pressure signal threw", e);
@@ -139,6 +145,8 @@ final class StorageSignal {
                 }
             }
             return CLEAR;
+        } catch (VirtualMachineError e) {
+            throw e;
         } catch (Throwable e) {
             stats.pluginFaults.increment();
             LOG.debug("kpipe: the storage pressure signal threw", e);
@@ -170,6 +178,8 @@ final class StorageSignal {
         for (NetworkProcessor<?, ?> p : waiting) {
             try {
                 p.wakeup();
+            } catch (VirtualMachineError e) {
+                throw e;
             } catch (Throwable e) {
                 stats.pluginFaults.increment();
             }
