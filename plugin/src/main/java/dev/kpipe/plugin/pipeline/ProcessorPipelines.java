@@ -265,7 +265,7 @@ final class ProcessorPipelines<Q, S> implements ProcessorAttachment, ProcessorQu
     }
 
     /** @return true if nothing is queued: no signal, no connection to evaluate, no released response (for tests) */
-    boolean quiet() {
+    boolean nothingQueued() {
         return signalled.isEmpty() && pending.isEmpty() && ready.isEmpty();
     }
 

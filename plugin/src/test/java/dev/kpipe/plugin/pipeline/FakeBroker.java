@@ -1414,7 +1414,7 @@ final class FakeBroker {
                     p.dirty = true;
                 } else if (!p.dirty) {
                     ProcessorPipelines<Request, Response> pp = p.pipelines();
-                    if (pp != null && !pp.quiet()) {
+                    if (pp != null && !pp.nothingQueued()) {
                         fail("processor " + p.index + " goes to sleep with kpipe work pending and no wakeup"
                                 + " (it would wait for the 300 ms poll timeout)");
                     }
