@@ -93,6 +93,8 @@ final class Admissions<Q, S> {
         } else {
             try {
                 cls = classifier.classify(context.header.apiKey(), body);
+            } catch (VirtualMachineError e) {
+                throw e;
             } catch (Throwable e) {
                 stats.classificationFallbacks.increment();
                 LOG.debug("kpipe: classification failed for {} on {}; handled as exclusive", context.header, id, e);
@@ -112,6 +114,8 @@ final class Admissions<Q, S> {
                 return holdExclusive(conn, request);
             }
             return read(conn, request, context, body, sizeInBytes, false);
+        } catch (VirtualMachineError e) {
+            throw e;
         } catch (Throwable e) {
             stats.pluginFaults.increment();
             admitFailed.fault("kpipe: failed to admit a request on {}; it is handled as exclusive", id, e);
@@ -122,7 +126,7 @@ final class Admissions<Q, S> {
             ConnectionState s = tracked.state();
             if ((s == ConnectionState.PIPELINED || s == ConnectionState.DRAINING_DISABLED)
                     && tracked.inflight().isEmpty()
-                    && !tracked.throttle().throttled()) {
+                    && !tracked.throttled()) {
                 release.release(tracked, ConnectionEvent.HAND_BACK);
                 return Admission.CLASSIC;
             }
@@ -150,7 +154,7 @@ final class Admissions<Q, S> {
             // applies). When its response is written, kpipe takes the connection over, muted, and it waits for
             // budget in line with the others.
             stats.upgradesDeferred.increment();
-            ProcessorPipelines.of(processor).upgradesDeferred.put(context.connectionId, sizeInBytes);
+            ProcessorPipelines.of(processor).upgradeDeferred(context.connectionId, sizeInBytes);
             return Admission.CLASSIC;
         }
         ConnectionPipeline<Q, S> conn =
@@ -172,13 +176,12 @@ final class Admissions<Q, S> {
             AbstractRequest body,
             int sizeInBytes,
             boolean upgrade) {
-        conn.mutedByRead();
+        conn.readMutedChannel();
         if (!conn.transition(ConnectionEvent.REQUEST_READ)) {
             return holdUntilClose(conn, request);
         }
-        reservations.settle(conn.reservation(), sizeInBytes, upgrade);
         PipelinedApi api = PipelinedApi.of(context.header.apiKey());
-        conn.requestRead(request, context, sizeInBytes, api);
+        conn.requestRead(request, context, sizeInBytes, api, reservations, upgrade);
         if (api == PipelinedApi.PRODUCE && perTopicPressure.getAsBoolean()) {
             conn.producedTo(classifier.topicsOf((ProduceRequest) body, conn.produceTopics()));
         }
@@ -187,10 +190,7 @@ final class Admissions<Q, S> {
 
     /** @return true if nothing of the connection is outstanding: Kafka may take it back as it is */
     private static boolean idle(ConnectionPipeline<?, ?> conn) {
-        return conn.state() == ConnectionState.PIPELINED
-                && !conn.dispatch().active()
-                && conn.inflight().isEmpty()
-                && !conn.throttle().throttled();
+        return conn.state() == ConnectionState.PIPELINED && conn.nothingOutstanding();
     }
 
     /**
@@ -198,12 +198,11 @@ final class Admissions<Q, S> {
      * ({@link #holdUntilClose}).
      */
     private Admission holdExclusive(ConnectionPipeline<Q, S> conn, Q request) {
-        conn.mutedByRead();
+        conn.readMutedChannel();
         if (!conn.transition(ConnectionEvent.EXCLUSIVE_HELD)) {
             return holdUntilClose(conn, request);
         }
-        reservations.release(conn.reservation());
-        conn.hold(request);
+        conn.hold(request, reservations);
         return Admission.HELD;
     }
 
@@ -216,10 +215,9 @@ final class Admissions<Q, S> {
         conn.muteAndSchedule();
         Q earlier = conn.takeHeldRequest();
         if (earlier != null) {
-            conn.processor().processor.release(earlier);
+            conn.processor().release(earlier);
         }
-        reservations.release(conn.reservation());
-        conn.hold(request);
+        conn.hold(request, reservations);
         return Admission.HELD;
     }
 
@@ -254,10 +252,11 @@ final class Admissions<Q, S> {
                 return true;
             }
             // From DRAINING_DISABLED (nothing held): the re-authentication waits for that drain.
-            conn.holdReauthentication(reauthentication);
-            reservations.release(conn.reservation());
+            conn.holdReauthentication(reauthentication, reservations);
             conn.muteAndSchedule();
             return true;
+        } catch (VirtualMachineError e) {
+            throw e;
         } catch (Throwable e) {
             stats.pluginFaults.increment();
             LOG.warn("kpipe: failed to defer the re-authentication of {}", connectionId, e);

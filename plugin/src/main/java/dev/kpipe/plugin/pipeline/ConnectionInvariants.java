@@ -2,8 +2,8 @@
 package dev.kpipe.plugin.pipeline;
 
 /**
- * The invariants of one {@link ConnectionPipeline}'s bookkeeping, stated once: {@code ConnectionPipeline.invariantsHold}
- * asserts them, and the fake broker checks them after every step of every explored and generated run.
+ * The invariants of one {@link ConnectionPipeline}'s bookkeeping, stated once: the fake broker checks them after every
+ * step of every explored and generated run.
  */
 final class ConnectionInvariants {
     private ConnectionInvariants() {}
@@ -32,16 +32,10 @@ final class ConnectionInvariants {
         if (heldRequired ? c.held() == null : c.held() != null && !heldAllowed) {
             return s + " with held=" + c.held();
         }
-        String v = c.inflight().invariantViolation();
-        if (v == null) {
-            v = c.reservation().invariantViolation();
-        }
+        String v = c.partsViolation();
         if (v == null
                 && !s.owned()
-                && (!c.inflight().isEmpty()
-                        || c.held() != null
-                        || c.reservation().reserved() != 0
-                        || c.reservation().waiting())) {
+                && (!c.inflight().isEmpty() || c.held() != null || c.reserved() != 0 || c.budgetWaiting())) {
             v = s + " but still holds state";
         }
         return v;

@@ -62,16 +62,15 @@ public record ConnectionSnapshot(
     static ConnectionSnapshot of(ConnectionPipeline<?, ?> c, InflightLimits limits, long nowNanos) {
         RequestContext ctx = c.context();
         ConnectionState state = c.state();
-        InflightRequests<?, ?> requests = c.inflight();
+        InflightView<?, ?> requests = c.inflight();
         int inflight = requests.publishedCount();
         long bytes = requests.publishedBytes();
         long oldest = requests.publishedOldestReadNanos();
         EnumSet<WaitReason> reasons = EnumSet.noneOf(WaitReason.class);
-        DispatchPhase dispatch = c.dispatch();
-        if (dispatch.active()) {
-            reasons.add(dispatch.deferred() ? WaitReason.AWAITING_APPEND : WaitReason.AWAITING_DISPATCH);
+        if (c.awaitingDispatch()) {
+            reasons.add(c.awaitingAppend() ? WaitReason.AWAITING_APPEND : WaitReason.AWAITING_DISPATCH);
         }
-        if (c.reservation().waiting()) {
+        if (c.budgetWaiting()) {
             reasons.add(WaitReason.BUDGET);
         }
         if (!state.draining() && !limits.admitsAnother(inflight, bytes)) {
@@ -80,7 +79,7 @@ public record ConnectionSnapshot(
         if (c.pressureBlocked()) {
             reasons.add(WaitReason.STORAGE_PRESSURE);
         }
-        if (c.throttle().throttled()) {
+        if (c.throttled()) {
             reasons.add(WaitReason.THROTTLED);
         }
         WaitReason ofState = state.waitReason();

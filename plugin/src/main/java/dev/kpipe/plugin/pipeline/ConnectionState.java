@@ -3,10 +3,10 @@ package dev.kpipe.plugin.pipeline;
 
 /**
  * Every state a connection kpipe owns can be in, in the style of Kafka's {@code KafkaChannel.ChannelMuteState}. A
- * connection Kafka owns (classic) has no {@link ConnectionPipeline} and so no state here. The legal moves are the
- * table on {@link ConnectionPipeline#transition}; sub-conditions that hold independently of the state (a request in
- * the dispatch phase, a throttle window, a wait for the byte budget, storage-side saturation) are fields beside it,
- * not states.
+ * connection Kafka owns (classic) has no {@link ConnectionPipeline} and so no state here. The legal moves are the table
+ * on {@link #next}, applied by {@link ConnectionPipeline#transition}; sub-conditions that hold independently of the
+ * state (a request in the dispatch phase, a throttle window, a wait for the byte budget, storage-side saturation) are
+ * fields beside it, not states.
  */
 enum ConnectionState {
     /** Requests are read as soon as the previous one is dispatched; responses are written in arrival order. */
@@ -80,7 +80,21 @@ enum ConnectionState {
     }
 
     /**
-     * The table of legal moves (see {@link ConnectionPipeline#transition}).
+     * The table of legal moves ({@link ConnectionStateMachine#move} applies it; a read is legal only while no request
+     * is in the dispatch phase):
+     *
+     * <table>
+     *   <caption>Legal moves</caption>
+     *   <tr><th>from</th><th>event</th><th>to</th></tr>
+     *   <tr><td>PIPELINED</td><td>REQUEST_READ</td><td>PIPELINED</td></tr>
+     *   <tr><td>PIPELINED</td><td>EXCLUSIVE_HELD</td><td>DRAINING_EXCLUSIVE</td></tr>
+     *   <tr><td>PIPELINED, DRAINING_DISABLED</td><td>REAUTHENTICATION_HELD</td><td>DRAINING_REAUTHENTICATION</td></tr>
+     *   <tr><td>PIPELINED</td><td>DISABLED</td><td>DRAINING_DISABLED</td></tr>
+     *   <tr><td>PIPELINED, DRAINING_*, CLOSING_AFTER_DRAIN</td><td>REQUEST_REJECTED, INPUT_ENDED</td>
+     *       <td>CLOSING_AFTER_DRAIN</td></tr>
+     *   <tr><td>PIPELINED, DRAINING_*</td><td>HAND_BACK</td><td>HANDED_BACK</td></tr>
+     *   <tr><td>PIPELINED, DRAINING_*, CLOSING_AFTER_DRAIN</td><td>CLOSE</td><td>CLOSED</td></tr>
+     * </table>
      *
      * @param event what happened
      * @return the next state, or {@code null} if the move is illegal

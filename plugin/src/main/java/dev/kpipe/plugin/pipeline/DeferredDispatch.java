@@ -13,18 +13,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Pipelined transactional produce whose append the broker defers past {@code KafkaApis.handle} (KIP-890 transaction
- * verification; {@code NetworkEventListener.onDispatchDeferred}): the connection's {@link DispatchPhase} stays active,
- * so it reads its next request only once the append happened ({@code onRequestDispatched}), which keeps at most one
- * verification of a connection outstanding and its requests appended in arrival order.
+ * Pipelined transactional requests whose order-defining write the broker defers past {@code KafkaApis.handle} (KIP-890
+ * transaction verification; {@code NetworkEventListener.onDispatchDeferred}): a transactional produce (its append)
+ * and a TXN_OFFSET_COMMIT (its write to the offsets topic) take the same path, every
+ * {@link DispatchPoint#AFTER_VERIFICATION} row of the table of pipelined APIs. The connection's dispatch phase stays
+ * active, so it reads its next request only once the write happened ({@code onRequestDispatched}), which keeps at
+ * most one verification of a connection outstanding and its requests written in arrival order.
  *
- * <p>Invariants: only the request in the dispatch phase is deferred; a deferred
- * request is counted once ({@code deferred-dispatch-total}, {@code wait-awaiting-append-total}). A written response
- * of the deferred request also ends the wait (the broker answers a produce only after its append), so a completion the
- * broker's hooks missed cannot keep the connection muted for good ({@code deferred-dispatch-fallback-total}); the
- * dispatch signal and this fallback end the dispatch phase by compare-and-set ({@link DispatchPhase#end}),
- * so exactly one of them does, and never a later request's.
- *
+ * <p>Invariants: only the request in the dispatch phase is deferred; a deferred request is counted once ({@code
+ * deferred-dispatch-total}, {@code wait-awaiting-append-total}). A written response of the deferred request also ends
+ * the wait (the broker answers such a request only after its write), so a completion the broker's hooks missed cannot
+ * keep the connection muted for good ({@code deferred-dispatch-fallback-total}); the dispatch signal and this fallback
+ * end the dispatch phase by compare-and-set ({@link ConnectionPipeline#dispatchEnded}, {@link
+ * ConnectionPipeline#deferredRequestAnswered}), so exactly one of them does, and never a later request's.
  * <p>Threads: {@link #deferred} on a request handler thread; {@link #responseWritten} on the connection's network
  * thread; {@link #support} on the installing thread.
  */
@@ -42,30 +43,29 @@ final class DeferredDispatch<Q, S> {
     }
 
     /**
-     * {@code KafkaApis.handle} returned for {@code request} but its append awaits a {@code CallbackRequest}.
+     * {@code KafkaApis.handle} returned for {@code request} but its write (a produce's append, a TXN_OFFSET_COMMIT's
+     * offsets) awaits a {@code CallbackRequest}.
      *
      * @param connectionId the request's connection
      * @param request the broker's request handle
      */
     void deferred(String connectionId, Q request) {
         ConnectionPipeline<Q, S> conn = connections.get(connectionId);
-        if (conn != null && conn.dispatch().defer(request)) {
+        if (conn != null && conn.dispatchDeferred(request)) {
             stats.deferredDispatches.increment();
             stats.waitStarted(WaitReason.AWAITING_APPEND);
         }
     }
 
     /**
-     * A response of the connection was written: if it answers the deferred request, the append happened.
+     * A response of the connection was written: if it answers the deferred request, its write happened.
      *
      * @param processor the connection's processor
      * @param conn the connection
      * @param response the broker's response handle
      */
     void responseWritten(NetworkProcessor<Q, S> processor, ConnectionPipeline<Q, S> conn, S response) {
-        Q request = processor.requestOf(response);
-        DispatchPhase dispatch = conn.dispatch();
-        if (dispatch.deferredFor(request) && dispatch.end(request)) {
+        if (conn.deferredRequestAnswered(processor.requestOf(response))) {
             stats.deferredDispatchFallbacks.increment();
         }
     }

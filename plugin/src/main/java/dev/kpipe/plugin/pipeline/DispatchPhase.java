@@ -6,10 +6,11 @@ import java.lang.invoke.VarHandle;
 
 /**
  * The dispatch phase of one pipelined connection: the request whose order-defining step has not happened yet (for a
- * produce, its append), during which the connection reads nothing more. Most requests end it when
- * {@code KafkaApis.handle} returns, or when their response reaches the network thread first (the broker answers a
- * request only after handling it); a request whose order-defining step the broker runs after handle returned (a
- * KIP-890 verification; its dispatch is deferred) ends it only by that step's signal, or by its written response.
+ * produce, its append), during which the connection reads nothing more. Most requests end it when {@code
+ * KafkaApis.handle} returns, or when their response reaches the network thread first (the broker answers a request only
+ * after handling it); a request whose order-defining step the broker runs after handle returned (a KIP-890 verification
+ * of a transactional produce or TXN_OFFSET_COMMIT; its dispatch is deferred) ends it only by that step's signal, or by
+ * its written response.
  *
  * <p>Invariant: at most one request per connection is in the phase; it is ended exactly once, by compare-and-set,
  * whichever of the handler's signal, the network thread's dequeue of the response or the written-response fallback

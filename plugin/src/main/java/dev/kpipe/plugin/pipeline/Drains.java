@@ -40,8 +40,7 @@ final class Drains<Q, S> {
      * @param conn a PIPELINED connection
      */
     void startDisabledDrain(ConnectionPipeline<Q, S> conn) {
-        reservations.release(conn.reservation());
-        conn.transition(ConnectionEvent.DISABLED);
+        conn.disabled(reservations);
     }
 
     /**
@@ -50,9 +49,7 @@ final class Drains<Q, S> {
      * @param conn a draining connection
      */
     void evaluate(ConnectionPipeline<Q, S> conn) {
-        if (conn.inflight().isEmpty()
-                && !conn.throttle().throttled()
-                && !conn.dispatch().active()) {
+        if (conn.nothingOutstanding()) {
             if (conn.state() == ConnectionState.DRAINING_REAUTHENTICATION && quiet.await(conn)) {
                 return;
             }
@@ -68,7 +65,7 @@ final class Drains<Q, S> {
      * writing its last response (unmuted), and the re-authentication begins.
      */
     private void handBack(ConnectionPipeline<Q, S> conn) {
-        NetworkProcessor<Q, S> processor = conn.processor().processor;
+        NetworkProcessor<Q, S> processor = conn.processor();
         ConnectionState drained = conn.state();
         Q heldRequest = conn.takeHeldRequest();
         Reauthentication heldReauthentication = conn.takeHeldReauthentication();

@@ -2,6 +2,7 @@
 package dev.kpipe.plugin.pipeline;
 
 import dev.kpipe.backpressure.InflightLimits;
+import dev.kpipe.spi.NetworkProcessor;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Set;
@@ -58,12 +59,11 @@ final class DynamicSettings {
         // Every connection kpipe owns is evaluated at its processor's next round, where it starts to drain. One that
         // is upgraded concurrently with this call is put in the map before its first request is dispatched, and is
         // evaluated after that dispatch, by which time it reads enabled == false.
-        Set<ProcessorPipelines<Q, S>> woken = Collections.newSetFromMap(new IdentityHashMap<>());
+        Set<NetworkProcessor<Q, S>> woken = Collections.newSetFromMap(new IdentityHashMap<>());
         for (ConnectionPipeline<Q, S> conn : connections.values()) {
-            ProcessorPipelines<Q, S> p = conn.processor();
-            p.dispatched.add(conn);
-            if (woken.add(p)) {
-                p.processor.wakeup();
+            conn.signalled();
+            if (woken.add(conn.processor())) {
+                conn.processor().wakeup();
             }
         }
     }

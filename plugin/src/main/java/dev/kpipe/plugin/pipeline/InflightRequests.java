@@ -24,7 +24,7 @@ import java.util.ArrayDeque;
  * ({@link #publishedCount()} and the others), written with opaque stores after each change: no fence, no allocation;
  * each is current within a moment, not one atomic picture.
  */
-final class InflightRequests<Q, S> {
+final class InflightRequests<Q, S> implements InflightView<Q, S> {
 
     private final PipelineStats stats;
     /** Requests read and not yet answered, in arrival order. */
@@ -89,27 +89,32 @@ final class InflightRequests<Q, S> {
     }
 
     /** @return true if no request is in flight */
-    boolean isEmpty() {
+    @Override
+    public boolean isEmpty() {
         return slots.isEmpty();
     }
 
     /** @return requests read and not yet answered */
-    int size() {
+    @Override
+    public int size() {
         return slots.size();
     }
 
     /** @return their size, bytes */
-    long bytes() {
+    @Override
+    public long bytes() {
         return bytes;
     }
 
     /** @return true while the head request's response is handed to the broker and not yet completed */
-    boolean sendOutstanding() {
+    @Override
+    public boolean sendOutstanding() {
         return sendOutstanding;
     }
 
     /** @return responses ready but held behind an earlier one of this connection */
-    int heldResponses() {
+    @Override
+    public int heldResponses() {
         return heldResponses;
     }
 
@@ -231,16 +236,16 @@ final class InflightRequests<Q, S> {
      * discarded (the broker completes it as for a closed connection), except the one the broker is sending, which it
      * completes itself on close.
      *
-     * @param ready the processor's ready queue
+     * @param withdrawn takes a response out of the processor's ready queue: true if it was there
      * @param processor the processor
      */
-    void discardResponses(ArrayDeque<S> ready, NetworkProcessor<Q, S> processor) {
+    void discardResponses(java.util.function.Predicate<S> withdrawn, NetworkProcessor<Q, S> processor) {
         Slot<Q, S> head = slots.peekFirst();
         for (Slot<Q, S> s : slots) {
             if (s.response == null) {
                 continue;
             }
-            if (ready.removeFirstOccurrence(s.response)) {
+            if (withdrawn.test(s.response)) {
                 processor.discard(s.response);
             } else if (!(s == head && sendOutstanding)) {
                 heldResponses--;
@@ -264,29 +269,34 @@ final class InflightRequests<Q, S> {
     }
 
     /** @return requests in flight as last published; thread: any */
-    int publishedCount() {
+    @Override
+    public int publishedCount() {
         return (int) COUNT.getOpaque(this);
     }
 
     /** @return bytes in flight as last published; thread: any */
-    long publishedBytes() {
+    @Override
+    public long publishedBytes() {
         return (long) BYTES.getOpaque(this);
     }
 
     /** @return the oldest in-flight request's read time (the coordinator's clock), 0 for none; thread: any */
-    long publishedOldestReadNanos() {
+    @Override
+    public long publishedOldestReadNanos() {
         return (long) OLDEST_READ_NANOS.getOpaque(this);
     }
 
     /** @return responses held for ordering as last published; thread: any */
-    int publishedHeldResponses() {
+    @Override
+    public int publishedHeldResponses() {
         return (int) HELD_RESPONSES.getOpaque(this);
     }
 
     /**
      * @return the first violated invariant of the class comment, or {@code null}; network thread (or a test)
      */
-    String invariantViolation() {
+    @Override
+    public String invariantViolation() {
         Slot<Q, S> head = slots.peekFirst();
         if (sendOutstanding && (head == null || head.response == null)) {
             return "a send outstanding without a head response";
@@ -310,7 +320,8 @@ final class InflightRequests<Q, S> {
      * @param action called with each request in flight and its response ({@code null} while not ready), oldest first;
      *     for tests and dumps. Network thread.
      */
-    void forEach(java.util.function.BiConsumer<Q, S> action) {
+    @Override
+    public void forEach(java.util.function.BiConsumer<Q, S> action) {
         for (Slot<Q, S> s : slots) {
             action.accept(s.request, s.response);
         }

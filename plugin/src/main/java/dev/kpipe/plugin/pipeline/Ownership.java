@@ -56,10 +56,8 @@ final class Ownership<Q, S> {
     void release(ConnectionPipeline<Q, S> conn, ConnectionEvent event) {
         conn.transition(event);
         if (connections.remove(conn)) {
-            throttles.forget(conn);
-            reservations.release(conn.reservation());
-            // each request's permit, once (none when handed back: a hand-back waits for every response)
-            conn.inflight().releaseAll(budget);
+            // its reservation and each request's permit, once (none when handed back: that waits for every response)
+            throttles.forgotten(conn.released(reservations, budget));
         }
     }
 
@@ -78,7 +76,7 @@ final class Ownership<Q, S> {
             return false;
         }
         ProcessorPipelines<Q, S> p = ProcessorPipelines.of(processor);
-        Integer deferred = p.upgradesDeferred.isEmpty() ? null : p.upgradesDeferred.remove(connectionId);
+        Integer deferred = p.takeDeferredUpgrade(connectionId);
         if (deferred == null || !enabled.getAsBoolean()) {
             return false; // disabled since the upgrade was deferred: the connection stays Kafka's
         }
@@ -101,13 +99,11 @@ final class Ownership<Q, S> {
         ConnectionPipeline<Q, S> conn = connections.get(connectionId);
         if (conn == null) {
             if (processor.attachment() != null) {
-                ProcessorPipelines.of(processor).upgradesDeferred.remove(connectionId);
+                ProcessorPipelines.of(processor).takeDeferredUpgrade(connectionId);
             }
             return;
         }
-        Q heldRequest = conn.takeHeldRequest();
-        conn.takeHeldReauthentication(); // dropped: the connection is gone, nothing to re-authenticate
-        conn.inflight().discardResponses(conn.processor().ready, processor);
+        Q heldRequest = conn.closed(); // a held re-authentication is dropped: nothing to re-authenticate
         release(conn, ConnectionEvent.CLOSE);
         if (heldRequest != null) {
             // Stock Kafka would have queued it as soon as it was read; so does kpipe, now.

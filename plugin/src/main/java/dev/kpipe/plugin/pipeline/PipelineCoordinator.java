@@ -21,35 +21,30 @@ import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.RequestContext;
 
 /**
- * The two-phase pipelining model (dispatch in arrival order, completions overlapping, responses
- * written in arrival order) for the connections of every processor of the pipelined listeners.
+ * The two-phase pipelining model (dispatch in arrival order, completions overlapping, responses written in arrival
+ * order) for the connections of every processor of the pipelined listeners.
  *
  * <p>Per connection:
  * <ul>
- *   <li><b>classic</b> (no state here): Kafka's own mute state machine; a {@link RequestClass#PIPELINED}
- *       request <b>upgrades</b> the connection.</li>
+ *   <li><b>classic</b> (no state here): Kafka's own mute state machine; a {@link RequestClass#PIPELINED} request
+ *       <b>upgrades</b> the connection.</li>
  *   <li><b>pipelined</b>: after a request is read the connection stays muted until it is dispatched: the handler
- *       returned from {@code KafkaApis.handle} or, for a transactional produce the broker first verifies with the
- *       transaction coordinator (KIP-890, {@link #onDispatchDeferred}), its append ran in the post-verification
- *       callback. Then it is unmuted unless another mute reason holds (throttled, in-flight limit). So at most one
- *       request per connection is ever in the dispatch phase and appends happen in arrival order whatever
- *       {@code num.io.threads} is.
- *       Responses are handed to the broker one at a time, in arrival order; correlation ids are never
- *       looked at. An acks=0 produce's no-op response takes its turn like any other.</li>
- *   <li><b>draining</b>: an {@link RequestClass#EXCLUSIVE} request arrived; it is held, the
- *       connection stays muted, and when every earlier response is written and no throttle window
- *       is open, the connection is handed back to Kafka in the state Kafka expects right after
- *       reading a request ({@code REQUEST_RECEIVED} on a muted channel) and the request is queued
+ *       returned from {@code KafkaApis.handle} or, for a transactional produce or TXN_OFFSET_COMMIT the broker first
+ *       verifies with the transaction coordinator (KIP-890, {@link #onDispatchDeferred}), its write ran in the
+ *       post-verification callback. Then it is unmuted unless another mute reason holds (throttled, in-flight
+ *       limit). So at most one request per connection is ever in the dispatch phase and its writes happen in arrival
+ *       order whatever {@code num.io.threads} is.
+ *       Responses are handed to the broker one at a time, in arrival order; correlation ids are never looked at.
+ *       An acks=0 produce's no-op response takes its turn like any other.</li>
+ *   <li><b>draining</b>: an {@link RequestClass#EXCLUSIVE} request arrived; it is held, the connection stays muted,
+ *       and when every earlier response is written and no throttle window is open, the connection is handed back to
+ *       Kafka as right after reading a request ({@code REQUEST_RECEIVED}, muted) and the request is queued
  *       (<b>downgrade</b>).</li>
  * </ul>
- * A SASL re-authentication (KIP-368: a {@code SASL_HANDSHAKE} on an authenticated connection, which
- * Kafka handles on the network thread, its authenticator writing straight to the socket) drains the
- * same way when responses are outstanding: kpipe mutes the connection and holds the handshake until
- * every earlier response is written, then hands the connection back to Kafka unmuted, as Kafka
- * leaves it after writing a response, and begins the re-authentication as Kafka would have. So the
- * client sees what stock Kafka sends: every earlier response, then the re-authentication exchange.
- * Throttle start/end (KIP-219) are control events: they bypass the ordering and become a mute
- * reason of their own.
+ * A SASL re-authentication (KIP-368: a {@code SASL_HANDSHAKE} on an authenticated connection, handled on the network
+ * thread) drains the same way when responses are outstanding: held until every earlier response is written, then the
+ * connection is handed back unmuted and the re-authentication begins, so the client sees what stock Kafka sends.
+ * Throttle start/end (KIP-219) are control events: they bypass the ordering and become a mute reason of their own.
  *
  * <p>A request the broker refuses after kpipe read ahead (it does not parse, its API or version is unsupported)
  * closes its connection only once every earlier response is written ({@link #onRequestRejected}), as stock Kafka,
@@ -61,9 +56,10 @@ import org.apache.kafka.common.requests.RequestContext;
  *
  * <p>Threads: every method runs on the network thread of the connection's processor, except
  * {@link #onRequestDispatched} and {@link #onDispatchDeferred} (request handler threads, or whichever thread completes
- * a verified append), {@link #onBrokerServices} and the setters (any). Nothing blocks.
+ * a verified write), {@link #onBrokerServices} and the setters (any). Nothing blocks.
  *
- * <p>Faults: no throwable leaves this class into a broker thread; what each kind of fault leads to, and which count in
+ * <p>Faults: no throwable but a {@link VirtualMachineError} (an {@link OutOfMemoryError}: the JVM's, not kpipe's to
+ * swallow) leaves this class into a broker thread; what each kind of fault leads to, and which count in
  * {@code plugin-fault-total}, is in {@code docs/core.md} ("Faults").
  */
 public final class PipelineCoordinator<Q, S> implements NetworkEventListener<Q, S> {
@@ -79,18 +75,11 @@ public final class PipelineCoordinator<Q, S> implements NetworkEventListener<Q, 
     private final Ticker ticker;
     /** Reservations of the budget for the next read of each connection. */
     private final Reservations reservations;
-    /** Arrival order of responses, one send per connection. */
+
     private final ResponseSequencer<Q, S> sequencer;
-    /** The re-authentication quiet period (its timer is passed in). */
-    private final QuietPeriod quiet;
-    /** Drain and hand-back. */
-    private final Drains<Q, S> drains;
     /** Classification, upgrade, holds: what a request read or a re-authentication does. */
     private final Admissions<Q, S> admissions;
-    /**
-     * The broker-wide in-flight byte budget; always present ({@link ByteBudget#unbounded} when none is configured).
-     * Each request's slot holds its permit ({@link Slot#releasePermit}).
-     */
+    /** The broker-wide in-flight byte budget ({@link ByteBudget#unbounded} if none is configured): slots' permits. */
     private final ByteBudget budget;
     /** The storage-side saturation signal. */
     private final StorageSignal signal;
@@ -98,11 +87,11 @@ public final class PipelineCoordinator<Q, S> implements NetworkEventListener<Q, 
     private final DynamicSettings settings;
     /** Processor rounds: the evaluation of connections (mute reasons, drains). */
     private final Rounds<Q, S> rounds;
-    /** Throttle windows (KIP-219), counted. */
+
     private final Throttles throttles;
     /** Take-over after a deferred upgrade, hand-back and close. */
     private final Ownership<Q, S> ownership;
-    /** Transactional produce whose append the broker defers past handle (KIP-890). */
+    /** Transactional produce and TXN_OFFSET_COMMIT whose write the broker defers past handle (KIP-890). */
     private final DeferredDispatch<Q, S> deferredDispatch;
     /** Connections kpipe owns, by connection id (unique among a broker's open connections). */
     private final ConnectionTable<Q, S> connections;
@@ -135,8 +124,8 @@ public final class PipelineCoordinator<Q, S> implements NetworkEventListener<Q, 
         this.throttles = new Throttles(stats, ticker);
         this.ownership =
                 new Ownership<>(connections, stats, ticker, budget, reservations, throttles, settings::enabled);
-        this.quiet = new QuietPeriod(ticker, wakeupTimer);
-        this.drains = new Drains<>(reservations, quiet, ownership::release);
+        QuietPeriod quiet = new QuietPeriod(ticker, wakeupTimer);
+        Drains<Q, S> drains = new Drains<>(reservations, quiet, ownership::release);
         this.admissions = new Admissions<>(
                 classifier,
                 connections,
@@ -153,9 +142,8 @@ public final class PipelineCoordinator<Q, S> implements NetworkEventListener<Q, 
     }
 
     /**
-     * Sets the storage-side saturation signal; while it reports saturation no pipelined connection
-     * is unmuted (connections kept muted by it are re-evaluated every processor round, at least every
-     * 300 ms). Thread: any.
+     * Sets the storage-side saturation signal; while it reports saturation no pipelined connection is unmuted
+     * (connections kept muted by it are re-evaluated every processor round, at least every 300 ms). Thread: any.
      *
      * @param pressure the signal
      */
@@ -164,8 +152,8 @@ public final class PipelineCoordinator<Q, S> implements NetworkEventListener<Q, 
     }
 
     /**
-     * Sets how the storage-side signal is built once the broker's queue gauges are available
-     * ({@link #onBrokerServices}). Thread: any.
+     * Sets how the storage-side signal is built once the broker's queue gauges are ready ({@link #onBrokerServices}).
+     * Thread: any.
      *
      * @param factory builds the signal from the gauges
      */
@@ -271,12 +259,9 @@ public final class PipelineCoordinator<Q, S> implements NetworkEventListener<Q, 
     @Override
     public void onRequestDispatched(Q request, RequestContext context) {
         ConnectionPipeline<Q, S> conn = connections.get(context.connectionId);
-        if (conn == null || !conn.dispatch().end(request)) {
-            return;
+        if (conn != null) {
+            conn.dispatchEnded(request);
         }
-        ProcessorPipelines<Q, S> p = conn.processor();
-        p.dispatched.add(conn);
-        p.processor.wakeup();
     }
 
     /**
@@ -375,14 +360,7 @@ public final class PipelineCoordinator<Q, S> implements NetworkEventListener<Q, 
      */
     @Override
     public boolean onRequestRejected(NetworkProcessor<Q, S> processor, String connectionId) {
-        ConnectionPipeline<Q, S> conn = connections.get(connectionId);
-        if (conn == null || conn.inflight().isEmpty()) {
-            return false;
-        }
-        conn.transition(ConnectionEvent.REQUEST_REJECTED);
-        conn.muteAndSchedule();
-        stats.deferredCloses.increment();
-        return true;
+        return closeAfterDrain(connectionId, ConnectionEvent.REQUEST_REJECTED);
     }
 
     /**
@@ -396,11 +374,19 @@ public final class PipelineCoordinator<Q, S> implements NetworkEventListener<Q, 
      */
     @Override
     public boolean onInputEnded(NetworkProcessor<Q, S> processor, String connectionId, Throwable cause) {
+        return closeAfterDrain(connectionId, ConnectionEvent.INPUT_ENDED);
+    }
+
+    /**
+     * @return true if the connection closes once its earlier responses are written (counted in
+     *     {@code deferred-close-total}); false if kpipe does not own it or nothing is in flight (the broker closes it)
+     */
+    private boolean closeAfterDrain(String connectionId, ConnectionEvent event) {
         ConnectionPipeline<Q, S> conn = connections.get(connectionId);
         if (conn == null || conn.inflight().isEmpty()) {
             return false;
         }
-        conn.transition(ConnectionEvent.INPUT_ENDED);
+        conn.transition(event);
         conn.muteAndSchedule();
         stats.deferredCloses.increment();
         return true;

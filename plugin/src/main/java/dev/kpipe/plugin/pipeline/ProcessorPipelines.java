@@ -1,68 +1,68 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.plugin.pipeline;
 
+import dev.kpipe.backpressure.Reservation;
 import dev.kpipe.backpressure.ReservationHolders;
+import dev.kpipe.backpressure.Reservations;
 import dev.kpipe.spi.NetworkProcessor;
 import dev.kpipe.spi.ProcessorAttachment;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 
 /**
- * kpipe's per-processor state, attached to the {@link NetworkProcessor}. Owned by the processor's
- * network thread, except {@link #dispatched}, which handler threads append to.
+ * kpipe's per-processor state, attached to the {@link NetworkProcessor}, and the only writer of it: the queues its
+ * connections join ({@link ProcessorQueues}: what a connection tells it), the round's storage-side signal, the
+ * deferred upgrades. {@link Rounds} drives a round through the methods below; nothing outside writes a field.
+ *
+ * <p>Thread: the processor's network thread, except {@link #signalled} (handler threads, the budget's releasing
+ * thread, the config thread).
  */
-final class ProcessorPipelines<Q, S> implements ProcessorAttachment {
-    final NetworkProcessor<Q, S> processor;
+final class ProcessorPipelines<Q, S> implements ProcessorAttachment, ProcessorQueues<Q, S, ConnectionPipeline<Q, S>> {
+    private final NetworkProcessor<Q, S> processor;
     /**
-     * Responses released in order (each the head of its connection), handed to the broker before
-     * anything else still queued in the broker's response queue.
+     * Responses released in order (each the head of its connection), handed to the broker before anything else still
+     * queued in the broker's response queue.
      */
-    final ArrayDeque<S> ready = new ArrayDeque<>();
+    private final ArrayDeque<S> ready = new ArrayDeque<>();
     /**
-     * Connections signalled from other threads: a handler dispatched their request, the byte
-     * budget admitted them, or kpipe was disabled (they must drain). Intrusive: a signal allocates nothing.
+     * Connections signalled from other threads: a handler dispatched their request, the byte budget admitted them, or
+     * kpipe was disabled (they must drain). Intrusive: a signal allocates nothing.
      */
-    final Signals<ConnectionPipeline<Q, S>> dispatched = new Signals<>();
-    /** Connections to evaluate at the next safe point. */
-    final ArrayList<ConnectionPipeline<Q, S>> pending = new ArrayList<>();
+    private final SignalQueue<ConnectionPipeline<Q, S>> signalled = new SignalQueue<>();
+    /** Connections to evaluate at the next round. */
+    private final ArrayList<ConnectionPipeline<Q, S>> pending = new ArrayList<>();
     /**
      * Exactly the reservations of this processor's connections that hold bytes of the budget for their next read
      * ({@code reserved > 0}), in the order they were granted.
      */
-    final ReservationHolders holders = new ReservationHolders();
+    private final ReservationHolders holders = new ReservationHolders();
     /**
-     * Classic connections whose upgrade the byte budget deferred, by connection id, with the size of
-     * the request that would have upgraded them (bytes): they join the budget's queue when Kafka is
-     * about to unmute them.
+     * Classic connections whose upgrade the byte budget deferred, by connection id, with the size of the request that
+     * would have upgraded them (bytes): kpipe takes them over when Kafka is about to unmute them.
      */
-    final java.util.HashMap<String, Integer> upgradesDeferred = new java.util.HashMap<>();
-    /**
-     * Drained connections whose held re-authentication waits for their quiet period ({@link QuietPeriod});
-     * evaluated again at the next round.
-     */
-    final ArrayList<ConnectionPipeline<Q, S>> awaitingQuiet = new ArrayList<>();
-    /** Processor rounds (network thread loops) seen so far; network thread only. */
-    long rounds;
-    /**
-     * The storage-side signal as read in this round ({@link StorageSignal#read()}), or {@link StorageSignal#UNREAD}:
-     * read at most once per round, whatever the number of connections evaluated. Network thread only.
-     */
-    int roundSignal = StorageSignal.UNREAD;
+    private final HashMap<String, Integer> upgradesDeferred = new HashMap<>();
+    /** Drained connections whose held re-authentication waits for its quiet period; evaluated at the next round. */
+    private final ArrayList<ConnectionPipeline<Q, S>> awaitingQuiet = new ArrayList<>();
     /**
      * Exactly the connections kept muted by storage-side saturation ({@link ConnectionPipeline#pressureBlocked()}),
-     * evaluated again at a round once pressure may have cleared ({@code Rounds}).
+     * evaluated again at a round once pressure may have cleared.
      */
-    final ArrayList<ConnectionPipeline<Q, S>> pressureBlocked = new ArrayList<>();
+    private final ArrayList<ConnectionPipeline<Q, S>> pressureBlocked = new ArrayList<>();
+    /** Processor rounds seen so far. */
+    private long rounds;
+    /** The broker-wide storage-side signal as read in this round, or {@link StorageSignal#UNREAD}: once per round. */
+    private int roundSignal = StorageSignal.UNREAD;
+    /** The per-topic signal as read in this round, or {@link StorageSignal#UNREAD}. */
+    private int roundTopicSignal = StorageSignal.UNREAD;
     /** A connection of {@link #pressureBlocked} was released in this round: the list is pruned at its end. */
-    boolean pressureReleased;
+    private boolean pressureReleased;
     /** A connection waits on broker-wide saturation (not a topic's): evaluated again as soon as that clears. */
-    boolean blockedGlobally;
+    private boolean blockedGlobally;
     /** The storage source's count of clears when this processor's waiting connections were last evaluated again. */
-    long pressureCheckedClears;
+    private long pressureCheckedClears;
     /** When they were (the coordinator's clock). */
-    long pressureCheckedNanos;
-    /** The per-topic signal as read in this round, or {@link StorageSignal#UNREAD}. Network thread only. */
-    int roundTopicSignal = StorageSignal.UNREAD;
+    private long pressureCheckedNanos;
 
     ProcessorPipelines(NetworkProcessor<Q, S> processor) {
         this.processor = processor;
@@ -81,5 +81,196 @@ final class ProcessorPipelines<Q, S> implements ProcessorAttachment {
             return p;
         }
         return (ProcessorPipelines<Q, S>) a;
+    }
+
+    // ---------------------------------------------------------------- ProcessorQueues: what a connection says
+
+    @Override
+    public NetworkProcessor<Q, S> processor() {
+        return processor;
+    }
+
+    @Override
+    public long round() {
+        return rounds;
+    }
+
+    @Override
+    public void scheduled(ConnectionPipeline<Q, S> conn) {
+        pending.add(conn);
+    }
+
+    @Override
+    public void signalled(ConnectionPipeline<Q, S> conn, boolean wake) {
+        signalled.add(conn);
+        if (wake) {
+            processor.wakeup();
+        }
+    }
+
+    @Override
+    public void quietWaitStarted(ConnectionPipeline<Q, S> conn) {
+        awaitingQuiet.add(conn);
+    }
+
+    @Override
+    public void pressureWaitStarted(ConnectionPipeline<Q, S> conn, boolean listed, boolean global) {
+        if (listed) {
+            pressureBlocked.add(conn);
+        }
+        blockedGlobally |= global;
+    }
+
+    @Override
+    public void pressureWaitEnded() {
+        pressureReleased = true;
+    }
+
+    @Override
+    public void responseReleased(S response) {
+        ready.addLast(response);
+    }
+
+    @Override
+    public boolean releasedResponseWithdrawn(S response) {
+        return ready.removeFirstOccurrence(response);
+    }
+
+    @Override
+    public Reservation newReservation(Reservation.Holder holder) {
+        return new Reservation(holder, holders);
+    }
+
+    // ---------------------------------------------------------------- a round (Rounds)
+
+    /**
+     * A round starts: the storage-side signal is unread again, the connections other threads signalled and those
+     * waiting for a quiet period are queued for evaluation, and idle reservations are revoked.
+     *
+     * @param reservations revokes the idle reservations of this processor's holders
+     */
+    void roundStarted(Reservations reservations) {
+        rounds++;
+        roundSignal = StorageSignal.UNREAD;
+        roundTopicSignal = StorageSignal.UNREAD;
+        ConnectionPipeline<Q, S> conn;
+        while ((conn = signalled.poll()) != null) {
+            conn.schedule();
+        }
+        if (!holders.isEmpty()) {
+            reservations.revokeIdle(holders, rounds);
+        }
+        if (!awaitingQuiet.isEmpty()) {
+            for (ConnectionPipeline<Q, S> c : awaitingQuiet) {
+                c.schedule();
+            }
+            awaitingQuiet.clear();
+        }
+    }
+
+    /** @return the broker-wide storage-side signal, read at most once per round: the first call reads it */
+    int roundSignal(StorageSignal signal) {
+        if (roundSignal == StorageSignal.UNREAD) {
+            roundSignal = signal.read();
+        }
+        return roundSignal;
+    }
+
+    /** @return the per-topic storage-side signal, read at most once per round */
+    int roundTopicSignal(StorageSignal signal) {
+        if (roundTopicSignal == StorageSignal.UNREAD) {
+            roundTopicSignal = signal.readTopics();
+        }
+        return roundTopicSignal;
+    }
+
+    /** @return true if some connection waits on storage-side saturation */
+    boolean pressureWaits() {
+        return !pressureBlocked.isEmpty();
+    }
+
+    /** @return true if a connection waits on broker-wide saturation (not a topic's) */
+    boolean blockedGlobally() {
+        return blockedGlobally;
+    }
+
+    /** @return the storage source's count of clears when the waiting connections were last evaluated again */
+    long pressureCheckedClears() {
+        return pressureCheckedClears;
+    }
+
+    /** @return when they were (the coordinator's clock) */
+    long pressureCheckedNanos() {
+        return pressureCheckedNanos;
+    }
+
+    /**
+     * Pressure may have cleared: every connection waiting on it is evaluated again this round (those still waiting stay
+     * listed, released ones are pruned at the round's end).
+     *
+     * @param clears the source's count of clears now
+     * @param nowNanos the coordinator's clock
+     */
+    void pressureRechecked(long clears, long nowNanos) {
+        for (ConnectionPipeline<Q, S> c : pressureBlocked) {
+            c.schedule();
+        }
+        blockedGlobally = false;
+        pressureCheckedClears = clears;
+        pressureCheckedNanos = nowNanos;
+    }
+
+    /** @return how many connections are queued for evaluation; the queue may grow during the round */
+    int pendingCount() {
+        return pending.size();
+    }
+
+    /** @return the {@code i}th connection queued for evaluation */
+    ConnectionPipeline<Q, S> pending(int i) {
+        return pending.get(i);
+    }
+
+    /** The round ends: every queued connection was evaluated; released pressure waits are pruned. */
+    void roundEnded() {
+        pending.clear();
+        if (pressureReleased) {
+            pressureReleased = false;
+            pressureBlocked.removeIf(c -> !c.pressureBlocked());
+        }
+    }
+
+    // ---------------------------------------------------------------- deferred upgrades, released responses
+
+    /**
+     * @param connectionId a classic connection whose upgrade the byte budget deferred
+     * @param size the size of the request that would have upgraded it, bytes
+     */
+    void upgradeDeferred(String connectionId, int size) {
+        upgradesDeferred.put(connectionId, size);
+    }
+
+    /** @return the size of the request whose upgrade was deferred on the connection, now forgotten; or null */
+    Integer takeDeferredUpgrade(String connectionId) {
+        return upgradesDeferred.isEmpty() ? null : upgradesDeferred.remove(connectionId);
+    }
+
+    /** @return the next response released in order, or {@code null} */
+    S pollReady() {
+        return ready.pollFirst();
+    }
+
+    /** @return true if no response is released and waiting to be processed */
+    boolean noneReady() {
+        return ready.isEmpty();
+    }
+
+    /** @return true if nothing is queued: no signal, no connection to evaluate, no released response (for tests) */
+    boolean nothingQueued() {
+        return signalled.isEmpty() && pending.isEmpty() && ready.isEmpty();
+    }
+
+    /** @return true if a connection waits for its quiet period (for tests) */
+    boolean quietWaits() {
+        return !awaitingQuiet.isEmpty();
     }
 }

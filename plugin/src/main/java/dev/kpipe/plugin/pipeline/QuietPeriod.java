@@ -2,12 +2,6 @@
 package dev.kpipe.plugin.pipeline;
 
 import dev.kpipe.backpressure.Ticker;
-import dev.kpipe.spi.NetworkProcessor;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The re-authentication quiet period: how long a connection must have written nothing before a SASL
@@ -22,12 +16,11 @@ import org.slf4j.LoggerFactory;
  * Costs the client up to this long once per session ({@code connections.max.reauth.ms}); the processor is woken when
  * it ends, by the timer passed in.
  *
- * <p>Invariant: a connection waiting for its quiet period is listed in {@link ProcessorPipelines#awaitingQuiet}
- * (evaluated again at the next round) and has asked for at most one wake-up. Thread: the network thread.
+ * <p>Invariant: a connection waiting for its quiet period is listed with its processor
+ * ({@link ConnectionPipeline#quietWaitStarted}: evaluated again at the next round) and has asked for at most one
+ * wake-up. Thread: the network thread.
  */
 final class QuietPeriod {
-
-    private static final Logger LOG = LoggerFactory.getLogger(QuietPeriod.class);
 
     /** The quiet period: 100 ms. */
     static final long NANOS = 100_000_000L;
@@ -63,38 +56,9 @@ final class QuietPeriod {
         if (quietFor >= NANOS) {
             return false;
         }
-        conn.processor().awaitingQuiet.add(conn);
-        if (conn.firstQuietWakeup()) {
-            timer.wakeup(conn.processor().processor, NANOS - quietFor);
+        if (conn.quietWaitStarted()) {
+            timer.wakeup(conn.processor(), NANOS - quietFor);
         }
         return true;
-    }
-
-    /** One daemon thread, {@code kpipe-timer}, started the first time a quiet period needs a wake-up. */
-    private static final class DaemonTimer {
-        private static final ScheduledExecutorService EXECUTOR = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "kpipe-timer");
-            t.setDaemon(true);
-            return t;
-        });
-    }
-
-    /**
-     * The real {@link WakeupTimer}: wakes the processor on the {@code kpipe-timer} daemon thread.
-     *
-     * @param processor the processor to wake
-     * @param delayNanos how long from now, ns
-     */
-    static void daemonWakeup(NetworkProcessor<?, ?> processor, long delayNanos) {
-        DaemonTimer.EXECUTOR.schedule(
-                () -> {
-                    try {
-                        processor.wakeup();
-                    } catch (Throwable e) {
-                        LOG.debug("kpipe: cannot wake processor {}", processor.id(), e);
-                    }
-                },
-                delayNanos,
-                TimeUnit.NANOSECONDS);
     }
 }

@@ -13,16 +13,16 @@ import org.slf4j.LoggerFactory;
  * order of the connection's {@link InflightRequests}, which keeps the per-connection bookkeeping; this class is the
  * processor's side of it: the look-up of each response's connection and the processor's ready queue.
  *
- * <p>Invariants (checked by {@link ConnectionPipeline#invariantViolation()}): at most one send per connection is
- * outstanding, and only for its oldest request; a held response is handed to the broker exactly once, through
- * {@link ProcessorPipelines#ready} when the one before it completes, or discarded when its connection closes. Control
- * responses (KIP-219 throttle start/end) bypass the order.
+ * <p>Invariants (checked by {@link ConnectionInvariants#violation}): at most one send per connection is outstanding,
+ * and only for its oldest request; a held response is handed to the broker exactly once, through the processor ({@link
+ * ProcessorPipelines#responseReleased}) when the one before it completes, or discarded when its connection closes.
+ * Control responses (KIP-219 throttle start/end) bypass the order.
  *
  * <p>A response also ends its request's dispatch phase ({@link DispatchPhase#endByResponse}) when it reaches the
  * network thread before the handler's dispatch signal ({@code KafkaApis.handle}'s exit): the broker answers a request
- * only once it has handled it (a produce after its append), so the next request may be read, and the processor reads
- * it in this round instead of after a wake-up of its own. A deferred transactional append (KIP-890) is left to
- * {@link DeferredDispatch}.
+ * only once it has handled it (a produce after its append), so the next request may be read, and the processor reads it
+ * in this round instead of after a wake-up of its own. A deferred transactional write (KIP-890: a produce's append, a
+ * TXN_OFFSET_COMMIT's offsets) is left to {@link DeferredDispatch}.
  *
  * <p>Thread: the processor's network thread.
  */
@@ -55,13 +55,13 @@ final class ResponseSequencer<Q, S> {
      */
     S dequeued(NetworkProcessor<Q, S> processor, S response) {
         ProcessorPipelines<Q, S> p = ProcessorPipelines.of(processor);
-        if (connections.isEmpty() && p.ready.isEmpty()) {
+        if (connections.isEmpty() && p.noneReady()) {
             return response;
         }
         S r = response;
         while (true) {
             if (r == null) {
-                r = p.ready.pollFirst();
+                r = p.pollReady();
                 if (r == null) {
                     r = processor.pollResponse();
                     if (r == null) {
@@ -72,6 +72,8 @@ final class ResponseSequencer<Q, S> {
             boolean now;
             try {
                 now = deliverNow(processor, r);
+            } catch (VirtualMachineError e) {
+                throw e;
             } catch (Throwable e) {
                 // kpipe cannot place this response: the broker processes it itself, as without kpipe. Responses kpipe
                 // already holds stay held and go out in their turn (returning the dequeued one instead would hand a
@@ -98,20 +100,14 @@ final class ResponseSequencer<Q, S> {
         if (kind.isControl()) {
             return true;
         }
-        InflightRequests.Placement placement = conn.inflight().responseReady(request, response);
-        if (placement == InflightRequests.Placement.NOT_OURS) {
-            return true;
-        }
-        if (conn.dispatch().endByResponse(request)) {
-            // answered before the handler's dispatch signal: the dispatch phase ends here (see the class comment)
-            conn.schedule();
-        }
-        return placement == InflightRequests.Placement.SEND;
+        // answered before the handler's dispatch signal, it ends the dispatch phase (see the class comment)
+        InflightRequests.Placement placement = conn.responseReady(request, response);
+        return placement != InflightRequests.Placement.HELD;
     }
 
     /**
      * The broker finished writing a response: its request leaves the connection, gives its budget permit back, and
-     * the next response, if ready, is released to {@link ProcessorPipelines#ready}.
+     * the next response, if ready, is released to the processor ({@link ProcessorPipelines#responseReleased}).
      *
      * @param processor the processor
      * @param response the response written
@@ -120,13 +116,6 @@ final class ResponseSequencer<Q, S> {
     ConnectionPipeline<Q, S> completed(NetworkProcessor<Q, S> processor, S response) {
         Q request = processor.requestOf(response);
         ConnectionPipeline<Q, S> conn = connections.get(processor.contextOf(request).connectionId);
-        if (conn == null || !conn.responseWritten(response, budget)) {
-            return null;
-        }
-        S next = conn.inflight().releaseNext();
-        if (next != null) {
-            conn.processor().ready.addLast(next);
-        }
-        return conn;
+        return conn != null && conn.responseWritten(response, budget) ? conn : null;
     }
 }

@@ -4,7 +4,6 @@ package dev.kpipe.plugin.pipeline;
 import dev.kpipe.backpressure.Reservations;
 import dev.kpipe.backpressure.Ticker;
 import dev.kpipe.spi.NetworkProcessor;
-import java.util.ArrayList;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -14,16 +13,17 @@ import org.slf4j.LoggerFactory;
  * phase, throttled, at a per-connection limit, storage pressure, no reservation of the byte budget) to Kafka's
  * channel, or completes their drain ({@link Drains}).
  *
- * <p>A round first takes the connections other threads signalled ({@link ProcessorPipelines#dispatched}), revokes
+ * <p>A round first takes the connections other threads signalled ({@link ProcessorPipelines#roundStarted}), revokes
  * idle reservations ({@link Reservations#revokeIdle}), re-queues the connections waiting for a quiet period and, once
  * the storage side is clear again, those it kept muted; then it evaluates every queued connection once.
  *
  * <p>Invariants: the storage-side signal is read at most once per round, by the first evaluation that needs it, so
- * every connection of a round sees the same value; a connection is evaluated only at a round of its own processor, at most once per queueing
- * ({@link ConnectionPipeline#schedule}); a connection kpipe no longer owns is never muted or unmuted; a connection
- * kept muted only by the storage side is listed in {@link ProcessorPipelines#pressureBlocked}, so it is evaluated
- * again at every round until the signal clears. A throwable of an evaluation is counted ({@code plugin-fault-total})
- * and never leaves: {@link #recover} makes sure the connection cannot wedge.
+ * every connection of a round sees the same value; a connection is evaluated only at a round of its own processor, at
+ * most once per queueing ({@link ConnectionPipeline#schedule}); a connection kpipe no longer owns is never muted or
+ * unmuted; a connection kept muted only by the storage side is listed with its processor ({@link
+ * ProcessorPipelines#pressureRechecked}), so it is evaluated again at every round until the signal clears. A throwable
+ * of an evaluation is counted ({@code plugin-fault-total}) and never leaves: {@link #recover} makes sure the connection
+ * cannot wedge.
  *
  * <p>Thread: the processor's network thread.
  */
@@ -82,49 +82,25 @@ final class Rounds<Q, S> {
      */
     void run(NetworkProcessor<Q, S> processor) {
         ProcessorPipelines<Q, S> p = ProcessorPipelines.of(processor);
-        p.rounds++;
-        p.roundSignal = StorageSignal.UNREAD;
-        p.roundTopicSignal = StorageSignal.UNREAD;
-        ConnectionPipeline<Q, S> conn;
-        while ((conn = p.dispatched.poll()) != null) {
-            conn.schedule();
+        p.roundStarted(reservations);
+        if (p.pressureWaits() && pressureMayHaveCleared(p)) {
+            p.pressureRechecked(signal.clears(), ticker.nanos());
         }
-        if (!p.holders.isEmpty()) {
-            reservations.revokeIdle(p.holders, p.rounds);
-        }
-        if (!p.awaitingQuiet.isEmpty()) {
-            for (ConnectionPipeline<Q, S> c : p.awaitingQuiet) {
-                c.schedule();
-            }
-            p.awaitingQuiet.clear();
-        }
-        if (!p.pressureBlocked.isEmpty() && pressureMayHaveCleared(p)) {
-            // evaluated again: still waiting ones stay listed, released ones are pruned below
-            for (ConnectionPipeline<Q, S> c : p.pressureBlocked) {
-                c.schedule();
-            }
-            p.blockedGlobally = false;
-            p.pressureCheckedClears = signal.clears();
-            p.pressureCheckedNanos = ticker.nanos();
-        }
-        ArrayList<ConnectionPipeline<Q, S>> pending = p.pending;
         // evaluate() may schedule again (not the same connection); index loop tolerates appends
-        for (int i = 0; i < pending.size(); i++) {
-            ConnectionPipeline<Q, S> c = pending.get(i);
-            c.evaluating();
+        for (int i = 0; i < p.pendingCount(); i++) {
+            ConnectionPipeline<Q, S> c = p.pending(i);
+            c.evaluationStarted();
             try {
-                evaluate(c);
+                evaluate(p, c);
+            } catch (VirtualMachineError e) {
+                throw e;
             } catch (Throwable e) {
                 stats.pluginFaults.increment();
                 evaluateFailed.fault("kpipe: failed to evaluate {}", c, e);
                 recover(c);
             }
         }
-        pending.clear();
-        if (p.pressureReleased) {
-            p.pressureReleased = false;
-            p.pressureBlocked.removeIf(c -> !c.pressureBlocked());
-        }
+        p.roundEnded();
     }
 
     /**
@@ -134,36 +110,13 @@ final class Rounds<Q, S> {
      *     that does not report clears). O(1): the waiting connections are not looked at.
      */
     private boolean pressureMayHaveCleared(ProcessorPipelines<Q, S> p) {
-        if (signal(p) == StorageSignal.SATURATED) {
+        if (p.roundSignal(signal) == StorageSignal.SATURATED) {
             return false;
         }
-        return p.blockedGlobally
-                || topicSignal(p) != StorageSignal.SATURATED
-                || signal.clears() != p.pressureCheckedClears
-                || ticker.nanos() - p.pressureCheckedNanos >= PRESSURE_RECHECK_NANOS;
-    }
-
-    /** @return the per-topic signal, read once per round (see {@link #signal}) */
-    private int topicSignal(ProcessorPipelines<Q, S> p) {
-        int s = p.roundTopicSignal;
-        if (s == StorageSignal.UNREAD) {
-            s = signal.readTopics();
-            p.roundTopicSignal = s;
-        }
-        return s;
-    }
-
-    /**
-     * @param p the processor whose round runs
-     * @return the storage-side signal, read once per round: the first call of a round reads it, the others reuse it
-     */
-    private int signal(ProcessorPipelines<Q, S> p) {
-        int s = p.roundSignal;
-        if (s == StorageSignal.UNREAD) {
-            s = signal.read();
-            p.roundSignal = s;
-        }
-        return s;
+        return p.blockedGlobally()
+                || p.roundTopicSignal(signal) != StorageSignal.SATURATED
+                || signal.clears() != p.pressureCheckedClears()
+                || ticker.nanos() - p.pressureCheckedNanos() >= PRESSURE_RECHECK_NANOS;
     }
 
     /**
@@ -173,15 +126,13 @@ final class Rounds<Q, S> {
      */
     private void recover(ConnectionPipeline<Q, S> c) {
         try {
-            if (c.state() == ConnectionState.PIPELINED
-                    && c.muted()
-                    && c.inflight().isEmpty()
-                    && !c.dispatch().active()
-                    && !c.throttle().throttled()) {
+            if (c.state() == ConnectionState.PIPELINED && c.muted() && c.nothingOutstanding()) {
                 release.release(c, ConnectionEvent.HAND_BACK);
                 // Kafka's channel is MUTED (kpipe muted it): given back idle and readable, as after a response.
-                c.processor().processor.handBack(c.id(), null);
+                c.processor().handBack(c.id(), null);
             }
+        } catch (VirtualMachineError e) {
+            throw e;
         } catch (Throwable e) {
             stats.pluginFaults.increment();
             LOG.warn("kpipe: failed to hand {} back to Kafka", c, e);
@@ -189,17 +140,17 @@ final class Rounds<Q, S> {
     }
 
     /** Applies the connection's wait reasons, or completes its drain. Network thread, safe point. */
-    private void evaluate(ConnectionPipeline<Q, S> conn) {
+    private void evaluate(ProcessorPipelines<Q, S> p, ConnectionPipeline<Q, S> conn) {
         ConnectionState state = conn.state();
         if (!state.owned()) {
             // Closed, or no longer kpipe's: a handler thread may queue a connection in dispatched
             // after it was handed back to Kafka (its dispatch phase was already ended).
-            conn.releasePressure();
+            conn.pressureWaitEnded();
             return;
         }
         if (state == ConnectionState.CLOSING_AFTER_DRAIN) {
-            if (conn.inflight().isEmpty() && !conn.dispatch().active()) {
-                conn.processor().processor.close(conn.id()); // onConnectionClosed follows
+            if (conn.inflight().isEmpty() && !conn.awaitingDispatch()) {
+                conn.processor().close(conn.id()); // onConnectionClosed follows
             } else {
                 conn.mute();
             }
@@ -215,16 +166,10 @@ final class Rounds<Q, S> {
         }
         int reasons = conn.muteReasons(settings.limits());
         if (reasons == 0) {
-            reasons = storagePressure(conn);
+            reasons = storagePressure(p, conn);
         }
-        if (reasons == 0) {
-            boolean waited = conn.reservation().waiting();
-            if (!reservations.reserve(conn.reservation(), conn.largestRequest(), conn.processor().rounds)) {
-                reasons = WaitReason.BUDGET.bit();
-                if (!waited) {
-                    stats.waitStarted(WaitReason.BUDGET);
-                }
-            }
+        if (reasons == 0 && !conn.reserveNextRead(reservations)) {
+            reasons = WaitReason.BUDGET.bit();
         }
         if (reasons == 0) {
             conn.unmute();
@@ -239,25 +184,23 @@ final class Rounds<Q, S> {
      *     read its next request as a classic connection would, once every earlier response is written (each completion
      *     evaluates it again).
      */
-    private int storagePressure(ConnectionPipeline<Q, S> conn) {
-        ProcessorPipelines<Q, S> p = conn.processor();
-        int s = signal(p);
+    private int storagePressure(ProcessorPipelines<Q, S> p, ConnectionPipeline<Q, S> conn) {
+        int s = p.roundSignal(signal);
         boolean global = s == StorageSignal.SATURATED;
         Object[] topics = conn.produceTopics();
         if (s == StorageSignal.CLEAR && topics != null) {
-            s = topicSignal(p);
+            s = p.roundTopicSignal(signal);
             if (s == StorageSignal.SATURATED) {
                 s = signal.saturated(topics, topicNames);
             }
         }
         if (s == StorageSignal.SATURATED) {
-            if (conn.blockForPressure()) {
-                signal.waiting(p);
+            if (conn.pressureWaitStarted(global)) {
+                signal.waiting(conn.processor());
             }
-            p.blockedGlobally |= global;
             return WaitReason.STORAGE_PRESSURE.bit();
         }
-        conn.releasePressure();
+        conn.pressureWaitEnded();
         return s == StorageSignal.FAULT && !conn.inflight().isEmpty() ? WaitReason.STORAGE_PRESSURE.bit() : 0;
     }
 }

@@ -8,7 +8,7 @@ import dev.kpipe.plugin.classify.PipelinedApi;
  * One request read on a pipelined connection, in arrival order, and its response once ready. The slot owns the
  * request's permit of the byte budget ({@link #bytes}, charged when the request was read) and gives it back exactly
  * once ({@link #releasePermit}): when its response is written, or when its connection closes. Slots are reused by
- * their connection ({@link ConnectionPipeline#newSlot}), so a request costs no allocation in steady state. Network
+ * their connection ({@link InflightRequests#add}), so a request costs no allocation in steady state. Network
  * thread only.
  */
 final class Slot<Q, S> {
@@ -29,7 +29,7 @@ final class Slot<Q, S> {
 
     /**
      * Takes the slot for a request just read (a new slot, or one its connection reuses: {@link
-     * ConnectionPipeline#newSlot}).
+     * InflightRequests#add}).
      *
      * @param request the request
      * @param bytes its size, bytes, charged on the budget: the permit

@@ -3,6 +3,7 @@ package dev.kpipe.plugin.pipeline;
 
 import dev.kpipe.extension.StoragePressure;
 import dev.kpipe.spi.BrokerLoad;
+import dev.kpipe.spi.NetworkProcessor;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -38,7 +39,7 @@ final class StorageSignal {
     static final int SATURATED = 1;
     /** A read: the source threw (counted as a plugin fault). */
     static final int FAULT = 2;
-    /** Not read yet in this processor round ({@link ProcessorPipelines#roundSignal}). */
+    /** Not read yet in this processor round (a processor reads the signal at most once per round). */
     static final int UNREAD = -1;
 
     private final PipelineStats stats;
@@ -47,7 +48,7 @@ final class StorageSignal {
     /** A storage plugin's source is set: connections keep the topics of their last produce for the per-topic check. */
     private volatile boolean perTopic;
     /** Processors that kept a connection waiting on storage pressure: woken when it clears. */
-    private final Set<ProcessorPipelines<?, ?>> waiting = ConcurrentHashMap.newKeySet();
+    private final Set<NetworkProcessor<?, ?>> waiting = ConcurrentHashMap.newKeySet();
     /** How often the source reported pressure cleared ({@link StoragePressure#onCleared}). */
     private final AtomicLong clears = new AtomicLong();
 
@@ -87,6 +88,8 @@ final class StorageSignal {
         pressure = source;
         try {
             source.onCleared(this::cleared);
+        } catch (VirtualMachineError e) {
+            throw e;
         } catch (Throwable e) {
             stats.pluginFaults.increment();
             LOG.warn(
@@ -105,6 +108,8 @@ final class StorageSignal {
     int read() {
         try {
             return pressure.saturated() ? SATURATED : CLEAR;
+        } catch (VirtualMachineError e) {
+            throw e;
         } catch (Throwable e) {
             stats.pluginFaults.increment();
             LOG.debug("kpipe: the storage pressure signal threw", e);
@@ -116,6 +121,8 @@ final class StorageSignal {
     int readTopics() {
         try {
             return pressure.anyTopicSaturated() ? SATURATED : CLEAR;
+        } catch (VirtualMachineError e) {
+            throw e;
         } catch (Throwable e) {
             stats.pluginFaults.increment();
             LOG.debug("kpipe: the storage pressure signal threw", e);
@@ -138,6 +145,8 @@ final class StorageSignal {
                 }
             }
             return CLEAR;
+        } catch (VirtualMachineError e) {
+            throw e;
         } catch (Throwable e) {
             stats.pluginFaults.increment();
             LOG.debug("kpipe: the storage pressure signal threw", e);
@@ -151,7 +160,7 @@ final class StorageSignal {
      *
      * @param processor the connection's processor
      */
-    void waiting(ProcessorPipelines<?, ?> processor) {
+    void waiting(NetworkProcessor<?, ?> processor) {
         waiting.add(processor);
     }
 
@@ -166,9 +175,11 @@ final class StorageSignal {
      */
     private void cleared() {
         clears.incrementAndGet();
-        for (ProcessorPipelines<?, ?> p : waiting) {
+        for (NetworkProcessor<?, ?> p : waiting) {
             try {
-                p.processor.wakeup();
+                p.wakeup();
+            } catch (VirtualMachineError e) {
+                throw e;
             } catch (Throwable e) {
                 stats.pluginFaults.increment();
             }

@@ -32,7 +32,7 @@ final class Throttles {
 
     /** @param conn a connection a throttle window opened on ({@code THROTTLE_STARTED}) */
     void started(ConnectionPipeline<?, ?> conn) {
-        if (conn.throttle().started(ticker.nanos())) {
+        if (conn.throttleStarted(ticker.nanos())) {
             stats.throttledConnections.incrementAndGet();
             stats.waitStarted(WaitReason.THROTTLED);
         }
@@ -41,12 +41,16 @@ final class Throttles {
 
     /** @param conn a connection a throttle window closed on ({@code THROTTLE_ENDED}) */
     void ended(ConnectionPipeline<?, ?> conn) {
-        account(conn.throttle().ended(ticker.nanos()));
+        account(conn.throttleEnded(ticker.nanos()));
     }
 
-    /** @param conn a connection kpipe lets go of (handed back or closed): its open windows end for kpipe */
-    void forget(ConnectionPipeline<?, ?> conn) {
-        account(conn.throttle().throttledFor(ticker.nanos()));
+    /**
+     * kpipe let go of a connection (handed back or closed): its open windows end for kpipe.
+     *
+     * @param throttledFor how long it had been throttled, ns, or negative if no window was open
+     */
+    void forgotten(long throttledFor) {
+        account(throttledFor);
     }
 
     /** @param throttledFor the time the connection was throttled, ns, or negative if it still is (or never was) */

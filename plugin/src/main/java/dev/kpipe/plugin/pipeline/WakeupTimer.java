@@ -20,6 +20,6 @@ public interface WakeupTimer {
      *     for; a wake-up that throws is logged at DEBUG
      */
     static WakeupTimer daemon() {
-        return QuietPeriod::daemonWakeup;
+        return KpipeTimer::wakeup;
     }
 }

@@ -241,7 +241,17 @@ class ConnectionSnapshotTest {
         // a connection whose first request carries that principal
         ConnectionPipeline cp = new ConnectionPipeline(
                 ctx.connectionId, new ProcessorPipelines(null), new PipelineStats(), () -> 0L, 0);
-        cp.requestRead(new Object(), brokenContext, 10, dev.kpipe.plugin.classify.PipelinedApi.PRODUCE);
+        cp.requestRead(
+                new Object(),
+                brokenContext,
+                10,
+                dev.kpipe.plugin.classify.PipelinedApi.PRODUCE,
+                new dev.kpipe.backpressure.Reservations(
+                        dev.kpipe.backpressure.ByteBudget.unbounded(() -> 0L),
+                        () -> 0L,
+                        new java.util.concurrent.atomic.LongAdder(),
+                        new java.util.concurrent.atomic.LongAdder()),
+                true);
         ConnectionSnapshot s = ConnectionSnapshot.of(cp, new InflightLimits(16, 1 << 20), 0L);
         assertEquals("error=java.lang.IllegalStateException", s.principal());
         assertEquals(ctx.connectionId, s.connectionId(), "the rest of the connection is still listed");

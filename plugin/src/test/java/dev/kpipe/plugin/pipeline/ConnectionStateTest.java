@@ -6,12 +6,19 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kpipe.backpressure.ByteBudget;
+import dev.kpipe.backpressure.Reservations;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.Test;
 
 /** The table of legal moves ({@link ConnectionPipeline#transition}) and the safe outcome of an illegal one. */
 class ConnectionStateTest {
+
+    /** Reservations of an unbounded budget: every read fits. */
+    private static final Reservations RESERVATIONS =
+            new Reservations(ByteBudget.unbounded(() -> 0L), () -> 0L, new LongAdder(), new LongAdder());
 
     /** Every legal move, written out once more: (from, event) to the next state. */
     private static Map<ConnectionState, Map<ConnectionEvent, ConnectionState>> table() {
@@ -55,16 +62,16 @@ class ConnectionStateTest {
         ConnectionPipeline c = new ConnectionPipeline("c", new ProcessorPipelines(null), stats, () -> 0L, 0);
         assertTrue(c.transition(ConnectionEvent.REQUEST_READ));
         Object first = new Object();
-        c.requestRead(first, null, 10, dev.kpipe.plugin.classify.PipelinedApi.PRODUCE);
+        c.requestRead(first, null, 10, dev.kpipe.plugin.classify.PipelinedApi.PRODUCE, RESERVATIONS, true);
         assertFalse(c.transition(ConnectionEvent.REQUEST_READ), "kpipe keeps it muted until the dispatch");
         assertEquals(ConnectionState.CLOSING_AFTER_DRAIN, c.state());
         assertEquals(1, stats.pluginFaults());
 
         ConnectionPipeline d = new ConnectionPipeline("d", new ProcessorPipelines(null), stats, () -> 0L, 0);
-        d.requestRead(new Object(), null, 10, dev.kpipe.plugin.classify.PipelinedApi.PRODUCE);
+        d.requestRead(new Object(), null, 10, dev.kpipe.plugin.classify.PipelinedApi.PRODUCE, RESERVATIONS, true);
         assertFalse(d.transition(ConnectionEvent.EXCLUSIVE_HELD), "an exclusive request read then is illegal too");
         assertEquals(ConnectionState.CLOSING_AFTER_DRAIN, d.state());
-        assertTrue(c.dispatch().end(first));
+        assertTrue(c.awaitingDispatch(), "the first request is still in its dispatch phase");
     }
 
     @Test
@@ -72,7 +79,7 @@ class ConnectionStateTest {
         PipelineStats stats = new PipelineStats();
         ConnectionPipeline c = new ConnectionPipeline("c", new ProcessorPipelines(null), stats, () -> 0L, 0);
         assertTrue(c.transition(ConnectionEvent.EXCLUSIVE_HELD));
-        c.hold(new Object());
+        c.hold(new Object(), RESERVATIONS);
         assertFalse(c.transition(ConnectionEvent.DISABLED));
         assertEquals(1, stats.pluginFaults());
         assertEquals(ConnectionState.CLOSING_AFTER_DRAIN, c.state());
@@ -88,7 +95,7 @@ class ConnectionStateTest {
         PipelineStats stats = new PipelineStats();
         ConnectionPipeline c = new ConnectionPipeline("c", new ProcessorPipelines(null), stats, () -> 0L, 0);
         assertTrue(c.transition(ConnectionEvent.REAUTHENTICATION_HELD));
-        c.holdReauthentication(new dev.kpipe.spi.Reauthentication() {});
+        c.holdReauthentication(new dev.kpipe.spi.Reauthentication() {}, RESERVATIONS);
         assertTrue(c.transition(ConnectionEvent.REQUEST_REJECTED));
         assertNull(c.held(), "it could only begin after the close");
         assertEquals(0, stats.heldRequests());

@@ -927,7 +927,7 @@ final class FakeBroker {
             if (p.phase == Phase.ROUND_ENTER
                     && !p.dirty
                     && pp != null
-                    && ((!pp.pressureBlocked.isEmpty() && !signal.saturated()) || !pp.awaitingQuiet.isEmpty())) {
+                    && ((pp.pressureWaits() && !signal.saturated()) || pp.quietWaits())) {
                 steps.add(new Step(StepType.TIMEOUT, p.index));
             }
         }
@@ -1086,7 +1086,7 @@ final class FakeBroker {
         for (ConnectionPipeline<Request, Response> cp : owned.values()) {
             delivered.putIfAbsent(cp, 0);
         }
-        waitOrder.removeIf(cp -> !cp.reservation().waiting());
+        waitOrder.removeIf(cp -> !Internals.reservation(cp).waiting());
         if (budget.waiting() == 0) {
             return;
         }
@@ -1111,14 +1111,14 @@ final class FakeBroker {
     private void interceptAdmissions(Proc p, boolean wasDirty) {
         syncWaitOrder();
         for (ConnectionPipeline<Request, Response> cp : new ArrayList<>(delivered.keySet())) {
-            int fresh = cp.reservation().grants() - delivered.get(cp);
+            int fresh = Internals.reservation(cp).grants() - delivered.get(cp);
             if (fresh <= 0) {
                 continue;
             }
             if (fresh > 1) {
                 fail("connection " + cp.id() + " was granted " + fresh + " times at once");
             }
-            if (cp.processor().processor != p) {
+            if (cp.processor() != p) {
                 fail("admitted() of " + cp.id() + " woke processor " + p.index + ", not its own");
             }
             checkFifoGrant(cp);
@@ -1128,7 +1128,7 @@ final class FakeBroker {
                 ungrant(cp);
                 if (!wasDirty) {
                     // The processor was idle, so nothing was signalled before: the callback listed the connection.
-                    unlist(cp.processor().dispatched, cp);
+                    unlist(Internals.signalled(ProcessorPipelines.of(cp.processor())), cp);
                 }
                 // else an earlier signal may have listed it (a connection is listed once for all its signals): left
                 // listed, it is evaluated, and without its grant it keeps waiting
@@ -1154,7 +1154,7 @@ final class FakeBroker {
 
     /** Takes a connection out of a processor's signals, keeping the others in their order. */
     private static void unlist(
-            Signals<ConnectionPipeline<Request, Response>> signals, ConnectionPipeline<Request, Response> cp) {
+            SignalQueue<ConnectionPipeline<Request, Response>> signals, ConnectionPipeline<Request, Response> cp) {
         List<ConnectionPipeline<Request, Response>> rest = new ArrayList<>();
         ConnectionPipeline<Request, Response> c;
         while ((c = signals.poll()) != null) {
@@ -1168,7 +1168,7 @@ final class FakeBroker {
     /** Takes back the grant that {@code admitted()} counted (the callback is delayed: an ADMIT step replays it). */
     private static void ungrant(ConnectionPipeline<Request, Response> cp) {
         try {
-            ((AtomicInteger) RESERVATION_GRANTS.get(cp.reservation())).decrementAndGet();
+            ((AtomicInteger) RESERVATION_GRANTS.get(Internals.reservation(cp))).decrementAndGet();
         } catch (IllegalAccessException e) {
             throw new AssertionError(e);
         }
@@ -1180,9 +1180,10 @@ final class FakeBroker {
             if (w == granted) {
                 break;
             }
-            if (w.reservation().waiting()
+            if (Internals.reservation(w).waiting()
                     && !containsIdentity(pendingAdmissions, w)
-                    && w.reservation().grants() == w.reservation().grantsConsumed()) {
+                    && Internals.reservation(w).grants()
+                            == Internals.reservation(w).grantsConsumed()) {
                 fail("FIFO broken: connection " + granted.id() + " was granted budget before " + w.id()
                         + ", which started waiting earlier (wait order "
                         + waitOrder.stream().map(x -> x.id()).toList() + ")");
@@ -1413,7 +1414,7 @@ final class FakeBroker {
                     p.dirty = true;
                 } else if (!p.dirty) {
                     ProcessorPipelines<Request, Response> pp = p.pipelines();
-                    if (pp != null && (!pp.dispatched.isEmpty() || !pp.pending.isEmpty() || !pp.ready.isEmpty())) {
+                    if (pp != null && !pp.nothingQueued()) {
                         fail("processor " + p.index + " goes to sleep with kpipe work pending and no wakeup"
                                 + " (it would wait for the 300 ms poll timeout)");
                     }
@@ -1551,13 +1552,13 @@ final class FakeBroker {
         Conn c = r.conn;
         ConnectionPipeline<Request, Response> cp = owned.get(c.id);
         if (cp != null) {
-            if (cp.dispatch().active()) {
+            if (cp.awaitingDispatch()) {
                 fail("connection " + c.index + " read while a request awaits dispatch: " + r);
             }
             if (cp.state().draining()) {
                 fail("connection " + c.index + " read while draining: " + r);
             }
-            if (cp.throttle().throttled()) {
+            if (cp.throttled()) {
                 fail("connection " + c.index + " read while throttled: " + r);
             }
             if (!coordinator
@@ -1566,11 +1567,11 @@ final class FakeBroker {
                 fail("connection " + c.index + " read beyond the in-flight limit ("
                         + cp.inflight().size() + " requests, " + cp.inflight().bytes() + " bytes): " + r);
             }
-            if (budget != null && cp.reservation().reserved() <= 0) {
+            if (budget != null && Internals.reservation(cp).reserved() <= 0) {
                 fail("connection " + c.index + " read without a budget reservation: " + r);
             }
             if (budget != null
-                    && cp.reservation().reserved() < scenario.size(c.index, r.index)
+                    && Internals.reservation(cp).reserved() < scenario.size(c.index, r.index)
                     && !scenario.exclusive(r.spec.kind())) {
                 note(
                         scenario.size(c.index, r.index) > budget.capacity()
@@ -1625,9 +1626,7 @@ final class FakeBroker {
             if (cp != null) {
                 note("read after disable, before the drain");
             }
-            expected = cp == null || (cp.inflight().isEmpty() && !cp.throttle().throttled())
-                    ? Admission.CLASSIC
-                    : Admission.HELD;
+            expected = cp == null || (cp.inflight().isEmpty() && !cp.throttled()) ? Admission.CLASSIC : Admission.HELD;
         } else if (cp == null) {
             boolean upgrades = scenario.upgrades(kind) && !classificationFaulted;
             expected = upgrades && budgetAdmitsUpgrade ? Admission.PIPELINED : Admission.CLASSIC;
@@ -1635,7 +1634,7 @@ final class FakeBroker {
                 note("upgrade deferred: no budget room");
             }
         } else if (exclusive) {
-            expected = cp.inflight().isEmpty() && !cp.throttle().throttled() ? Admission.CLASSIC : Admission.HELD;
+            expected = cp.inflight().isEmpty() && !cp.throttled() ? Admission.CLASSIC : Admission.HELD;
         } else {
             expected = Admission.PIPELINED;
         }
@@ -1664,11 +1663,8 @@ final class FakeBroker {
                 cp != null && nanos() - cp.lastWrittenNanos() < PipelineCoordinator.REAUTHENTICATION_QUIET_NANOS;
         boolean deferred = listen("onReauthentication", () -> listener.onReauthentication(p, c.id, r));
         c.pluginOwned = deferred;
-        boolean outstanding = cp != null
-                && (!cp.inflight().isEmpty()
-                        || cp.dispatch().active()
-                        || cp.throttle().throttled()
-                        || recentlyWritten);
+        boolean outstanding =
+                cp != null && (!cp.inflight().isEmpty() || cp.awaitingDispatch() || cp.throttled() || recentlyWritten);
         if (deferred != outstanding) {
             fail("re-authentication of " + r + (deferred ? " deferred" : " not deferred") + " with "
                     + (cp == null ? "a classic connection" : cp.toString()));
@@ -1789,17 +1785,18 @@ final class FakeBroker {
         if (cp.inflight().heldResponses() > 0) {
             note("close with parked responses");
         }
-        if (cp.throttle().throttled()) {
+        if (cp.throttled()) {
             note("close while throttled");
         }
-        if (cp.reservation().waiting()) {
+        if (Internals.reservation(cp).waiting()) {
             boolean granted = containsIdentity(pendingAdmissions, cp)
-                    || cp.reservation().grants() > cp.reservation().grantsConsumed();
+                    || Internals.reservation(cp).grants()
+                            > Internals.reservation(cp).grantsConsumed();
             note(granted ? "close while granted, grant not consumed" : "close while waiting for budget");
             if (containsIdentity(pendingAdmissions, cp)) {
                 note("close before the admitted() callback ran");
             }
-        } else if (cp.reservation().reserved() > 0) {
+        } else if (Internals.reservation(cp).reserved() > 0) {
             note("close with a reservation");
         }
         if (cp.pressureBlocked()) {
@@ -1922,7 +1919,7 @@ final class FakeBroker {
         }
         for (ConnectionPipeline<Request, Response> cp : owned.values()) {
             Conn c = conn(cp.id());
-            String violation = cp.invariantViolation();
+            String violation = ConnectionInvariants.violation(cp);
             if (violation != null) {
                 fail("connection " + c.index + ": " + violation + ": " + cp);
             }
@@ -1945,9 +1942,7 @@ final class FakeBroker {
                     .admitsAnother(cp.inflight().size(), cp.inflight().bytes())) {
                 note("in-flight limit reached");
             }
-            if (cp.state().draining()
-                    && cp.inflight().isEmpty()
-                    && cp.throttle().throttled()) {
+            if (cp.state().draining() && cp.inflight().isEmpty() && cp.throttled()) {
                 note("drained but throttled");
             }
             boolean drainingWithNothingHeld = cp.state() == ConnectionState.DRAINING_DISABLED;
@@ -1962,7 +1957,7 @@ final class FakeBroker {
             }
             inflight += cp.inflight().size();
             heldRequests += cp.held() != null ? 1 : 0;
-            throttled += cp.throttle().throttled() ? 1 : 0;
+            throttled += cp.throttled() ? 1 : 0;
             int[] held = {0};
             boolean[] head = {true};
             boolean sending = cp.inflight().sendOutstanding();
@@ -1980,7 +1975,7 @@ final class FakeBroker {
         if (saturated) {
             for (Proc p : procs) {
                 ProcessorPipelines<Request, Response> pp = p.pipelines();
-                if (pp != null && !pp.pressureBlocked.isEmpty()) {
+                if (pp != null && !Internals.pressureBlocked(pp).isEmpty()) {
                     note("pressure-blocked");
                 }
             }
@@ -2028,41 +2023,44 @@ final class FakeBroker {
         long expected = 0;
         int waiting = 0;
         for (ConnectionPipeline<Request, Response> cp : owned.values()) {
-            int outstanding = cp.reservation().grants() - cp.reservation().grantsConsumed();
+            int outstanding = Internals.reservation(cp).grants()
+                    - Internals.reservation(cp).grantsConsumed();
             boolean pending = containsIdentity(pendingAdmissions, cp);
             // A wait given up (a drain after kpipe was disabled) after the budget granted it but before the admitted()
             // callback counted the grant: the grant is consumed, and its bytes released, ahead of the count.
-            boolean consumedAhead = pending && !cp.reservation().waiting() && outstanding == -1;
+            boolean consumedAhead = pending && !Internals.reservation(cp).waiting() && outstanding == -1;
             if (consumedAhead) {
                 note("wait given up before its admitted() callback ran");
             } else if (outstanding < 0
                     || outstanding > 1
-                    || (outstanding == 1 && !cp.reservation().waiting())
-                    || (pending && (outstanding != 0 || !cp.reservation().waiting()))) {
-                fail("connection " + cp.id() + " has grants=" + cp.reservation().grants() + " consumed="
-                        + cp.reservation().grantsConsumed()
+                    || (outstanding == 1 && !Internals.reservation(cp).waiting())
+                    || (pending
+                            && (outstanding != 0 || !Internals.reservation(cp).waiting()))) {
+                fail("connection " + cp.id() + " has grants="
+                        + Internals.reservation(cp).grants() + " consumed="
+                        + Internals.reservation(cp).grantsConsumed()
                         + " pendingCallback=" + pending + " waitingForBudget="
-                        + cp.reservation().waiting());
+                        + Internals.reservation(cp).waiting());
             }
-            long reserved = cp.reservation().reserved();
+            long reserved = Internals.reservation(cp).reserved();
             if (reserved < 0
                     || cp.inflight().bytes() < 0
-                    || (reserved > 0 && cp.reservation().waiting())) {
+                    || (reserved > 0 && Internals.reservation(cp).waiting())) {
                 fail("connection " + cp.id() + " reserved=" + reserved + " inflightBytes="
                         + cp.inflight().bytes() + " waitingForBudget="
-                        + cp.reservation().waiting());
+                        + Internals.reservation(cp).waiting());
             }
             Conn c = conn(cp.id());
             if (c.open
                     && cp.state() != ConnectionState.CLOSED
                     && !cp.muted()
-                    && cp.reservation().reserved() == 0) {
+                    && Internals.reservation(cp).reserved() == 0) {
                 fail("connection " + c.index + " is unmuted by kpipe without a budget reservation");
             }
-            expected += cp.inflight().bytes() + cp.reservation().reserved();
-            if (cp.reservation().waiting()) {
+            expected += cp.inflight().bytes() + Internals.reservation(cp).reserved();
+            if (Internals.reservation(cp).waiting()) {
                 if (outstanding > 0 || pending) {
-                    expected += cp.reservation().wanted();
+                    expected += Internals.reservation(cp).wanted();
                 } else {
                     waiting++;
                 }
@@ -2074,19 +2072,21 @@ final class FakeBroker {
             if (pp == null) {
                 continue;
             }
-            String order = pp.holders.invariantViolation();
+            String order = Internals.holders(pp).invariantViolation();
             if (order != null) {
                 fail("processor's reservation holders: " + order);
             }
             int i = 0;
-            for (Reservation r = pp.holders.first(); r != null; r = pp.holders.next(r), i++) {
+            for (Reservation r = Internals.holders(pp).first();
+                    r != null;
+                    r = Internals.holders(pp).next(r), i++) {
                 ConnectionPipeline<Request, Response> h = null;
                 for (ConnectionPipeline<Request, Response> cp : owned.values()) {
-                    if (cp.reservation() == r) {
+                    if (Internals.reservation(cp) == r) {
                         h = cp;
                     }
                 }
-                if (h == null || !r.listed() || r.reserved() <= 0 || h.processor() != pp) {
+                if (h == null || !r.listed() || r.reserved() <= 0 || h.processor() != p) {
                     fail("processor lists " + (h == null ? "a connection it does not own" : h.id())
                             + " as reservation holder " + i + " with listed=" + r.listed() + " reserved="
                             + r.reserved());
@@ -2094,9 +2094,10 @@ final class FakeBroker {
             }
         }
         for (ConnectionPipeline<Request, Response> cp : owned.values()) {
-            if (cp.reservation().reserved() > 0 && !cp.reservation().listed()) {
-                fail("connection " + cp.id() + " holds " + cp.reservation().reserved()
-                        + " reserved bytes but is not listed as a holder");
+            if (Internals.reservation(cp).reserved() > 0
+                    && !Internals.reservation(cp).listed()) {
+                fail("connection " + cp.id() + " holds "
+                        + Internals.reservation(cp).reserved() + " reserved bytes but is not listed as a holder");
             }
         }
         if (used != expected) {
@@ -2131,11 +2132,11 @@ final class FakeBroker {
         }
         long idle = 0;
         for (ConnectionPipeline<Request, Response> cp : owned.values()) {
-            if (cp.reservation().reserved() > 0
+            if (Internals.reservation(cp).reserved() > 0
                     && !cp.muted()
                     && cp.inflight().isEmpty()
-                    && !cp.dispatch().active()) {
-                idle += cp.reservation().reserved();
+                    && !cp.awaitingDispatch()) {
+                idle += Internals.reservation(cp).reserved();
             }
         }
         long head = budgetQueue().get(0).getValue();
@@ -2169,7 +2170,7 @@ final class FakeBroker {
             if (starvation
                     && c.clientActive()
                     && waiter != null
-                    && waiter.reservation().waiting()) {
+                    && Internals.reservation(waiter).waiting()) {
                 note("idle-reservation starvation");
                 continue;
             }
@@ -2195,8 +2196,8 @@ final class FakeBroker {
                 if (cp != null
                         && (!cp.inflight().isEmpty()
                                 || cp.held() != null
-                                || cp.dispatch().active()
-                                || cp.throttle().throttled()
+                                || cp.awaitingDispatch()
+                                || cp.throttled()
                                 || cp.state() != ConnectionState.PIPELINED)) {
                     fail("kpipe still holds state for connection " + c.index + ": " + cp);
                 }
@@ -2257,13 +2258,15 @@ final class FakeBroker {
         for (Proc p : procs) {
             ProcessorPipelines<Request, Response> pp = p.pipelines();
             if (pp != null
-                    && (!pp.ready.isEmpty()
-                            || !pp.pending.isEmpty()
-                            || !pp.dispatched.isEmpty()
-                            || !pp.pressureBlocked.isEmpty())) {
-                fail("processor " + p.index + " still has kpipe work: ready=" + pp.ready.size() + " pending="
-                        + pp.pending.size() + " dispatched=" + pp.dispatched.size() + " pressureBlocked="
-                        + pp.pressureBlocked.size());
+                    && (!Internals.ready(pp).isEmpty()
+                            || !Internals.pending(pp).isEmpty()
+                            || !Internals.signalled(pp).isEmpty()
+                            || !Internals.pressureBlocked(pp).isEmpty())) {
+                fail("processor " + p.index + " still has kpipe work: ready="
+                        + Internals.ready(pp).size() + " pending="
+                        + Internals.pending(pp).size() + " dispatched="
+                        + Internals.signalled(pp).size() + " pressureBlocked="
+                        + Internals.pressureBlocked(pp).size());
             }
         }
         if (budget != null) {
@@ -2273,10 +2276,11 @@ final class FakeBroker {
                 fail("admitted() callbacks never ran: " + pendingAdmissions);
             }
             for (ConnectionPipeline<Request, Response> cp : delivered.keySet()) {
-                if (cp.reservation().grants() != cp.reservation().grantsConsumed()) {
+                if (Internals.reservation(cp).grants()
+                        != Internals.reservation(cp).grantsConsumed()) {
                     fail("connection " + cp.id() + " was granted "
-                            + cp.reservation().grants() + " times but consumed "
-                            + cp.reservation().grantsConsumed() + " grants");
+                            + Internals.reservation(cp).grants() + " times but consumed "
+                            + Internals.reservation(cp).grantsConsumed() + " grants");
                 }
             }
         }
@@ -2367,13 +2371,13 @@ final class FakeBroker {
             ProcessorPipelines<Request, Response> pp = p.pipelines();
             if (pp != null) {
                 sb.append("|r");
-                pp.ready.forEach(r -> sb.append(((Response) r).id()).append(','));
+                Internals.ready(pp).forEach(r -> sb.append(((Response) r).id()).append(','));
                 sb.append('p');
-                pp.pending.forEach(cp -> describe(sb, cp, gens));
+                Internals.pending(pp).forEach(cp -> describe(sb, cp, gens));
                 sb.append('x');
-                pp.dispatched.forEach(cp -> describe(sb, cp, gens));
+                Internals.signalled(pp).forEach(cp -> describe(sb, cp, gens));
                 sb.append('b');
-                pp.pressureBlocked.forEach(cp -> describe(sb, cp, gens));
+                Internals.pressureBlocked(pp).forEach(cp -> describe(sb, cp, gens));
             }
             sb.append(';');
         }
@@ -2474,29 +2478,34 @@ final class FakeBroker {
                 .append(cp.scheduled() ? 'P' : '-')
                 .append(cp.pressureBlocked() ? 'B' : '-')
                 .append('r')
-                .append(cp.reservation().reserved())
-                .append(cp.reservation().waiting() ? "w" + cp.reservation().wanted() : "")
+                .append(Internals.reservation(cp).reserved())
+                .append(
+                        Internals.reservation(cp).waiting()
+                                ? "w" + Internals.reservation(cp).wanted()
+                                : "")
                 .append('g')
-                .append(cp.reservation().grants() - cp.reservation().grantsConsumed())
+                .append(Internals.reservation(cp).grants()
+                        - Internals.reservation(cp).grantsConsumed())
                 .append('L')
-                .append(cp.largestRequest())
+                .append(Internals.largestRequest(cp))
                 .append('t')
-                .append(cp.throttle().open())
+                .append(cp.throttleWindows())
                 .append('b')
                 .append(cp.inflight().bytes())
                 .append('a')
-                .append(req(cp.dispatch().request()))
-                .append(cp.dispatch().deferred() ? "A" : "")
+                .append(req(Internals.dispatchRequest(cp)))
+                .append(cp.awaitingAppend() ? "A" : "")
                 .append('h')
                 .append(req(cp.held()))
                 // what the clock decides: quiet (re-authentication), idle reservation (revocable)
                 .append(nanos() - cp.lastWrittenNanos() >= PipelineCoordinator.REAUTHENTICATION_QUIET_NANOS ? 'q' : '-')
                 .append(
-                        cp.reservation().reserved() > 0
-                                        && nanos() - cp.reservation().reservedAtNanos()
+                        Internals.reservation(cp).reserved() > 0
+                                        && nanos() - Internals.reservation(cp).reservedAtNanos()
                                                 >= PipelineCoordinator.IDLE_RESERVATION_NANOS
-                                        && cp.processor().rounds
-                                                        - cp.reservation().reservedAtRound()
+                                        && ProcessorPipelines.of(cp.processor()).round()
+                                                        - Internals.reservation(cp)
+                                                                .reservedAtRound()
                                                 >= 2
                                 ? 'i'
                                 : '-')
@@ -2535,11 +2544,11 @@ final class FakeBroker {
             ProcessorPipelines<Request, Response> pp = p.pipelines();
             if (pp != null) {
                 sb.append(" kpipe.ready=")
-                        .append(pp.ready.size())
+                        .append(Internals.ready(pp).size())
                         .append(" pending=")
-                        .append(pp.pending.size())
+                        .append(Internals.pending(pp).size())
                         .append(" dispatched=")
-                        .append(pp.dispatched.size());
+                        .append(Internals.signalled(pp).size());
             }
             sb.append('\n');
         }

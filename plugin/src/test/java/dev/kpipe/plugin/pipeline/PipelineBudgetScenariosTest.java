@@ -111,7 +111,7 @@ class PipelineBudgetScenariosTest {
         run.step(COMPLETE, completionOf(run, 1)).except(COMPLETE);
         // Its response is written; kpipe took the connection over (muted) and it asked for 60 like any other.
         assertTrue(run.kpipe(1) != null);
-        assertEquals(60, run.kpipe(1).largestRequest(), "its estimate is the request that could not upgrade");
+        assertEquals(60, Internals.largestRequest(run.kpipe(1)), "its estimate is the request that could not upgrade");
         assertEquals(2, run.stats().upgrades());
 
         // Idle reservations are revoked for waiters (each processor round takes the idle threshold, 20 ms, of
@@ -137,7 +137,7 @@ class PipelineBudgetScenariosTest {
         // return: 2, 0, 1.
         for (int c : new int[] {2, 0, 1}) {
             run.step(RETURN, handlerOf(run, c)).only(NET);
-            assertTrue(run.kpipe(c).reservation().waiting());
+            assertTrue(Internals.reservation(run.kpipe(c)).waiting());
         }
         assertEquals(3, run.broker.budget.waiting());
         assertTrue(run.broker.unmuteLog.isEmpty());
@@ -162,15 +162,15 @@ class PipelineBudgetScenariosTest {
         Run run =
                 new Run(budgeted(BackPressure.budget(100), disconnecting(pAll(40), p1(40)), client(pAll(40), p1(10))));
         run.except(COMPLETE);
-        assertTrue(run.kpipe(0).reservation().waiting());
-        assertTrue(run.kpipe(1).reservation().waiting());
+        assertTrue(Internals.reservation(run.kpipe(0)).waiting());
+        assertTrue(Internals.reservation(run.kpipe(1)).waiting());
         assertEquals(80, run.broker.budget.used());
 
         ConnectionPipeline closed = run.kpipe(0);
         run.step(DISCONNECT, 0).except(COMPLETE);
         assertNull(run.kpipe(0));
-        assertEquals(0, closed.reservation().reserved());
-        assertFalse(closed.reservation().waiting());
+        assertEquals(0, Internals.reservation(closed).reserved());
+        assertFalse(Internals.reservation(closed).waiting());
         // Its 40 in-flight bytes went back once; client 1 was admitted (40) and read its 10, whose response waits
         // behind the first one's.
         assertEquals(List.of(1), run.broker.grantLog);
@@ -199,21 +199,21 @@ class PipelineBudgetScenariosTest {
         run.step(COMPLETE, completionOf(run, 1)).except(COMPLETE, ADMIT);
         ConnectionPipeline granted = run.kpipe(0);
         assertEquals(List.of(granted), run.broker.pendingAdmissions);
-        assertTrue(granted.reservation().waiting());
-        assertEquals(0, granted.reservation().grants());
+        assertTrue(Internals.reservation(granted).waiting());
+        assertEquals(0, Internals.reservation(granted).grants());
         assertEquals(40 + 40, run.broker.budget.used());
 
         run.step(DISCONNECT, 0).only(NET);
         // The close found the grant already made (cancel failed): it released the reservation and counted the grant
         // as consumed before the callback counted it.
         assertNull(run.kpipe(0));
-        assertEquals(1, granted.reservation().grantsConsumed());
+        assertEquals(1, Internals.reservation(granted).grantsConsumed());
         assertEquals(50, run.broker.budget.used(), "only client 1's reservation, admitted on the release");
 
         run.step(ADMIT, 0).only(NET);
         assertEquals(
-                granted.reservation().grantsConsumed(),
-                granted.reservation().grants(),
+                Internals.reservation(granted).grantsConsumed(),
+                Internals.reservation(granted).grants(),
                 "the late callback balances the grant");
         assertEquals(ConnectionState.CLOSED, granted.state());
         run.settle();
@@ -291,7 +291,8 @@ class PipelineBudgetScenariosTest {
         Run run = new Run(budgeted(BackPressure.budget(10), client(p1(6)), client(p1(1), p1(6), p1(6))));
         run.broker.nanosPerRound = PipelineCoordinator.IDLE_RESERVATION_NANOS;
         run.step(WRITE, 0).except(WRITE);
-        assertEquals(6, run.kpipe(0).reservation().reserved(), "client 0 is idle, unmuted, holding its estimate");
+        assertEquals(
+                6, Internals.reservation(run.kpipe(0)).reserved(), "client 0 is idle, unmuted, holding its estimate");
         run.step(WRITE, 1).step(WRITE, 1).step(WRITE, 1).progressUntilAnswered(1);
         run.assertReceivedInOrder(1);
         assertTrue(run.stats().reservationsRevoked() > 0);

@@ -158,7 +158,7 @@ class PipelinePropertiesTest {
                 if (cp != null
                         && (cp.held() != null
                                 || cp.inflight().size() > 1
-                                || cp.reservation().waiting())) {
+                                || Internals.reservation(cp).waiting())) {
                     interesting.add(s);
                 }
             } else {

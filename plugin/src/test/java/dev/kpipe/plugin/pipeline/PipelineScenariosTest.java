@@ -73,7 +73,7 @@ class PipelineScenariosTest {
                 new Scenario(1, 4, 16, Long.MAX_VALUE, false, List.of(Scenario.client(pAll(), pAll(), pAll())), 3));
         run.except(RETURN, COMPLETE);
         assertEquals(1, run.conn(0).dispatchPhase.size(), "the second is not read before the first is dispatched");
-        assertNotNull(run.kpipe(0).dispatch().request());
+        assertTrue(run.kpipe(0).awaitingDispatch());
         assertEquals(2, run.conn(0).inbound.size(), "two requests wait in the socket");
         assertTrue(run.conn(0).channel.isMuted());
 
@@ -99,7 +99,7 @@ class PipelineScenariosTest {
         run.except(RETURN);
         run.assertReceivedInOrder(0);
         assertEquals(3, run.received(0).size(), "each response let the next request be read");
-        assertNull(run.kpipe(0).dispatch().request());
+        assertFalse(run.kpipe(0).awaitingDispatch());
         assertEquals(0, run.conn(0).inbound.size());
 
         FakeBroker.Proc proc = run.broker.procs.get(0);
@@ -245,7 +245,7 @@ class PipelineScenariosTest {
         ConnectionPipeline cp = run.kpipe(0);
         assertNotNull(cp, "still draining: the throttle window is open");
         assertTrue(cp.inflight().isEmpty(), "the produce response is written");
-        assertTrue(cp.throttle().throttled());
+        assertTrue(cp.throttled());
         assertEquals(1, run.stats().throttledConnections());
         assertEquals(1, run.received(0).size());
         assertFalse(run.request(0, 1).queued);
@@ -265,7 +265,7 @@ class PipelineScenariosTest {
         assertTrue(run.kpipe(0).state().draining());
         run.except(END_THROTTLE);
         ConnectionPipeline cp = run.kpipe(0);
-        assertEquals(2, cp.throttle().open());
+        assertEquals(2, cp.throttleWindows());
         assertTrue(cp.inflight().isEmpty());
         assertEquals(1, run.stats().throttledConnections(), "one connection, two windows");
         run.step(END_THROTTLE, 0).except(END_THROTTLE);
@@ -439,7 +439,7 @@ class PipelineScenariosTest {
         assertEquals(1, run.stats().downgrades());
 
         FakeBroker.Proc p = run.broker.procs.get(0);
-        p.pipelines().dispatched.add(stale);
+        p.pipelines().signalled(stale, false);
         p.wakeup();
         run.settle();
         assertEquals(1, run.stats().downgrades());

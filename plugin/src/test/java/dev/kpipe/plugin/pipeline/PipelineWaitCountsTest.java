@@ -146,7 +146,7 @@ class PipelineWaitCountsTest {
     void overlappingThrottleWindowsAreOneWait() {
         Run run = new Run(one(pAll().throttle(), pAll().throttle(), p1()));
         run.except(COMPLETE, END_THROTTLE).except(END_THROTTLE);
-        assertEquals(2, run.kpipe(0).throttle().open(), "both responses written, both windows open");
+        assertEquals(2, run.kpipe(0).throttleWindows(), "both responses written, both windows open");
         assertEquals(1, run.stats().waits(WaitReason.THROTTLED));
         run.step(END_THROTTLE, 0).except(END_THROTTLE).step(END_THROTTLE, 0).settle();
         run.assertReceivedInOrder(0);

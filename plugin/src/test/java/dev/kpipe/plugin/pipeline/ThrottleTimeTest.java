@@ -36,11 +36,11 @@ class ThrottleTimeTest {
 
         long t0 = run.broker.nanos();
         run.step(COMPLETE, 0).except(COMPLETE, END_THROTTLE);
-        assertEquals(1, run.kpipe(0).throttle().open());
+        assertEquals(1, run.kpipe(0).throttleWindows());
         assertEquals(0, run.stats().throttleTimeNanos(), "nothing counted while the window is open");
         run.broker.advance(TimeUnit.MILLISECONDS.toNanos(PAUSE_MS));
         run.step(COMPLETE, 0).except(COMPLETE, END_THROTTLE);
-        assertEquals(2, run.kpipe(0).throttle().open(), "two windows overlap");
+        assertEquals(2, run.kpipe(0).throttleWindows(), "two windows overlap");
         run.broker.advance(TimeUnit.MILLISECONDS.toNanos(PAUSE_MS));
         run.step(END_THROTTLE, 0).except(END_THROTTLE);
         assertEquals(0, run.stats().throttleTimeNanos(), "a window is still open");

@@ -15,8 +15,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
-/** {@link Signals}: the intrusive handler-to-network-thread signal. */
-class SignalsTest {
+/** {@link SignalQueue}: the intrusive handler-to-network-thread signal. */
+class SignalQueueTest {
 
     private final ProcessorPipelines<Object, Object> processor = new ProcessorPipelines<>(null);
     private final PipelineStats stats = new PipelineStats();
@@ -27,7 +27,7 @@ class SignalsTest {
 
     @Test
     void connectionsAreTakenInTheOrderTheyWereFirstSignalledOnceEach() {
-        Signals<ConnectionPipeline<Object, Object>> s = new Signals<>();
+        SignalQueue<ConnectionPipeline<Object, Object>> s = new SignalQueue<>();
         ConnectionPipeline<Object, Object> a = conn(0);
         ConnectionPipeline<Object, Object> b = conn(1);
         ConnectionPipeline<Object, Object> c = conn(2);
@@ -49,7 +49,7 @@ class SignalsTest {
 
     @Test
     void signalsFromManyThreadsAreEachFollowedByATake() throws Exception {
-        Signals<ConnectionPipeline<Object, Object>> s = new Signals<>();
+        SignalQueue<ConnectionPipeline<Object, Object>> s = new SignalQueue<>();
         int threads = 4;
         int perThread = 20_000;
         List<ConnectionPipeline> conns = new ArrayList<>();
@@ -97,7 +97,7 @@ class SignalsTest {
         assertEquals(conns.size(), takes.size(), "every connection signalled was taken");
         assertTrue(taken <= threads * perThread, "at most one take per signal: " + taken);
         for (ConnectionPipeline<Object, Object> c : conns) {
-            assertFalse(Signals.listed(c), "unlisted after the last take");
+            assertFalse(SignalQueue.listed(c), "unlisted after the last take");
         }
     }
 }

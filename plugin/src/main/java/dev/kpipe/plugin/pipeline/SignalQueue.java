@@ -20,7 +20,7 @@ import java.util.function.Consumer;
  *
  * <p>Thread: {@link #add} any thread, lock-free; every other method the processor's network thread.
  */
-final class Signals<C extends Signals.Node<C>> {
+final class SignalQueue<C extends SignalQueue.Node<C>> {
 
     private static final VarHandle HEAD;
     private static final VarHandle SIGNALLED;
@@ -28,7 +28,7 @@ final class Signals<C extends Signals.Node<C>> {
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
-            HEAD = l.findVarHandle(Signals.class, "head", Node.class);
+            HEAD = l.findVarHandle(SignalQueue.class, "head", Node.class);
             SIGNALLED = l.findVarHandle(Node.class, "signalled", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
@@ -37,7 +37,7 @@ final class Signals<C extends Signals.Node<C>> {
 
     /**
      * A connection as an element of a processor's signal list: its link and its listed flag, which only {@link
-     * Signals} reads and writes ({@link ConnectionPipeline} extends it, so that a signal allocates nothing).
+     * SignalQueue} reads and writes ({@link ConnectionPipeline} extends it, so that a signal allocates nothing).
      */
     abstract static class Node<C extends Node<C>> {
         /** 1 while listed, else 0; compare-and-set by any thread through {@link #SIGNALLED}. */
@@ -54,7 +54,7 @@ final class Signals<C extends Signals.Node<C>> {
     private C taken;
 
     /**
-     * Signals a connection: its network thread evaluates it at its next round. Thread: any; lock-free; allocates
+     * SignalQueue a connection: its network thread evaluates it at its next round. Thread: any; lock-free; allocates
      * nothing. The caller wakes the processor.
      *
      * @param conn the connection
