@@ -309,7 +309,11 @@ public final class Hooks {
         });
     }
 
-    /** As {@code Selector.pollSelectionKeys} logs the throwable it closes a channel for. */
+    /**
+     * As {@code Selector.pollSelectionKeys} logs the throwable it closes a channel for: the WARN of an unexpected error
+     * as the Selector's own line, under its logger; the disconnect, which kpipe words differently (it closes later),
+     * at DEBUG under kpipe's.
+     */
     private static void logInputEnded(KafkaChannel c, Throwable thrown) {
         if (thrown instanceof java.io.IOException) {
             if (LOG.isDebugEnabled()) {

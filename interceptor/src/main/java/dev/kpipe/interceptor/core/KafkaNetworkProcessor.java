@@ -234,6 +234,16 @@ final class KafkaNetworkProcessor implements NetworkProcessor<Object, Object> {
         }
     }
 
+    /** As {@code Processor.processCompletedReceives} does for an exception while handling a receive. */
+    private void closeAfterError(String connectionId, Throwable t) {
+        LOG.error("Closing socket for {} because of error", connectionId, t);
+        try {
+            close(connectionId);
+        } catch (RuntimeException e) {
+            LOG.error("kpipe: cannot close connection {}", connectionId, e);
+        }
+    }
+
     @Override
     public void beginReauthentication(String connectionId, Reauthentication reauthentication) {
         PendingReauthentication r = (PendingReauthentication) reauthentication;
@@ -248,17 +258,11 @@ final class KafkaNetworkProcessor implements NetworkProcessor<Object, Object> {
                 throw new IllegalStateException("the broker did not begin the deferred re-authentication");
             }
         } catch (VirtualMachineError vme) {
+            // Kafka closes the socket for any throwable here (processCompletedReceives); the error then goes on.
+            closeAfterError(connectionId, vme);
             throw vme;
         } catch (Throwable t) {
-            // As Processor.processCompletedReceives does for an exception while handling a receive.
-            LOG.error("Closing socket for {} because of error", connectionId, t);
-            try {
-                close(connectionId);
-            } catch (VirtualMachineError vme) {
-                throw vme;
-            } catch (Throwable e) {
-                LOG.error("kpipe: cannot close connection {}", connectionId, e);
-            }
+            closeAfterError(connectionId, t);
         } finally {
             reauthenticating = false;
         }

@@ -41,6 +41,8 @@ final class KpipeTimer {
                     try {
                         processor.wakeup();
                     } catch (VirtualMachineError e) {
+                        // the executor would keep it in a future nobody reads: say it, then let it end the task
+                        LOG.error("kpipe: error of the JVM waking processor {}", processor.id(), e);
                         throw e;
                     } catch (Throwable e) {
                         LOG.debug("kpipe: cannot wake processor {}", processor.id(), e);

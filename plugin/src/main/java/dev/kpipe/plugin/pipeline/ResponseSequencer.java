@@ -73,6 +73,7 @@ final class ResponseSequencer<Q, S> {
             try {
                 now = deliverNow(processor, r);
             } catch (VirtualMachineError e) {
+                lost(processor, r);
                 throw e;
             } catch (Throwable e) {
                 // kpipe cannot place this response: the broker processes it itself, as without kpipe. Responses kpipe
@@ -86,6 +87,19 @@ final class ResponseSequencer<Q, S> {
                 return r;
             }
             r = null;
+        }
+    }
+
+    /**
+     * A response taken from the queues goes nowhere once an error of the JVM leaves {@link #dequeued}: its connection
+     * closes, as Kafka's {@code Processor.processChannelException} closes a channel whose response failed, instead of
+     * holding every later response of the connection behind it.
+     */
+    private static <Q, S> void lost(NetworkProcessor<Q, S> processor, S response) {
+        try {
+            processor.close(processor.contextOf(processor.requestOf(response)).connectionId);
+        } catch (RuntimeException e) {
+            LOG.error("kpipe: cannot close the connection of a response lost to an error of the JVM", e);
         }
     }
 
