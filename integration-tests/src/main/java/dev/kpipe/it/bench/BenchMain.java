@@ -303,11 +303,9 @@ public final class BenchMain {
                     String side = c == control ? RoundOrder.CONTROL_LABEL : v.label();
                     progress.context(
                             String.format(Locale.ROOT, "%s round %d/%d %s", s.label, round, options.rounds(), side));
-                    RoundResult r = s.isChildProcessClient()
-                            ? new ClientRound(c, s, v, round, progress, buildDir())
-                                    .run(options.warmupSeconds(), options.durationSeconds())
-                            : new LoadRound(c, s, v, round, progress)
-                                    .run(options.warmupSeconds(), options.durationSeconds());
+                    double loadBefore = LoadAverage.now();
+                    RoundResult r =
+                            runRound(s, c, v, round).withExtra(LoadAverage.around(loadBefore, LoadAverage.now()));
                     if (c == control) {
                         report.addControl(r);
                     } else {
@@ -355,6 +353,16 @@ public final class BenchMain {
                     Locale.ROOT, "bench: %s clusters stopped in %.1f s%n", s.label, (System.nanoTime() - t0) / 1e9);
         }
         return report;
+    }
+
+    /** Runs one round of {@code s} on cluster {@code c}: the round kind the scenario needs. */
+    private RoundResult runRound(Scenario s, Cluster c, Variant v, int round) throws Exception {
+        int warmup = options.warmupSeconds();
+        int duration = options.durationSeconds();
+        if (s.isChildProcessClient()) {
+            return new ClientRound(c, s, v, round, progress, buildDir()).run(warmup, duration);
+        }
+        return new LoadRound(c, s, v, round, progress).run(warmup, duration);
     }
 
     private String demoSentence(Report r) {
