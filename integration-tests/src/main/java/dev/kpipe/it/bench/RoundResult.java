@@ -115,6 +115,7 @@ record RoundResult(
                                         f.doubleValue(),
                                         num(extra.get("leader_replication_bytes_per_follower_fetch")) / 1024)
                                 : "")
+                        + RawLines.roundFigures(this)
                         + LoadAverage.figures(extra)
                         + (errors > 0 ? "  ERRORS " + errors + " (" + firstError + ")" : ""));
     }
