@@ -32,10 +32,11 @@ final class RawLines {
         if (x.containsKey("ack_gap_max_ms")) {
             return String.format(
                     Locale.ROOT,
-                    "  ack gap max %.1f ms p99 %.1f ms  slow-reader requests %.0f%s",
+                    "  ack gap max %.1f ms p99 %.1f ms  slow-reader requests %.0f, stalled %.0f%s",
                     extra(r, "ack_gap_max_ms"),
                     extra(r, "ack_gap_p99_ms"),
                     extra(r, "slow_reader_requests_written"),
+                    extra(r, "slow_readers_stalled_at_window_end"),
                     x.containsKey("kpipe_held_responses_at_end")
                             ? String.format(
                                     Locale.ROOT,
@@ -73,6 +74,12 @@ final class RawLines {
             sb.append(perSide(r, "good producer's longest ack gap ms", "ack_gap_max_ms", 1));
             sb.append(perSide(r, "good producer's p99 ack gap ms (gaps over 0.1 ms)", "ack_gap_p99_ms", 1));
             sb.append(perSide(r, "slow-reader requests written in the window", "slow_reader_requests_written", 0));
+            sb.append(perSide(
+                    r,
+                    "slow readers stalled at the window's end (no write in its last second) of "
+                            + r.scenario().slowReaders,
+                    "slow_readers_stalled_at_window_end",
+                    0));
             sb.append(String.format(
                     Locale.ROOT,
                     "  kpipe at each round's end: held responses %s, requests in flight %s%n",

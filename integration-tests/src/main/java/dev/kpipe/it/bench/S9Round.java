@@ -23,6 +23,9 @@ final class S9Round {
             "pipelined-connections",
             "budget-waiting-connections");
 
+    /** A slow reader that completed no write in the window's last second is stalled. */
+    static final long STALLED_NANOS = 1_000_000_000L;
+
     private final Cluster cluster;
     private final Scenario scenario;
     private final Variant variant;
@@ -59,6 +62,7 @@ final class S9Round {
             m.put("slow_reader_requests_written", (double) readers.writtenInWindow());
             m.put("slow_reader_requests_written_per_s", readers.writtenInWindow() / (double) durationSeconds);
             m.put("slow_reader_requests_written_whole_round", (double) readers.written());
+            m.put("slow_readers_stalled_at_window_end", (double) readers.stalledAtWindowEnd(STALLED_NANOS));
             m.put("slow_reader_connections_ended", (double) readers.failures());
             if (readers.firstFailure() != null) {
                 m.put("slow_reader_first_failure", readers.firstFailure());

@@ -10,6 +10,7 @@ import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -35,13 +36,20 @@ final class SlowReaders implements AutoCloseable {
     private final long windowEnd;
     private final AtomicLong written = new AtomicLong();
     private final AtomicLong writtenInWindow = new AtomicLong();
+    /** Per connection: when its last write inside the window completed, or {@link Long#MIN_VALUE}. */
+    private final AtomicLongArray lastWriteInWindow;
+
     private final AtomicLong failures = new AtomicLong();
     private final AtomicReference<String> firstFailure = new AtomicReference<>();
     private volatile boolean closing;
 
-    private SlowReaders(long windowStart, long windowEnd) {
+    private SlowReaders(int n, long windowStart, long windowEnd) {
         this.windowStart = windowStart;
         this.windowEnd = windowEnd;
+        this.lastWriteInWindow = new AtomicLongArray(n);
+        for (int i = 0; i < n; i++) {
+            lastWriteInWindow.set(i, Long.MIN_VALUE);
+        }
     }
 
     /**
@@ -64,7 +72,7 @@ final class SlowReaders implements AutoCloseable {
      * @throws IOException if one cannot connect (the ones connected are closed)
      */
     static SlowReaders start(int port, String topic, int n, long windowStart, long windowEnd) throws IOException {
-        SlowReaders r = new SlowReaders(windowStart, windowEnd);
+        SlowReaders r = new SlowReaders(n, windowStart, windowEnd);
         try {
             for (int i = 0; i < n; i++) {
                 SocketChannel ch = SocketChannel.open();
@@ -79,7 +87,8 @@ final class SlowReaders implements AutoCloseable {
         }
         for (int i = 0; i < n; i++) {
             SocketChannel ch = r.channels.get(i);
-            Thread t = new Thread(() -> r.write(ch, topic), "bench-slow-reader-" + i);
+            int index = i;
+            Thread t = new Thread(() -> r.write(index, ch, topic), "bench-slow-reader-" + i);
             t.setDaemon(true);
             r.threads.add(t);
             t.start();
@@ -87,7 +96,7 @@ final class SlowReaders implements AutoCloseable {
         return r;
     }
 
-    private void write(SocketChannel ch, String topic) {
+    private void write(int index, SocketChannel ch, String topic) {
         ByteBuffer request = RawProduce.request(topic, 0, (short) -1, RECORDS, VALUE_BYTES);
         int correlationId = 0;
         try {
@@ -101,6 +110,7 @@ final class SlowReaders implements AutoCloseable {
                 long now = System.nanoTime();
                 if (now >= windowStart && now < windowEnd) {
                     writtenInWindow.incrementAndGet();
+                    lastWriteInWindow.set(index, now);
                 }
             }
         } catch (ClosedChannelException e) {
@@ -127,6 +137,22 @@ final class SlowReaders implements AutoCloseable {
     /** @return requests whose write completed inside the window, all connections */
     long writtenInWindow() {
         return writtenInWindow.get();
+    }
+
+    /**
+     * @param quietNanos how long a connection must have completed no write before the window's end
+     * @return connections stalled at the window's end: no write completed in its last {@code quietNanos} (the broker
+     *     stopped reading them: their unread responses filled both sockets' buffers, or kpipe's limits hold them)
+     */
+    int stalledAtWindowEnd(long quietNanos) {
+        int stalled = 0;
+        for (int i = 0; i < lastWriteInWindow.length(); i++) {
+            long last = lastWriteInWindow.get(i);
+            if (last == Long.MIN_VALUE || last < windowEnd - quietNanos) {
+                stalled++;
+            }
+        }
+        return stalled;
     }
 
     /** @return connections whose writing ended before {@link #close()} (the broker closed it, most likely) */

@@ -26,6 +26,7 @@ class RawReportTest {
         extra.put("ack_gap_max_ms", gapMaxMs);
         extra.put("ack_gap_p99_ms", gapP99Ms);
         extra.put("slow_reader_requests_written", 1234.0);
+        extra.put("slow_readers_stalled_at_window_end", v == Variant.STOCK ? 8.0 : 5.0);
         if (v == Variant.KPIPE) {
             extra.put("kpipe_held_responses_at_end", 3.0);
             extra.put("kpipe_inflight_requests_at_end", 128.0);
@@ -59,13 +60,18 @@ class RawReportTest {
         assertTrue(
                 table.contains("good producer's longest ack gap ms: stock 450.0 [400.0..500.0], kpipe 500.0"), table);
         assertTrue(table.contains("kpipe/stock   longest ack gap 1.10x [1.00..1.20]"), table);
+        assertTrue(
+                table.contains("slow readers stalled at the window's end (no write in its last second) of 8: stock 8"
+                        + " [8..8], kpipe 5 [5..5]"),
+                table);
         assertTrue(table.contains("kpipe at each round's end: held responses 3 [3..3], requests in flight 128"), table);
         assertTrue(table.contains("target longest ack gap kpipe/stock <= 1.1: 1.100x  MET"), table);
         assertFalse(table.contains("ceiling max.in.flight/W"), table);
         String line = s9Round(Variant.KPIPE, 1, 600, 50).line();
         assertTrue(
-                line.contains("ack gap max 600.0 ms p99 50.0 ms  slow-reader requests 1234  kpipe at end: held 3 in"
-                        + " flight 128 (4096 KiB)"),
+                line.contains(
+                        "ack gap max 600.0 ms p99 50.0 ms  slow-reader requests 1234, stalled 5  kpipe at end: held 3 in"
+                                + " flight 128 (4096 KiB)"),
                 line);
 
         Report worse = new Report(Scenarios.s9(2, o));
