@@ -9,6 +9,7 @@ import java.util.Locale;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.TopicPartitionInfo;
 
@@ -92,17 +93,28 @@ final class BenchClusters {
         return new Cluster[] {stock, kpipe};
     }
 
-    /** Creates the scenario's topic and waits until node 1 leads every partition with the full ISR. */
+    /**
+     * Creates the scenario's topics ({@link Scenario#newTopics()}) and waits until node 1 leads every partition of each
+     * with the full ISR.
+     */
     static void createTopic(Cluster c, Scenario s) throws Exception {
         Admin admin = c.admin();
-        admin.createTopics(List.of(s.newTopic())).all().get(60, TimeUnit.SECONDS);
+        List<NewTopic> topics = s.newTopics();
+        admin.createTopics(topics).all().get(60, TimeUnit.SECONDS);
+        for (NewTopic t : topics) {
+            awaitLedByNode1(c, s, t.name());
+        }
+    }
+
+    private static void awaitLedByNode1(Cluster c, Scenario s, String topic) throws Exception {
+        Admin admin = c.admin();
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (true) {
             try {
-                TopicDescription d = admin.describeTopics(List.of(s.topic))
+                TopicDescription d = admin.describeTopics(List.of(topic))
                         .allTopicNames()
                         .get(10, TimeUnit.SECONDS)
-                        .get(s.topic);
+                        .get(topic);
                 boolean ok = d.partitions().size() == s.partitions;
                 for (TopicPartitionInfo p : d.partitions()) {
                     ok &= p.leader() != null
@@ -122,7 +134,7 @@ final class BenchClusters {
                 // not yet known everywhere
             }
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("topic " + s.topic + " not led by node 1 with full ISR within 60 s");
+                throw new IllegalStateException("topic " + topic + " not led by node 1 with full ISR within 60 s");
             }
             Thread.sleep(100);
         }

@@ -32,6 +32,8 @@ import java.util.stream.Collectors;
  * BenchMain --scenario sweep                    # S1 at W = 10..500 ms, a table and a PNG chart ({@link Sweep})
  * BenchMain --scenario S2F,S1L --rounds 6        # S2 at a fixed load with an A/A run; S1 with 1 MiB batches
  * BenchMain --scenario S8 --window-ms 1,2,5,10  # acks=all at a fixed load, 16 producers, A/A, one run per W
+ * BenchMain --scenario S9 --rounds 4           # a good producer beside 8 slow readers, W = 2 ms ({@link S9Round})
+ * BenchMain --scenario S10 --s10-connections 1000,5000  # raw connections at scale ({@link S10Round})
  * BenchMain --scenario S6,S7 --rounds 3         # offset commits on slow acks ({@link CommitBench}): stock, kpipe,
  *                                               # kpipe-excl (kpipe.offset.commits.pipelined=false)
  * BenchMain --scenario soak --duration-s 1200    # the reliability soak instead ({@link SoakMain})
@@ -132,40 +134,8 @@ public final class BenchMain {
     }
 
     private int runAll() throws Exception {
-        List<Scenario> scenarios = new ArrayList<>();
-        List<CommitScenario> commitScenarios = new ArrayList<>();
-        for (String s : options.scenarios()) {
-            if (s.equals("S6") || s.equals("S7")) {
-                for (int w : options.windowsMs()) {
-                    commitScenarios.add(CommitScenario.of(s, w, options));
-                }
-            } else if (s.equals("S1")) {
-                for (int w : options.windowsMs()) {
-                    if (options.measure().clients().isEmpty()) {
-                        scenarios.add(Scenarios.s1(w, options));
-                    }
-                    for (BenchClient client : options.measure().clients()) {
-                        scenarios.add(Scenarios.s1(w, options, client));
-                    }
-                }
-            } else if (s.equals("S2")) {
-                scenarios.add(Scenarios.s2(options));
-            } else if (s.equals("S2F")) {
-                scenarios.add(Scenarios.s2Fixed(options));
-            } else if (s.equals("S1L")) {
-                scenarios.add(Scenarios.s1Large(options));
-            } else if (s.equals("S5")) {
-                for (int w : options.windowsMs()) {
-                    scenarios.add(Scenarios.s5(w, options));
-                }
-            } else if (s.equals("S8")) {
-                for (int w : options.windowsMs()) {
-                    scenarios.add(Scenarios.s8(w, options));
-                }
-            } else {
-                scenarios.add(Scenarios.s3(options.windowsMs().get(0), options));
-            }
-        }
+        List<Scenario> scenarios = ScenarioPlan.scenarios(options);
+        List<CommitScenario> commitScenarios = ScenarioPlan.commitScenarios(options);
         run.put("started", LocalDateTime.now().toString());
         run.put("mode", options.demo() ? "demo" : "bench");
         run.put("kafka_version", settings.kafkaVersion());
@@ -303,11 +273,9 @@ public final class BenchMain {
                     String side = c == control ? RoundOrder.CONTROL_LABEL : v.label();
                     progress.context(
                             String.format(Locale.ROOT, "%s round %d/%d %s", s.label, round, options.rounds(), side));
-                    RoundResult r = s.isChildProcessClient()
-                            ? new ClientRound(c, s, v, round, progress, buildDir())
-                                    .run(options.warmupSeconds(), options.durationSeconds())
-                            : new LoadRound(c, s, v, round, progress)
-                                    .run(options.warmupSeconds(), options.durationSeconds());
+                    double loadBefore = LoadAverage.now();
+                    RoundResult r =
+                            runRound(s, c, v, round).withExtra(LoadAverage.around(loadBefore, LoadAverage.now()));
                     if (c == control) {
                         report.addControl(r);
                     } else {
@@ -355,6 +323,22 @@ public final class BenchMain {
                     Locale.ROOT, "bench: %s clusters stopped in %.1f s%n", s.label, (System.nanoTime() - t0) / 1e9);
         }
         return report;
+    }
+
+    /** Runs one round of {@code s} on cluster {@code c}: the round kind the scenario needs. */
+    private RoundResult runRound(Scenario s, Cluster c, Variant v, int round) throws Exception {
+        int warmup = options.warmupSeconds();
+        int duration = options.durationSeconds();
+        if (s.isS10()) {
+            return new S10Round(c, s, v, round, progress).run(warmup, duration);
+        }
+        if (s.isS9()) {
+            return new S9Round(c, s, v, round, progress).run(warmup, duration);
+        }
+        if (s.isChildProcessClient()) {
+            return new ClientRound(c, s, v, round, progress, buildDir()).run(warmup, duration);
+        }
+        return new LoadRound(c, s, v, round, progress).run(warmup, duration);
     }
 
     private String demoSentence(Report r) {
@@ -412,6 +396,9 @@ public final class BenchMain {
         m.put("s6_records_per_s", options.commits().s6RecordsPerSec());
         m.put("s7_input_records", options.commits().s7InputRecords());
         m.put("kpipe_excl_side", options.commits().excl());
+        m.put("s9_slow_readers", options.raw().s9SlowReaders());
+        m.put("s9_window_ms", options.raw().s9WindowsMs());
+        m.put("s10_connections", options.raw().s10Connections());
         return m;
     }
 

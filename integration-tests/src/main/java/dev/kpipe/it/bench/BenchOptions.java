@@ -13,9 +13,10 @@ import java.util.Locale;
  * @param demo the short demo preset (S1 at W = 100 ms, 3 rounds x 15 s per side)
  * @param sweep {@code --scenario sweep}: S1 at every W of {@code windowsMs} (default {@link Sweep#DEFAULT_WINDOWS_MS}),
  *     summed up as a table and a chart ({@link Sweep})
- * @param scenarios {@code S1}, {@code S2}, {@code S3}, {@code S2F}, {@code S1L}, {@code S5}, {@code S8}, {@code S6}
- *     and/or {@code S7}, in run order (S6 and S7, {@link CommitBench}, run after the others)
- * @param windowsMs the follower fetch waits W, in ms, of S1, S5, S8, S6 and S7 (one run of each per W)
+ * @param scenarios {@code S1}, {@code S2}, {@code S3}, {@code S2F}, {@code S1L}, {@code S5}, {@code S8}, {@code S9},
+ *     {@code S10}, {@code S6} and/or {@code S7}, in run order (S6 and S7, {@link CommitBench}, run after the others)
+ * @param windowsMs the follower fetch waits W, in ms, of S1, S5, S8, S6 and S7 (one run of each per W; S9's: {@link
+ *     RawOptions#s9WindowsMs})
  * @param rounds rounds per variant (stock and kpipe alternate: stock 1, kpipe 1, stock 2, ...)
  * @param durationSeconds measured window of each round, s
  * @param warmupSeconds unmeasured load before each window, s
@@ -38,6 +39,7 @@ import java.util.Locale;
  * @param batchBytes {@code batch.size}, bytes
  * @param measure the fixed-load (S2F) and large-batch (S1L) options
  * @param commits the offset-commit scenarios' options (S6, S7)
+ * @param raw the raw-socket scenarios' options (S9, S10)
  */
 record BenchOptions(
         boolean demo,
@@ -65,7 +67,8 @@ record BenchOptions(
         int s3RecordBytes,
         long s3BufferBytes,
         MeasureOptions measure,
-        CommitOptions commits) {
+        CommitOptions commits,
+        RawOptions raw) {
 
     static final String USAGE = """
       usage: BenchMain demo [options]      S1 at W=100 ms, 3 rounds x 15 s per side (+3 s warm-up)
@@ -80,10 +83,16 @@ record BenchOptions(
         --scenario S6|S7            offset commits on slow acks: a consumer calling commitAsync after every poll
                                     (S6); a Kafka Streams exactly_once_v2 map application (S7); stock, kpipe and
                                     kpipe-excl (kpipe.offset.commits.pipelined=false), W = --window-ms
+        --scenario S9               slow readers beside a good producer: S1's cluster (W = 2 ms unless --window-ms),
+                                    one idempotent acks=all producer flat out beside --s9-slow-readers raw
+                                    connections that write produce requests and never read a response
+        --scenario S10              connections at scale: 1 broker, --s10-connections raw connections, each upgraded
+                                    by one produce; one in ten produces 1 request/s (acks=1); heap per connection
+                                    from a class histogram, CPU per produce request, kpipe's connection dump timed
         --scenario sweep            S1 at W = 10,25,50,100,250,500 ms (or --window-ms), then a table and a PNG
                                     chart next to the JSON; 2 rounds x 12 s per side unless given (~9 minutes)
         --scenario soak             the reliability soak instead (--scenario soak --help for its options)
-        --window-ms 100,250         S1/S5/S8/S6/S7: the follower's replica.fetch.wait.max.ms values W (default 100)
+        --window-ms 100,250         S1/S5/S8/S9/S6/S7: the follower's replica.fetch.wait.max.ms values W (default 100)
         --rounds N                  rounds per side, stock and kpipe alternating (default 5)
         --duration-s N              measured seconds per round (default 30)
         --warmup-s N                unmeasured seconds before each round's window (default 5)
@@ -102,7 +111,7 @@ record BenchOptions(
         --s3-record-bytes N         (default 1024)     --s3-buffer-kib N   S3 buffer.memory (default 128)
         --batch-bytes N             batch.size (default 16384)
         --out DIR                   JSON output folder (default integration-tests/target/bench)
-      """ + MeasureOptions.USAGE + CommitOptions.USAGE;
+      """ + MeasureOptions.USAGE + CommitOptions.USAGE + RawOptions.USAGE;
 
     /**
      * @param args the command line
@@ -136,6 +145,7 @@ record BenchOptions(
         long s3Buffer = 128 * 1024;
         MeasureOptions.Parser measure = new MeasureOptions.Parser();
         CommitOptions.Parser commits = new CommitOptions.Parser();
+        RawOptions.Parser raw = new RawOptions.Parser();
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -150,7 +160,7 @@ record BenchOptions(
                                 l.add("S2");
                                 l.add("S3");
                             }
-                            case "S1", "S2", "S3", "S2F", "S1L", "S5", "S8", "S6", "S7" -> l.add(u);
+                            case "S1", "S2", "S3", "S2F", "S1L", "S5", "S8", "S9", "S10", "S6", "S7" -> l.add(u);
                             case "SWEEP" -> {
                                 l.add("S1");
                                 sweep = true;
@@ -199,12 +209,16 @@ record BenchOptions(
                         last = commits.parse(args, i);
                     }
                     if (last < 0) {
+                        last = raw.parse(args, i);
+                    }
+                    if (last < 0) {
                         throw new IllegalArgumentException("unknown argument: " + a);
                     }
                     i = last;
                 }
             }
         }
+        List<Integer> windowsGiven = windows;
         if (sweep && !demo) {
             if (windows == null) {
                 windows = Sweep.DEFAULT_WINDOWS_MS;
@@ -259,7 +273,8 @@ record BenchOptions(
                 s3Record,
                 s3Buffer,
                 measure.build(),
-                commits.build());
+                commits.build(),
+                raw.build(windowsGiven));
     }
 
     /** {@code --warmup-s} takes 0 (no warm-up), so not {@link Flags#positiveInt}; a bad value names the flag. */

@@ -47,9 +47,11 @@ final class CommitBench {
                     progress.context(String.format(
                             Locale.ROOT, "%s round %d/%d %s", s.label(), round, o.rounds(), side.label()));
                     Cluster c = clusters.get(side);
-                    CommitResult r = s.isStreams()
-                            ? CommitRounds.runS7(c, s, side, round, o, progress)
-                            : CommitRounds.runS6(c, s, side, round, o, progress);
+                    double loadBefore = LoadAverage.now();
+                    CommitResult r = (s.isStreams()
+                                    ? CommitRounds.runS7(c, s, side, round, o, progress)
+                                    : CommitRounds.runS6(c, s, side, round, o, progress))
+                            .withFigures(LoadAverage.around(loadBefore, LoadAverage.now()));
                     report.add(r);
                     progress.clear();
                     out.println(r.line());

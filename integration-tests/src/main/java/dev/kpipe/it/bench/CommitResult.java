@@ -39,6 +39,16 @@ record CommitResult(
         return d == null ? Double.NaN : d;
     }
 
+    /**
+     * @param more figures to add to (or replace in) {@link #figures}
+     * @return this result with them
+     */
+    CommitResult withFigures(Map<String, Double> more) {
+        Map<String, Double> m = new LinkedHashMap<>(figures);
+        m.putAll(more);
+        return new CommitResult(scenario, side, round, durationSeconds, m, errors, firstError);
+    }
+
     /** @return the result as a JSON-ready map */
     Map<String, Object> toMap() {
         Map<String, Object> m = new LinkedHashMap<>();
@@ -66,6 +76,6 @@ record CommitResult(
                 figure("commit_p50_ms"),
                 figure("commit_p99_ms"),
                 figure("cpu_cores_other_processes"),
-                errors > 0 ? "  ERRORS " + errors + " (" + firstError + ")" : "");
+                LoadAverage.figures(figures) + (errors > 0 ? "  ERRORS " + errors + " (" + firstError + ")" : ""));
     }
 }

@@ -208,6 +208,17 @@ final class LoadRound {
             extra.put("producer_records_max", (double) perProducer[perProducer.length - 1]);
             extra.put("slowest_producer_share_of_median", median > 0 ? perProducer[0] / median : Double.NaN);
         }
+        if (scenario.isS9()) { // one good producer: the longest wait between two of its acknowledgements
+            LatencyHistogram gaps = new LatencyHistogram();
+            long maxGap = 0;
+            for (LoadSender s : senders) {
+                gaps.add(s.ackGaps);
+                maxGap = Math.max(maxGap, s.ackGapMaxNanos);
+            }
+            extra.put("ack_gap_max_ms", maxGap / 1e6);
+            extra.put("ack_gap_p99_ms", gaps.count() > 0 ? gaps.percentileMicros(99) / 1000.0 : Double.NaN);
+            extra.put("ack_gaps_over_0_1_ms", (double) gaps.count());
+        }
         if (scenario.isS5()) {
             long commits =
                     senders.stream().mapToLong(s -> s.commitsInWindow.get()).sum();

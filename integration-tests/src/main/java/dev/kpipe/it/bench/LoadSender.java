@@ -25,6 +25,17 @@ final class LoadSender implements Runnable {
     final int commitEvery;
     /** S5: transactions whose commit returned within the window (sending thread). */
     final AtomicLong commitsInWindow = new AtomicLong();
+    /**
+     * S9: gaps between consecutive acknowledgements that end inside the window, microseconds (I/O thread); gaps under
+     * {@link #GAP_FLOOR_NANOS} (callbacks of one response) are not recorded.
+     */
+    final LatencyHistogram ackGaps = new LatencyHistogram();
+    /** Gaps shorter than this are callbacks of the same response, not a gap between two: 0.1 ms. */
+    static final long GAP_FLOOR_NANOS = 100_000;
+    /** The longest gap between consecutive acknowledgements ending inside the window, ns (I/O thread). */
+    long ackGapMaxNanos;
+    /** When the last acknowledgement arrived, warm-up included, or 0 (I/O thread). */
+    private long lastAckNanos;
     /** S5: records sent in the open transaction (sending thread). */
     private int inTxn;
 
@@ -91,8 +102,16 @@ final class LoadSender implements Runnable {
             if (e != null) {
                 errors.incrementAndGet();
                 firstError.compareAndSet(null, e);
-            } else if (now >= windowStart && now < windowEnd) {
-                histogram.record((now - sent) / 1000);
+            } else {
+                if (now >= windowStart && now < windowEnd) {
+                    histogram.record((now - sent) / 1000);
+                    long gap = lastAckNanos == 0 ? 0 : now - lastAckNanos;
+                    ackGapMaxNanos = Math.max(ackGapMaxNanos, gap);
+                    if (gap >= GAP_FLOOR_NANOS) {
+                        ackGaps.record(gap / 1000);
+                    }
+                }
+                lastAckNanos = now;
             }
         });
         if (commitEvery > 0 && inTxn == commitEvery) {

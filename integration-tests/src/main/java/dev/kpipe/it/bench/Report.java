@@ -180,6 +180,9 @@ final class Report {
         if (!hasPairs() || scenario.client != null) { // --client runs show what each client gets: no S1 targets
             return l;
         }
+        if (scenario.isS9() || scenario.isS10()) {
+            return RawLines.targets(this);
+        }
         if (scenario.isS3()) {
             double bound = maxExtra(Variant.KPIPE, "kpipe_inflight_bytes_max")
                     / (scenario.budgetBytes() + maxExtra(Variant.KPIPE, "broker_produce_request_bytes_max"));
@@ -259,7 +262,7 @@ final class Report {
         return l;
     }
 
-    private static Map<String, Object> target(String what, double value, boolean met, String unit) {
+    static Map<String, Object> target(String what, double value, boolean met, String unit) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("target", what);
         m.put("measured_median", value);

@@ -80,17 +80,24 @@ final class ReportTable {
                     ratio(r.ratio(Report::cpuPerRecord))));
         }
         sb.append(
-                scenario.isChildProcessClient()
-                        ? "  (median [min..max] over rounds; ratios per round pair; records/s = growth of the partition's"
-                                + " high watermark; produce req/s = the leader's Produce RequestMetrics; no latency for a"
-                                + " client in a child process)\n"
-                        : "  (median [min..max] over rounds; ratios per round pair; produce req/s = responses from the"
-                                + " leader (producer-node-metrics response-total, node-1); latency = send() to ack per"
-                                + " record)\n");
+                scenario.isS10()
+                        ? "  (median [min..max] over rounds; ratios per round pair; records/s = produce req/s = round trips"
+                                + " of the producing raw connections that ended in the window, one record each; latency ="
+                                + " per round trip)\n"
+                        : scenario.isChildProcessClient()
+                                ? "  (median [min..max] over rounds; ratios per round pair; records/s = growth of the partition's"
+                                        + " high watermark; produce req/s = the leader's Produce RequestMetrics; no latency for a"
+                                        + " client in a child process)\n"
+                                : "  (median [min..max] over rounds; ratios per round pair; produce req/s = responses from the"
+                                        + " leader (producer-node-metrics response-total, node-1); latency = send() to ack per"
+                                        + " record)\n");
         if (scenario.isS3()) {
             sb.append(S3Lines.of(r));
         }
-        if (scenario.windowMs == 0 || r.hasControl() || scenario.isFixedLoad()) {
+        if (scenario.isS9() || scenario.isS10()) {
+            sb.append(RawLines.of(r));
+        }
+        if ((scenario.windowMs == 0 || r.hasControl() || scenario.isFixedLoad()) && !scenario.isS10()) {
             sb.append(CostLines.of(r));
         }
         if (scenario.isS5() && r.hasPairs()) {
@@ -166,7 +173,9 @@ final class ReportTable {
                                     ? pct(v)
                                     : "count".equals(t.get("unit"))
                                             ? String.format(Locale.ROOT, "%.0f", v)
-                                            : String.format(Locale.ROOT, "%.3fx", v))
+                                            : "B".equals(t.get("unit"))
+                                                    ? String.format(Locale.ROOT, "%.0f B", v)
+                                                    : String.format(Locale.ROOT, "%.3fx", v))
                     .append(Boolean.TRUE.equals(t.get("met")) ? "  MET" : "  MISSED")
                     .append('\n');
         }

@@ -65,6 +65,31 @@ record RoundResult(
         return m;
     }
 
+    /**
+     * @param more figures to add to (or replace in) {@link #extra}
+     * @return this result with them
+     */
+    RoundResult withExtra(Map<String, ?> more) {
+        Map<String, Object> m = new LinkedHashMap<>(extra);
+        m.putAll(more);
+        return new RoundResult(
+                scenario,
+                variant,
+                round,
+                durationSeconds,
+                records,
+                recordsPerSec,
+                produceRequestsPerSec,
+                p50Ms,
+                p99Ms,
+                p999Ms,
+                maxMs,
+                meanMs,
+                errors,
+                firstError,
+                m);
+    }
+
     /** @return a one-line summary for the log */
     String line() {
         return String.format(
@@ -90,6 +115,8 @@ record RoundResult(
                                         f.doubleValue(),
                                         num(extra.get("leader_replication_bytes_per_follower_fetch")) / 1024)
                                 : "")
+                        + RawLines.roundFigures(this)
+                        + LoadAverage.figures(extra)
                         + (errors > 0 ? "  ERRORS " + errors + " (" + firstError + ")" : ""));
     }
 

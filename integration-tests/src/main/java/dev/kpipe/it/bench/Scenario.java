@@ -63,6 +63,12 @@ final class Scenario {
      * the Java producer as this scenario configures it.
      */
     final BenchClient client;
+    /** S9: raw connections writing produce requests to {@link #sideTopic} and never reading; 0 otherwise. */
+    final int slowReaders;
+    /** S9: the slow readers' topic (the same replicas as {@link #topic}), or null. */
+    final String sideTopic;
+    /** S10: raw connections to the broker instead of producers; 0 otherwise. */
+    final int connections;
 
     Scenario(ScenarioBuilder b) {
         this.id = Objects.requireNonNull(b.id, "id");
@@ -95,6 +101,9 @@ final class Scenario {
         this.aaControl = b.aaControl;
         this.commitEvery = b.commitEvery;
         this.client = b.client;
+        this.slowReaders = b.slowReaders;
+        this.sideTopic = b.sideTopic;
+        this.connections = b.connections;
         if (partitionPerProducer && producers > partitions) {
             throw new IllegalStateException(
                     id + ": " + producers + " producers, one partition each, but " + partitions + " partitions");
@@ -126,6 +135,16 @@ final class Scenario {
         return fixedPartition >= 0 ? fixedPartition : null;
     }
 
+    /** @return whether this is S9 (a good producer beside slow-reading raw connections) */
+    boolean isS9() {
+        return slowReaders > 0;
+    }
+
+    /** @return whether this is S10 (raw connections at scale, no producer) */
+    boolean isS10() {
+        return connections > 0;
+    }
+
     /** @return whether this is S8 (acks=all at a fixed offered load, one partition per producer) */
     boolean isS8() {
         return id.equals("S8");
@@ -133,10 +152,11 @@ final class Scenario {
 
     /**
      * @return whether the S1 ceiling ({@code max.in.flight / W} on one connection) applies: a window, one connection
-     *     sending flat out (not S3's many producers, nor a fixed offered load such as S8's)
+     *     sending flat out (not S3's many producers, nor a fixed offered load such as S8's, nor S9's producer
+     *     beside slow readers)
      */
     boolean hasCeiling() {
-        return windowMs > 0 && !isS3() && !isFixedLoad();
+        return windowMs > 0 && !isS3() && !isFixedLoad() && !isS9();
     }
 
     /** @return whether this is S5 (a transactional producer) */
@@ -234,6 +254,13 @@ final class Scenario {
         return new NewTopic(topic, assignment).configs(topicConfig);
     }
 
+    /** @return the topics to create: {@link #newTopic()}, and S9's {@link #sideTopic} with the same assignment */
+    List<NewTopic> newTopics() {
+        return sideTopic == null
+                ? List.of(newTopic())
+                : List.of(newTopic(), new NewTopic(sideTopic, assignment).configs(topicConfig));
+    }
+
     /**
      * @param bootstrap the cluster's {@code bootstrap.servers}
      * @param clientId the producer's {@code client.id}
@@ -311,11 +338,27 @@ final class Scenario {
             m.put("transactional", true);
             m.put("records_per_transaction", commitEvery);
         }
+        if (isS9()) {
+            m.put("slow_readers", slowReaders);
+            m.put("slow_reader_topic", sideTopic);
+            m.put("slow_reader_request_bytes", SlowReaders.requestBytes(sideTopic));
+            m.put("slow_reader_receive_buffer_bytes", SlowReaders.RECEIVE_BUFFER_BYTES);
+        }
+        if (isS10()) {
+            m.put("connections", connections);
+            m.put("producing_connections", S10Round.producing(connections));
+            m.put("produce_requests_per_s_per_producing_connection", 1);
+        }
         return m;
     }
 
     /** @return one line for the table header */
     String headline() {
+        if (isS10()) {
+            return label + ": " + nodes + " node(s), " + connections + " raw connections, each upgraded by one produce"
+                    + " request (acks=1, one " + recordBytes + " B record); " + S10Round.producing(connections)
+                    + " of them then produce 1 request/s, the rest idle";
+        }
         return label + ": " + nodes + " node(s)"
                 + (windowMs > 0 ? ", follower replica.fetch.wait.max.ms=" + windowMs : "")
                 + ", acks=" + acks + ", " + producers + " producer(s)"
@@ -327,6 +370,11 @@ final class Scenario {
                 + bufferBytes / 1024 + " KiB"
                 + (client != null ? ", client " + client.describe() : "")
                 + (isFixedLoad() ? ", offered " + offeredRecordsPerSec + " records/s" : "")
-                + (commitEvery > 0 ? ", transactional, commit every " + commitEvery + " records" : "");
+                + (commitEvery > 0 ? ", transactional, commit every " + commitEvery + " records" : "")
+                + (isS9()
+                        ? ", beside " + slowReaders + " slow readers (raw connections writing "
+                                + SlowReaders.requestBytes(sideTopic) + " B acks=all produce requests to " + sideTopic
+                                + ", never reading)"
+                        : "");
     }
 }

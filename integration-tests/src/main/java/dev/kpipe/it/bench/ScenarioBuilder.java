@@ -37,6 +37,9 @@ final class ScenarioBuilder {
     boolean aaControl;
     int commitEvery;
     BenchClient client;
+    int slowReaders;
+    String sideTopic;
+    int connections;
 
     ScenarioBuilder() {}
 
@@ -200,6 +203,23 @@ final class ScenarioBuilder {
         this.client = client;
         this.idempotence = client.idempotent;
         this.maxInFlight = client.maxInFlight;
+        return this;
+    }
+
+    /**
+     * @param readers S9: raw connections writing produce requests to {@code topic} (same replicas as the scenario's
+     *     topic) and never reading a response
+     * @param topic their topic
+     */
+    ScenarioBuilder slowReaders(int readers, String topic) {
+        this.slowReaders = readers;
+        this.sideTopic = topic;
+        return this;
+    }
+
+    /** @param connections S10: raw connections to the broker (one in ten producing) instead of producers */
+    ScenarioBuilder connections(int connections) {
+        this.connections = connections;
         return this;
     }
 

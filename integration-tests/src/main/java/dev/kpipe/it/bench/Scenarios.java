@@ -5,7 +5,8 @@ import java.util.List;
 
 /**
  * The benchmark's scenarios, each defined as named settings of a {@link ScenarioBuilder}, in two families: a slow
- * follower ({@link #slowFollower}: S1, S1L, S3, S5, S8) and one saturated broker ({@link #oneBroker}: S2, S2F).
+ * follower ({@link #slowFollower}: S1, S1L, S3, S5, S8) and one saturated broker ({@link #oneBroker}: S2, S2F), and the raw-socket scenarios S9
+ * and S10.
  *
  * <ul>
  *   <li><b>S1</b> (the headline): 2 nodes; node 2, the follower, delays its fetches with {@code
@@ -38,6 +39,14 @@ import java.util.List;
  *       transaction's commit costs about one W on both sides (the commit markers are written with acks=all, and
  *       the next transaction's first produce waits for them), so the ceiling of kpipe/stock is below S1's: with n
  *       produce requests per transaction, (n + 1) / (n / max.in.flight + 1).
+ *   <li><b>S9</b> (slow readers beside a good producer): S1's cluster at a short W (2 ms unless {@code
+ *       --window-ms}), S1's producer flat out to its own topic, beside N raw connections to the leader
+ *       ({@link SlowReaders}) that write ~31 KiB acks=all produce requests to a second topic on the same replicas as
+ *       fast as the socket takes them and never read a response: does the good producer's acknowledgement stream
+ *       stall longer on kpipe than on stock?
+ *   <li><b>S10</b> (connections at scale): one broker, N raw connections ({@link S10Round}), each upgraded by one
+ *       acks=1 produce request; one in ten then produces 1 request/s, the others stay idle: the leader's heap per
+ *       connection (class histogram), CPU per produce request and the cost of kpipe's connection dump.
  * </ul>
  *
  * <p>Stateless and thread-safe.
@@ -205,6 +214,42 @@ final class Scenarios {
             b.replicas(p, List.of(1, 2));
         }
         return b.build();
+    }
+
+    /** S9: the slow readers' topic, on the same replicas as the good producer's. */
+    static final String S9_SLOW_TOPIC = "bench-s9-slow";
+
+    /**
+     * @param windowMs W, the follower's {@code replica.fetch.wait.max.ms}
+     * @param o the options: S1's producer settings, {@link RawOptions#s9SlowReaders}
+     * @return scenario S9 at that window: S1's cluster and producer (its own topic) beside the slow readers
+     */
+    static Scenario s9(int windowMs, BenchOptions o) {
+        int n = o.raw().s9SlowReaders();
+        return s1Builder(windowMs, o)
+                .id("S9")
+                .label("S9 W=" + windowMs + "ms " + n + " slow readers")
+                .topic("bench-s9")
+                .slowReaders(n, S9_SLOW_TOPIC)
+                .build();
+    }
+
+    /**
+     * @param connections the raw connections
+     * @param o the options (unused today: S10's settings are fixed)
+     * @return scenario S10: one broker, {@code connections} raw connections each upgraded by one acks=1 produce of one
+     *     100 B record, one in ten producing 1 request/s afterwards ({@link S10Round})
+     */
+    static Scenario s10(int connections, BenchOptions o) {
+        return oneBroker(1)
+                .id("S10")
+                .label("S10 " + connections + " connections")
+                .topic("bench-s10")
+                .fixedPartition(0)
+                .producers(0)
+                .recordBytes(100)
+                .connections(connections)
+                .build();
     }
 
     /** S1's settings at window W, for S1 itself and S5. */

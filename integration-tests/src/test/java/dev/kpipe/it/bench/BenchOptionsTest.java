@@ -24,7 +24,7 @@ class BenchOptionsTest {
     /** Every flag of the usage text, each with a value other than its default. */
     private static final String[] EVERY_FLAG = {
         "--scenario",
-        "s1,S2F,S1L,S5,S3,s8,s6,S7",
+        "s1,S2F,S1L,S5,S3,s8,s9,S10,s6,S7",
         "--window-ms",
         "50, 250",
         "--rounds",
@@ -91,6 +91,10 @@ class BenchOptionsTest {
         "--s7-input-records",
         "70000",
         "--no-excl",
+        "--s9-slow-readers",
+        "3",
+        "--s10-connections",
+        "1000, 5000",
     };
 
     @Test
@@ -123,10 +127,12 @@ class BenchOptionsTest {
                         1024,
                         128 * 1024,
                         new MeasureOptions(20_000, 4, true, 250, 64 * 1024 * 1024, 0, List.of(), 6_400, 16, 5, -1),
-                        new CommitOptions(2_000, 3_000_000, true)),
+                        new CommitOptions(2_000, 3_000_000, true),
+                        new RawOptions(8, List.of(2), List.of(1000))),
                 o);
         assertEquals(MeasureOptions.DEFAULTS, o.measure());
         assertEquals(CommitOptions.DEFAULTS, o.commits());
+        assertEquals(RawOptions.DEFAULTS, o.raw());
     }
 
     @Test
@@ -136,7 +142,7 @@ class BenchOptionsTest {
                 new BenchOptions(
                         false,
                         false,
-                        List.of("S1", "S2F", "S1L", "S5", "S3", "S8", "S6", "S7"),
+                        List.of("S1", "S2F", "S1L", "S5", "S3", "S8", "S9", "S10", "S6", "S7"),
                         List.of(50, 250),
                         7,
                         11,
@@ -170,7 +176,8 @@ class BenchOptionsTest {
                                 8,
                                 0,
                                 12),
-                        new CommitOptions(500, 70_000, false)),
+                        new CommitOptions(500, 70_000, false),
+                        new RawOptions(3, List.of(50, 250), List.of(1000, 5000))),
                 o);
     }
 
@@ -261,6 +268,28 @@ class BenchOptionsTest {
                 List.of(1, 2, 5, 10),
                 parse("--scenario S8 --window-ms 1,2,5,10").windowsMs());
 
+        // docs/benchmark.md, "S9: slow readers beside a good producer": W = 2 ms unless --window-ms is given
+        BenchOptions s9 = parse("--scenario S9 --rounds 4 --duration-s 20 --warmup-s 5");
+        assertEquals(List.of("S9"), s9.scenarios());
+        assertEquals(List.of(2), s9.raw().s9WindowsMs(), "S9's own default W");
+        assertEquals(List.of(100), s9.windowsMs(), "the others' default W is unchanged");
+        assertEquals(8, s9.raw().s9SlowReaders());
+        BenchOptions s9Smoke =
+                parse("--scenario S9 --window-ms 5 --s9-slow-readers 2 --rounds 1 --duration-s 5" + " --warmup-s 2");
+        assertEquals(List.of(5), s9Smoke.raw().s9WindowsMs());
+        assertEquals(2, s9Smoke.raw().s9SlowReaders());
+        assertEquals(List.of(1, 5, 2), List.of(s9Smoke.rounds(), s9Smoke.durationSeconds(), s9Smoke.warmupSeconds()));
+
+        // docs/benchmark.md, "S10: connections at scale": one run per connection count
+        BenchOptions s10 = parse("--scenario S10 --s10-connections 1000,5000 --rounds 4 --duration-s 20");
+        assertEquals(List.of("S10"), s10.scenarios());
+        assertEquals(List.of(1000, 5000), s10.raw().s10Connections());
+        assertEquals(
+                List.of(200),
+                parse("--scenario S10 --s10-connections 200 --rounds 1 --duration-s 5 --warmup-s 2")
+                        .raw()
+                        .s10Connections());
+
         BenchOptions stock = parse("--stock not-installed --broker-heap 512m --broker-jvm-opts -XX:+UseParallelGC");
         assertFalse(stock.stockInstallsPlugin());
         assertEquals("512m", stock.brokerHeap());
@@ -301,7 +330,9 @@ class BenchOptionsTest {
             "--s6-rate",
             "--s7-input-records",
             "--s8-rate",
-            "--s8-producers"
+            "--s8-producers",
+            "--s9-slow-readers",
+            "--s10-connections"
         }) {
             assertEquals(flag + " needs a number: x", fails(flag, "x"));
             assertEquals(flag + " must be > 0: 0", fails(flag, "0"));
@@ -320,6 +351,7 @@ class BenchOptionsTest {
         assertEquals(-1, parse("--s8-linger-ms 0").measure().s8KpipeLingerMs());
         assertEquals("--stock takes not-installed or disabled: on", fails("--stock", "on"));
         assertEquals("unknown scenario: S4", fails("--scenario", "S1,S4"));
+        assertEquals("--s10-connections must be > 0: 0", fails("--s10-connections", "1000,0"));
         assertEquals("unknown argument: --bogus", fails("--bogus"));
         assertEquals("--out needs a value", fails("--out"));
         assertEquals("--warmup-s needs a number: x", fails("--warmup-s", "x"), "not Integer.parseInt's message");

@@ -138,6 +138,97 @@ class ScenariosTest {
     }
 
     @Test
+    void s9IsS1sProducerBesideSlowReadersOnASecondTopicOfTheSameReplicas() {
+        BenchOptions o = options("--scenario", "S9");
+        assertEquals(List.of(2), o.raw().s9WindowsMs());
+        Scenario s = Scenarios.s9(2, o);
+        assertEquals("S9 W=2ms 8 slow readers", s.label);
+        assertEquals("S9", s.id);
+        assertTrue(s.isS9());
+        assertFalse(s.isS10());
+        assertEquals(List.of(2, 2, 1, 1), List.of(s.windowMs, s.nodes, s.partitions, s.producers));
+        assertEquals(List.of("bench-s9", "bench-s9-slow"), List.of(s.topic, s.sideTopic));
+        assertEquals(8, s.slowReaders);
+        Scenario s1 = Scenarios.s1(2, o);
+        assertEquals(
+                s1.producerConfig("b", "c", Variant.KPIPE),
+                s.producerConfig("b", "c", Variant.KPIPE),
+                "S1's producer: idempotent, acks=all, 5 in flight, 1 KiB records, linger 0");
+        assertEquals(0, s.partitionOf(0));
+        assertEquals(
+                List.of("bench-s9", "bench-s9-slow"),
+                s.newTopics().stream().map(t -> t.name()).toList());
+        assertEquals(
+                s.newTopics().get(0).replicasAssignments(),
+                s.newTopics().get(1).replicasAssignments(),
+                "the slow readers' topic on the same replicas");
+        assertEquals(Map.of(0, List.of(1, 2)), s.newTopics().get(1).replicasAssignments());
+        assertEquals(Map.of("min.insync.replicas", "2"), s.newTopics().get(1).configs());
+        assertEquals(
+                "{2={replica.fetch.min.bytes=1000000000, replica.fetch.wait.max.ms=2}}",
+                s.describe().get("node_config"));
+        assertFalse(s.hasCeiling(), "a producer beside slow readers: no one-connection ceiling");
+        int bytes = SlowReaders.requestBytes("bench-s9-slow");
+        assertTrue(bytes > 30 * 1024 && bytes < 32 * 1024, "about 31 KiB: " + bytes);
+        assertEquals(bytes, s.describe().get("slow_reader_request_bytes"));
+        assertTrue(s.headline().contains("beside 8 slow readers"), s.headline());
+        assertEquals(
+                "S9 W=5ms 3 slow readers",
+                Scenarios.s9(5, options("--window-ms", "5", "--s9-slow-readers", "3")).label);
+        assertEquals(
+                List.of("bench-s1"),
+                Scenarios.s1(2, o).newTopics().stream().map(t -> t.name()).toList());
+    }
+
+    @Test
+    void s10IsRawConnectionsOnOneBrokerOneInTenProducing() {
+        Scenario s = Scenarios.s10(1000, options("--scenario", "S10"));
+        assertEquals("S10 1000 connections", s.label);
+        assertTrue(s.isS10());
+        assertFalse(s.isS9());
+        assertEquals(List.of(0, 1, 1, 0, 0), List.of(s.windowMs, s.nodes, s.partitions, s.fixedPartition, s.producers));
+        assertEquals("1", s.acks);
+        assertEquals(1000, s.connections);
+        assertEquals(100, S10Round.producing(1000));
+        assertEquals(500, S10Round.producing(5000));
+        assertEquals(1, S10Round.producing(5), "at least one producing connection");
+        assertEquals(100, s.describe().get("producing_connections"));
+        assertFalse(s.aaControl);
+        assertFalse(s.hasCeiling());
+        assertTrue(s.headline().contains("1000 raw connections"), s.headline());
+        assertEquals(
+                List.of("bench-s10"), s.newTopics().stream().map(t -> t.name()).toList());
+    }
+
+    @Test
+    void theRunPlansOneScenarioPerWindowOrConnectionCount() {
+        List<String> labels = ScenarioPlan.scenarios(
+                        options("--scenario", "S9,S10,S8", "--window-ms", "1,2", "--s10-connections", "1000,5000"))
+                .stream()
+                .map(s -> s.label)
+                .toList();
+        assertEquals(
+                List.of(
+                        "S9 W=1ms 8 slow readers",
+                        "S9 W=2ms 8 slow readers",
+                        "S10 1000 connections",
+                        "S10 5000 connections",
+                        "S8 W=1ms 16 producers 6400 rec/s",
+                        "S8 W=2ms 16 producers 6400 rec/s"),
+                labels);
+        assertEquals(
+                List.of("S9 W=2ms 8 slow readers", "S1 W=100ms"),
+                ScenarioPlan.scenarios(options("--scenario", "S9,S1")).stream()
+                        .map(s -> s.label)
+                        .toList(),
+                "S9 at its own default W, S1 at the others'");
+        assertEquals(List.of(), ScenarioPlan.scenarios(options("--scenario", "S6,S7")));
+        assertEquals(
+                2,
+                ScenarioPlan.commitScenarios(options("--scenario", "S6,S1,S7")).size());
+    }
+
+    @Test
     void theOtherScenariosKeepTheirPartitionChoice() {
         assertEquals(0, Scenarios.s1(100, options()).partitionOf(3), "S1: every producer into partition 0");
         assertEquals(null, Scenarios.s2(options()).partitionOf(1), "S2: the partitioner's choice");
