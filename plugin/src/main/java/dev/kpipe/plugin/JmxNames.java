@@ -21,8 +21,11 @@ final class JmxNames {
 
     /** The tag that tells the brokers of one JVM apart. */
     static final String NODE_ID = "node-id";
-    /** Orders the choice of names and the registrations across the brokers of this JVM. */
-    static final Object LOCK = KpipeConnections.NAME_LOCK;
+    /**
+     * Orders the choice of names and the registrations and unregistrations (of {@link KpipeMetrics}' and {@link
+     * KpipeConnections}' MBeans) across the brokers of this JVM, a replacing runtime and an old one included.
+     */
+    static final Object LOCK = new Object();
 
     private JmxNames() {}
 

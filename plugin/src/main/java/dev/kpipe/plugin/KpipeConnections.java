@@ -50,9 +50,6 @@ final class KpipeConnections implements DynamicMBean, MBeanRegistration {
     /** The attribute with the dump. */
     static final String ATTRIBUTE = "connection-dump";
 
-    /** Orders register and unregister of the name across the runtimes of this JVM (a replacing one and an old one). */
-    static final Object NAME_LOCK = new Object();
-
     private final Supplier<List<ConnectionSnapshot>> snapshots;
     private final int limit;
     private final Logger log;
@@ -129,7 +126,7 @@ final class KpipeConnections implements DynamicMBean, MBeanRegistration {
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         try {
             ObjectName name = new ObjectName(mbean);
-            synchronized (NAME_LOCK) {
+            synchronized (JmxNames.LOCK) {
                 if (server.isRegistered(name)) {
                     server.unregisterMBean(name);
                 }
@@ -149,7 +146,7 @@ final class KpipeConnections implements DynamicMBean, MBeanRegistration {
     void unregister() {
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         try {
-            synchronized (NAME_LOCK) {
+            synchronized (JmxNames.LOCK) {
                 if (registered) {
                     server.unregisterMBean(new ObjectName(mbean));
                 }
