@@ -46,7 +46,7 @@ public final class RequestClassifier {
 
     static {
         if (PipelinedApi.Switch.values().length > Integer.SIZE) {
-            throw new ExceptionInInitializerError("more switches than bits in an int");
+            throw new IllegalStateException("more switches than bits in an int");
         }
     }
 
