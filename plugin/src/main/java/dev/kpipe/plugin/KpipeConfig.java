@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.plugin;
 
+import dev.kpipe.plugin.classify.PipelinedApi.Switch;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -45,10 +46,10 @@ public final class KpipeConfig extends AbstractConfig {
     public static final String TOPICS_INCLUDE = "kpipe.topics.include";
     /** Topics whose produce requests are never pipelined (regex). */
     public static final String TOPICS_EXCLUDE = "kpipe.topics.exclude";
-    /** Transactional produce may be pipelined (KIP-890 verified appends: dispatch waits for the append). */
-    public static final String TRANSACTIONS_PIPELINED = "kpipe.transactions.pipelined";
-    /** Offset commits and group heartbeats may be pipelined. */
-    public static final String OFFSET_COMMITS_PIPELINED = "kpipe.offset.commits.pipelined";
+    /** The key of {@link Switch#TRANSACTIONS}, a name for tests and callers; defined with the other switches. */
+    public static final String TRANSACTIONS_PIPELINED = Switch.TRANSACTIONS.key();
+    /** The key of {@link Switch#OFFSET_COMMITS}, a name for tests and callers; defined with the other switches. */
+    public static final String OFFSET_COMMITS_PIPELINED = Switch.OFFSET_COMMITS.key();
 
     /**
      * Default for {@link #MAX_INFLIGHT_REQUESTS_PER_CONNECTION}: the Java producer keeps at most 5
@@ -70,19 +71,16 @@ public final class KpipeConfig extends AbstractConfig {
      * {@code kafka-configs --bootstrap-server ... --alter --entity-type brokers (--entity-name <id> | --entity-default)
      * --add-config kpipe.enable=false}. The others ({@value #LISTENERS}, {@value #FAIL_ON_UNSUPPORTED_BROKER},
      * {@value #STORAGE_PRESSURE_CLASS}, {@value #CLASSIFICATION_POLICY_CLASS}) are read at start-up only: Kafka stores a dynamic value for them but never
-     * hands it to kpipe. In definition order.
+     * hands it to kpipe. The {@link Switch} keys that are {@link Switch#dynamic()} come last. In definition order.
      */
-    public static final Set<String> RECONFIGURABLE_CONFIGS =
-            java.util.Collections.unmodifiableSet(new java.util.LinkedHashSet<>(List.of(
-                    ENABLE,
-                    MAX_INFLIGHT_REQUESTS_PER_CONNECTION,
-                    MAX_INFLIGHT_BYTES_PER_CONNECTION,
-                    MAX_INFLIGHT_BYTES,
-                    MAX_DELAYED_PRODUCE_REQUESTS,
-                    TOPICS_INCLUDE,
-                    TOPICS_EXCLUDE,
-                    TRANSACTIONS_PIPELINED,
-                    OFFSET_COMMITS_PIPELINED)));
+    public static final Set<String> RECONFIGURABLE_CONFIGS = reconfigurable(
+            ENABLE,
+            MAX_INFLIGHT_REQUESTS_PER_CONNECTION,
+            MAX_INFLIGHT_BYTES_PER_CONNECTION,
+            MAX_INFLIGHT_BYTES,
+            MAX_DELAYED_PRODUCE_REQUESTS,
+            TOPICS_INCLUDE,
+            TOPICS_EXCLUDE);
 
     /**
      * The unit of each setting that counts something, for the settings table of the documentation (generated from
@@ -198,30 +196,13 @@ public final class KpipeConfig extends AbstractConfig {
                     new RegexValidator(),
                     Importance.MEDIUM,
                     "Produce requests naming a matching topic are never pipelined; empty: none. Changes apply as for "
-                            + TOPICS_INCLUDE + ".")
-            .define(
-                    TRANSACTIONS_PIPELINED,
-                    Type.BOOLEAN,
-                    true,
-                    Importance.MEDIUM,
-                    "Pipeline transactional produce (exactly-once producers) to included topics: its connection reads the "
-                            + "next request once the append happened, after KIP-890 verification with the transaction coordinator "
-                            + "when the broker verifies. TXN_OFFSET_COMMIT is pipelined only while this and "
-                            + OFFSET_COMMITS_PIPELINED
-                            + " are both true; the other transaction requests (END_TXN among them) "
-                            + "stay exclusive. False: transactional produce is exclusive. Applies to requests read from then on.")
-            .define(
-                    OFFSET_COMMITS_PIPELINED,
-                    Type.BOOLEAN,
-                    true,
-                    Importance.MEDIUM,
-                    "Pipeline offset commits: OFFSET_COMMIT upgrades a connection and is pipelined like a produce (the "
-                            + "connection reads the next request once the group coordinator appended the commit, or enqueued it "
-                            + "in its offsets partition's queue: a later commit is applied after it), TXN_OFFSET_COMMIT too "
-                            + "(with " + TRANSACTIONS_PIPELINED
-                            + "), and HEARTBEAT and CONSUMER_GROUP_HEARTBEAT are pipelined on a "
-                            + "pipelined connection. JOIN_GROUP, SYNC_GROUP, LEAVE_GROUP and OFFSET_FETCH stay exclusive. False: "
-                            + "all four exclusive. Applies to requests read from then on.");
+                            + TOPICS_INCLUDE + ".");
+
+    static {
+        for (Switch s : Switch.settings()) {
+            CONFIG_DEF.define(s.key(), Type.BOOLEAN, s.defaultOn(), Importance.MEDIUM, s.documentation());
+        }
+    }
 
     /**
      * @param originals the broker's configuration (other keys are ignored)
@@ -294,14 +275,12 @@ public final class KpipeConfig extends AbstractConfig {
                 : new dev.kpipe.extension.RegexClassificationPolicy(topicsInclude(), topicsExclude());
     }
 
-    /** @return {@value #TRANSACTIONS_PIPELINED} */
-    public boolean transactionsPipelined() {
-        return getBoolean(TRANSACTIONS_PIPELINED);
-    }
-
-    /** @return {@value #OFFSET_COMMITS_PIPELINED} */
-    public boolean offsetCommitsPipelined() {
-        return getBoolean(OFFSET_COMMITS_PIPELINED);
+    /**
+     * @param s a switch
+     * @return its key's value; true for {@link Switch#NONE}
+     */
+    public boolean isOn(Switch s) {
+        return s.key() == null || getBoolean(s.key());
     }
 
     /** @return the compiled {@value #TOPICS_INCLUDE} */
@@ -357,6 +336,17 @@ public final class KpipeConfig extends AbstractConfig {
             out.put(key, get(key));
         }
         return out;
+    }
+
+    /** @return the keys, then the keys of the dynamic switches, in that order; unmodifiable */
+    private static Set<String> reconfigurable(String... keys) {
+        Set<String> all = new java.util.LinkedHashSet<>(List.of(keys));
+        for (Switch s : Switch.settings()) {
+            if (s.dynamic()) {
+                all.add(s.key());
+            }
+        }
+        return java.util.Collections.unmodifiableSet(all);
     }
 
     private static List<String> listOf(Object value) {

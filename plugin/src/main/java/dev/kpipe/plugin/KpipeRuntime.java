@@ -5,6 +5,7 @@ import dev.kpipe.backpressure.ByteBudget;
 import dev.kpipe.backpressure.InflightLimits;
 import dev.kpipe.backpressure.Ticker;
 import dev.kpipe.interceptor.UnsupportedBrokerException;
+import dev.kpipe.plugin.classify.PipelinedApi;
 import dev.kpipe.plugin.classify.TopicPolicy;
 import dev.kpipe.plugin.pipeline.PipelineCoordinator;
 import dev.kpipe.plugin.pipeline.PipelineStats;
@@ -294,11 +295,10 @@ final class KpipeRuntime {
         if (changes.containsKey(KpipeConfig.TOPICS_INCLUDE) || changes.containsKey(KpipeConfig.TOPICS_EXCLUDE)) {
             plugins.replacePolicy(config.classificationPolicy(), p -> pipeline.topics(new TopicPolicy(p)));
         }
-        if (changes.containsKey(KpipeConfig.TRANSACTIONS_PIPELINED)) {
-            pipeline.transactionsPipelined(config.transactionsPipelined());
-        }
-        if (changes.containsKey(KpipeConfig.OFFSET_COMMITS_PIPELINED)) {
-            pipeline.offsetCommitsPipelined(config.offsetCommitsPipelined());
+        for (PipelinedApi.Switch s : PipelinedApi.Switch.settings()) {
+            if (changes.containsKey(s.key())) {
+                pipeline.switchOn(s, config.isOn(s));
+            }
         }
         if (pipeline.enabled() != config.enabled()) {
             pipeline.enabled(config.enabled());

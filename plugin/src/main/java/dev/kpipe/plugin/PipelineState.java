@@ -5,6 +5,7 @@ import dev.kpipe.backpressure.ByteBudget;
 import dev.kpipe.backpressure.InflightLimits;
 import dev.kpipe.backpressure.Ticker;
 import dev.kpipe.extension.StoragePressure;
+import dev.kpipe.plugin.classify.PipelinedApi;
 import dev.kpipe.plugin.classify.RequestClassifier;
 import dev.kpipe.plugin.classify.TopicPolicy;
 import dev.kpipe.plugin.pipeline.PipelineCoordinator;
@@ -49,8 +50,9 @@ record PipelineState(
                 stats,
                 Ticker.SYSTEM,
                 WakeupTimer.daemon());
-        pipeline.transactionsPipelined(config.transactionsPipelined());
-        pipeline.offsetCommitsPipelined(config.offsetCommitsPipelined());
+        for (PipelinedApi.Switch s : PipelinedApi.Switch.settings()) {
+            pipeline.switchOn(s, config.isOn(s));
+        }
         StoragePressure pluginPressure = plugins.pressure(config.storagePressure());
         if (pluginPressure != null) {
             pipeline.pressure(pluginPressure);

@@ -105,6 +105,10 @@ class DynamicConfigIT {
         for (KafkaNode node : List.of(leader, follower)) {
             await("kpipe installed at runtime on node " + node.id(), () -> hasKpipeMetrics(node));
         }
+        // The metrics are published just before the INFO line is logged: await the line too.
+        await(
+                "the INFO line for the runtime start on node 1",
+                () -> !startedAtRuntimeLines(leader).isEmpty());
         List<String> started = startedAtRuntimeLines(leader);
         assertEquals(1, started.size(), "one INFO line for the runtime start: " + started);
         assertTrue(started.get(0).contains("listeners=[PLAINTEXT]"), "never the controller listener: " + started);

@@ -243,12 +243,12 @@ public final class DeferredAppends {
      * request's append is deferred until its callback has run. Outside handle (a {@code CONCURRENT_TRANSACTIONS} retry
      * on a scheduler thread) nothing changes.
      *
-     * @param isProduce whether the request being handled is a PRODUCE (only those are tracked)
+     * @param tracked whether the request being handled is of an API whose deferred dispatch the hooks report
      * @return true if a deferral was started
      */
-    public boolean verificationStarted(java.util.function.Predicate<Object> isProduce) {
+    public boolean verificationStarted(java.util.function.Predicate<Object> tracked) {
         Handling h = handling.get();
-        if (h.request == null || h.signals == null || h.deferral != null || !isProduce.test(h.request)) {
+        if (h.request == null || h.signals == null || h.deferral != null || !tracked.test(h.request)) {
             return false;
         }
         Deferral d = new Deferral(h.request, h.callback, h.signals);

@@ -2,7 +2,12 @@
 package dev.kpipe.interceptor.core;
 
 import dev.kpipe.interceptor.HookPoint;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.protocol.ApiKeys;
 
 /**
  * The hook list, written once for every line: each broker method kpipe advises with its advice, and the members the
@@ -102,6 +107,25 @@ final class HookList {
                         "scala.Tuple2",
                         "scala.Function1",
                         "org.apache.kafka.common.TopicPartition"));
+    }
+
+    /**
+     * The hook points of deferred dispatch, per API (KIP-890: the order-defining step of a verified transactional
+     * write comes after handle returned): PRODUCE through a {@code CallbackRequest} ({@link #callbackRequest});
+     * TXN_OFFSET_COMMIT through a {@code CallbackRequest} (classic coordinator) or a verification callback
+     * ({@link #verificationCallback}, KIP-848's coordinator runtime), so both. The APIs whose points all exist are
+     * what the binding reports ({@code BrokerCapabilities.deferredDispatch}); adding one is an entry here.
+     *
+     * @param line the line's names
+     * @return per API, the advised methods that report its deferred dispatch; unmodifiable
+     */
+    static Map<ApiKeys, List<AdvisedMethod>> deferredDispatch(KafkaLine line) {
+        List<AdvisedMethod> both = new ArrayList<>(callbackRequest(line));
+        both.addAll(verificationCallback(line));
+        Map<ApiKeys, List<AdvisedMethod>> m = new EnumMap<>(ApiKeys.class);
+        m.put(ApiKeys.PRODUCE, callbackRequest(line));
+        m.put(ApiKeys.TXN_OFFSET_COMMIT, List.copyOf(both));
+        return Collections.unmodifiableMap(m);
     }
 
     /** @return the broker members the core calls or reads (not advised), the same on every line */

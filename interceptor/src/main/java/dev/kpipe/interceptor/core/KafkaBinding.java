@@ -11,7 +11,6 @@ import java.lang.invoke.MethodHandles;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
-import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -54,12 +53,16 @@ public abstract class KafkaBinding implements Interceptor.Binding {
     }
 
     private final KafkaLine line;
-    /** The APIs whose deferred-dispatch hooks are installed; set by {@link #deferredDispatch(Set)} before install. */
-    private volatile Set<ApiKeys> deferredDispatch = EnumSet.of(ApiKeys.PRODUCE, ApiKeys.TXN_OFFSET_COMMIT);
+    /**
+     * The APIs whose deferred-dispatch hooks are installed: every API of {@link HookList#deferredDispatch} until
+     * {@link #deferredDispatch(Set)} narrows it before install.
+     */
+    private volatile Set<ApiKeys> deferredDispatch;
 
     /** @param line the line's names */
     protected KafkaBinding(KafkaLine line) {
         this.line = line;
+        this.deferredDispatch = Set.copyOf(HookList.deferredDispatch(line).keySet());
     }
 
     /**
@@ -101,18 +104,9 @@ public abstract class KafkaBinding implements Interceptor.Binding {
         return HookList.advised(line);
     }
 
-    /**
-     * @return per API, the methods that report its deferred dispatch: PRODUCE through a {@code CallbackRequest};
-     *     TXN_OFFSET_COMMIT through a {@code CallbackRequest} (classic coordinator) or a verification callback
-     *     (KIP-848's coordinator runtime), so both
-     */
+    /** @return per API, the methods that report its deferred dispatch ({@link HookList#deferredDispatch}) */
     public final Map<ApiKeys, List<AdvisedMethod>> deferredDispatchMethods() {
-        List<AdvisedMethod> both = new ArrayList<>(HookList.callbackRequest(line));
-        both.addAll(HookList.verificationCallback(line));
-        Map<ApiKeys, List<AdvisedMethod>> m = new EnumMap<>(ApiKeys.class);
-        m.put(ApiKeys.PRODUCE, HookList.callbackRequest(line));
-        m.put(ApiKeys.TXN_OFFSET_COMMIT, List.copyOf(both));
-        return m;
+        return HookList.deferredDispatch(line);
     }
 
     @Override

@@ -10,11 +10,12 @@ import org.apache.kafka.common.requests.ProduceRequest;
 
 /**
  * The default classification policy (see {@link RequestClass}): an API's row of {@link PipelinedApi} gives its class,
- * unless its setting is off or the request is one the row does not cover; everything without a row is
- * {@link RequestClass#EXCLUSIVE}. Per request: PRODUCE only if the {@link TopicPolicy} pipelines every topic it names
- * (an unknown topic id: exclusive); a transactional request of a row whose {@link DispatchPoint} is
- * {@link DispatchPoint#AFTER_VERIFICATION} (transactional PRODUCE, TXN_OFFSET_COMMIT) only while
- * {@code kpipe.transactions.pipelined} is on and the broker reports deferred dispatch for its API (KIP-890: its
+ * unless its switch is off or the request is one the row does not cover; everything without a row is
+ * {@link RequestClass#EXCLUSIVE}. Per request, read from the row: for a row with {@link PipelinedApi#topicPolicy()}
+ * (PRODUCE) only if the {@link TopicPolicy} pipelines every topic it names (an unknown topic id: exclusive); a
+ * {@link PipelinedApi#transactional transactional} request (transactional PRODUCE, TXN_OFFSET_COMMIT) only while
+ * {@link PipelinedApi.Switch#TRANSACTIONS} is on and, for a row dispatched
+ * {@link DispatchPoint#AFTER_VERIFICATION}, the broker reports deferred dispatch for its API (KIP-890: its
  * order-defining step may come after {@code KafkaApis.handle} returned; see
  * {@code NetworkEventListener.onDispatchDeferred}). Thread-safe; runs on network threads; allocates nothing for a
  * cached topic.
@@ -22,10 +23,11 @@ import org.apache.kafka.common.requests.ProduceRequest;
 public final class RequestClassifier {
     private volatile TopicPolicy topics;
     private volatile TopicNames topicNames;
-    /** {@code kpipe.transactions.pipelined}. */
-    private volatile boolean transactionsPipelined = true;
-    /** {@code kpipe.offset.commits.pipelined}. */
-    private volatile boolean offsetCommitsPipelined = true;
+    /**
+     * The on/off state of each {@link PipelinedApi.Switch}, one bit per ordinal, a bit set when on; {@code NONE}'s bit
+     * is always set. Written under this object's lock, read without.
+     */
+    private volatile int on;
     /**
      * The APIs for which the broker reports deferred dispatch (told at install); until then their transactional
      * requests are exclusive.
@@ -35,6 +37,17 @@ public final class RequestClassifier {
     /** @param topics the topic policy */
     public RequestClassifier(TopicPolicy topics) {
         this.topics = topics;
+        int bits = 0;
+        for (PipelinedApi.Switch s : PipelinedApi.Switch.values()) {
+            bits |= s.defaultOn() ? bit(s) : 0;
+        }
+        this.on = bits;
+    }
+
+    static {
+        if (PipelinedApi.Switch.values().length > Integer.SIZE) {
+            throw new IllegalStateException("more switches than bits in an int");
+        }
     }
 
     /**
@@ -50,32 +63,29 @@ public final class RequestClassifier {
     }
 
     /**
-     * Sets {@code kpipe.transactions.pipelined}; requests read from now on are classified with it. Thread: any.
+     * Turns a switch on or off; requests read from now on are classified with it. The rows it turns off
+     * ({@link PipelinedApi#turnedOffBy()}) are exclusive while it is off; {@link PipelinedApi.Switch#TRANSACTIONS}
+     * off makes every transactional request exclusive. Thread: any.
      *
-     * @param pipelined whether transactional produce may be pipelined
+     * @param s the switch; {@link PipelinedApi.Switch#NONE} stays on
+     * @param pipelined whether what it covers may be pipelined
      */
-    public void transactionsPipelined(boolean pipelined) {
-        this.transactionsPipelined = pipelined;
-    }
-
-    /** @return {@code kpipe.transactions.pipelined} as last set; thread: any */
-    public boolean transactionsPipelined() {
-        return transactionsPipelined;
+    public synchronized void switchOn(PipelinedApi.Switch s, boolean pipelined) {
+        if (s != PipelinedApi.Switch.NONE) {
+            on = pipelined ? on | bit(s) : on & ~bit(s);
+        }
     }
 
     /**
-     * Sets {@code kpipe.offset.commits.pipelined}: the rows it turns off ({@link PipelinedApi.Switch#OFFSET_COMMITS})
-     * are exclusive while false. Requests read from now on are classified with it. Thread: any.
-     *
-     * @param pipelined whether offset commits and group heartbeats may be pipelined
+     * @param s a switch
+     * @return whether it is on, as last set (or its default); thread: any
      */
-    public void offsetCommitsPipelined(boolean pipelined) {
-        this.offsetCommitsPipelined = pipelined;
+    public boolean isOn(PipelinedApi.Switch s) {
+        return (on & bit(s)) != 0;
     }
 
-    /** @return {@code kpipe.offset.commits.pipelined} as last set; thread: any */
-    public boolean offsetCommitsPipelined() {
-        return offsetCommitsPipelined;
+    private static int bit(PipelinedApi.Switch s) {
+        return 1 << s.ordinal();
     }
 
     /**
@@ -116,22 +126,23 @@ public final class RequestClassifier {
      */
     public RequestClass classify(ApiKeys apiKey, AbstractRequest body) {
         PipelinedApi row = PipelinedApi.of(apiKey);
-        if (row == null || (row.turnedOffBy() == PipelinedApi.Switch.OFFSET_COMMITS && !offsetCommitsPipelined)) {
+        int switches = on;
+        if (row == null
+                || (switches & bit(row.turnedOffBy())) == 0
+                || (row.transactional(body) && !transactional(row, switches))
+                || (row.topicPolicy() && !topicsPipelined((ProduceRequest) body))) {
             return RequestClass.EXCLUSIVE;
         }
-        switch (row) {
-            case PRODUCE:
-                return classifyProduce((ProduceRequest) body);
-            case TXN_OFFSET_COMMIT:
-                return transactional(row) ? row.requestClass() : RequestClass.EXCLUSIVE;
-            default:
-                return row.requestClass();
-        }
+        return row.requestClass();
     }
 
-    /** @return true if a transactional request of the row may be pipelined (its deferred step is reported) */
-    private boolean transactional(PipelinedApi row) {
-        return transactionsPipelined && deferredDispatch.contains(row.api());
+    /**
+     * @return true if a transactional request of the row may be pipelined: {@link PipelinedApi.Switch#TRANSACTIONS} is
+     *     on and, for a row dispatched after the verification, the broker reports its deferred step
+     */
+    private boolean transactional(PipelinedApi row, int switches) {
+        return (switches & bit(PipelinedApi.Switch.TRANSACTIONS)) != 0
+                && (row.dispatchPoint() != DispatchPoint.AFTER_VERIFICATION || deferredDispatch.contains(row.api()));
     }
 
     /**
@@ -185,21 +196,19 @@ public final class RequestClassifier {
         return name;
     }
 
-    private RequestClass classifyProduce(ProduceRequest produce) {
-        if (produce.transactionalId() != null && !transactional(PipelinedApi.PRODUCE)) {
-            return RequestClass.EXCLUSIVE;
-        }
+    /** @return true if the request names at least one topic and the topic policy pipelines every one */
+    private boolean topicsPipelined(ProduceRequest produce) {
         ProduceRequestData.TopicProduceDataCollection data = produce.data().topicData();
         if (data.isEmpty()) {
-            return RequestClass.EXCLUSIVE;
+            return false;
         }
         TopicPolicy policy = topics;
         for (ProduceRequestData.TopicProduceData topic : data) {
             String name = nameOf(topic);
             if (name == null || !policy.pipelines(name)) {
-                return RequestClass.EXCLUSIVE;
+                return false;
             }
         }
-        return RequestClass.PIPELINED;
+        return true;
     }
 }

@@ -182,7 +182,7 @@ final class Admissions<Q, S> {
         }
         PipelinedApi api = PipelinedApi.of(context.header.apiKey());
         conn.requestRead(request, context, sizeInBytes, api, reservations, upgrade);
-        if (api == PipelinedApi.PRODUCE && perTopicPressure.getAsBoolean()) {
+        if (api.topicPolicy() && perTopicPressure.getAsBoolean()) {
             conn.producedTo(classifier.topicsOf((ProduceRequest) body, conn.produceTopics()));
         }
         return Admission.PIPELINED;

@@ -6,6 +6,7 @@ import dev.kpipe.backpressure.InflightLimits;
 import dev.kpipe.backpressure.Reservations;
 import dev.kpipe.backpressure.Ticker;
 import dev.kpipe.extension.StoragePressure;
+import dev.kpipe.plugin.classify.PipelinedApi;
 import dev.kpipe.plugin.classify.RequestClass;
 import dev.kpipe.plugin.classify.RequestClassifier;
 import dev.kpipe.spi.Admission;
@@ -284,23 +285,14 @@ public final class PipelineCoordinator<Q, S> implements NetworkEventListener<Q, 
     }
 
     /**
-     * Sets {@code kpipe.transactions.pipelined} (see {@link RequestClassifier#transactionsPipelined(boolean)}).
-     * Thread: any.
+     * Turns a {@code kpipe.*} switch on or off (see {@link RequestClassifier#switchOn}): requests read from now on are
+     * classified with it. Thread: any.
      *
-     * @param pipelined whether transactional produce may be pipelined
+     * @param s the switch
+     * @param pipelined whether what it covers may be pipelined
      */
-    public void transactionsPipelined(boolean pipelined) {
-        classifier.transactionsPipelined(pipelined);
-    }
-
-    /**
-     * Sets {@code kpipe.offset.commits.pipelined} (see {@link RequestClassifier#offsetCommitsPipelined(boolean)}).
-     * Thread: any.
-     *
-     * @param pipelined whether offset commits and group heartbeats may be pipelined
-     */
-    public void offsetCommitsPipelined(boolean pipelined) {
-        classifier.offsetCommitsPipelined(pipelined);
+    public void switchOn(PipelinedApi.Switch s, boolean pipelined) {
+        classifier.switchOn(s, pipelined);
     }
 
     // ---------------------------------------------------------------- rounds (see Rounds)

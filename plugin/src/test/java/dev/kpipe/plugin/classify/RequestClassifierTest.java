@@ -76,7 +76,7 @@ class RequestClassifierTest {
     @Test
     void transactionalProduceIsPipelinedWithDeferredDispatchAndTheSettingOnAndOnlyToIncludedTopics() {
         classifier.deferredDispatch(Set.of(ApiKeys.PRODUCE, ApiKeys.TXN_OFFSET_COMMIT));
-        assertTrue(classifier.transactionsPipelined(), "kpipe.transactions.pipelined defaults to true");
+        assertTrue(classifier.isOn(PipelinedApi.Switch.TRANSACTIONS), "kpipe.transactions.pipelined defaults to true");
         assertEquals(
                 RequestClass.PIPELINED,
                 classify(produce((short) -1, "txn-1", KafkaRequests.PRODUCE_BY_NAME, Topic.named(INCLUDED))));
@@ -96,12 +96,12 @@ class RequestClassifierTest {
                         KafkaRequests.PRODUCE_BY_NAME,
                         Topic.named(INCLUDED),
                         Topic.named(EXCLUDED))));
-        classifier.transactionsPipelined(false);
+        classifier.switchOn(PipelinedApi.Switch.TRANSACTIONS, false);
         assertEquals(
                 RequestClass.EXCLUSIVE,
                 classify(produce((short) -1, "txn-1", KafkaRequests.PRODUCE_BY_NAME, Topic.named(INCLUDED))));
         assertEquals(RequestClass.PIPELINED, classify(produceByName((short) -1, INCLUDED)), "others unaffected");
-        classifier.transactionsPipelined(true);
+        classifier.switchOn(PipelinedApi.Switch.TRANSACTIONS, true);
         classifier.deferredDispatch(Set.of());
         assertEquals(
                 RequestClass.EXCLUSIVE,
@@ -241,10 +241,11 @@ class RequestClassifierTest {
     @Test
     void offsetCommitsAndHeartbeatsAreExclusiveWhileTheSettingIsOff() {
         classifier.deferredDispatch(Set.of(ApiKeys.PRODUCE, ApiKeys.TXN_OFFSET_COMMIT));
-        assertTrue(classifier.offsetCommitsPipelined(), "kpipe.offset.commits.pipelined defaults to true");
+        assertTrue(
+                classifier.isOn(PipelinedApi.Switch.OFFSET_COMMITS), "kpipe.offset.commits.pipelined defaults to true");
         assertEquals(RequestClass.PIPELINED, classify(KafkaRequests.offsetCommit(CONN, 3, 10)));
         assertEquals(RequestClass.PIPELINED, classify(KafkaRequests.txnOffsetCommit(CONN, 4, 10)));
-        classifier.offsetCommitsPipelined(false);
+        classifier.switchOn(PipelinedApi.Switch.OFFSET_COMMITS, false);
         for (ApiKeys api : List.of(
                 ApiKeys.OFFSET_COMMIT,
                 ApiKeys.TXN_OFFSET_COMMIT,
@@ -268,9 +269,9 @@ class RequestClassifierTest {
         assertEquals(RequestClass.EXCLUSIVE, classify(commit), "reported for produce only");
         classifier.deferredDispatch(Set.of(ApiKeys.PRODUCE, ApiKeys.TXN_OFFSET_COMMIT));
         assertEquals(RequestClass.PIPELINED, classify(commit));
-        classifier.transactionsPipelined(false);
+        classifier.switchOn(PipelinedApi.Switch.TRANSACTIONS, false);
         assertEquals(RequestClass.EXCLUSIVE, classify(commit), "kpipe.transactions.pipelined off");
-        classifier.transactionsPipelined(true);
+        classifier.switchOn(PipelinedApi.Switch.TRANSACTIONS, true);
         assertEquals(RequestClass.PIPELINED, classify(KafkaRequests.offsetCommit(CONN, 5, 10)));
     }
 
@@ -285,9 +286,28 @@ class RequestClassifierTest {
                     transactional ? DispatchPoint.AFTER_VERIFICATION : DispatchPoint.HANDLE_RETURN,
                     row.dispatchPoint(),
                     row.name());
+            assertEquals(row == PipelinedApi.PRODUCE, row.topicPolicy(), row.name());
         }
+        assertTrue(PipelinedApi.TXN_OFFSET_COMMIT.transactional(null), "every TXN_OFFSET_COMMIT");
+        assertFalse(PipelinedApi.OFFSET_COMMIT.transactional(null));
         assertEquals("txn-offset-commit", PipelinedApi.TXN_OFFSET_COMMIT.metricLabel());
         assertEquals(null, PipelinedApi.of(ApiKeys.JOIN_GROUP));
+    }
+
+    /** The switches with a key are the settings, in the settings table's order; NONE has none and stays on. */
+    @Test
+    void switchesAreTheSettingsAndNoneStaysOn() {
+        assertEquals(
+                List.of(PipelinedApi.Switch.TRANSACTIONS, PipelinedApi.Switch.OFFSET_COMMITS),
+                PipelinedApi.Switch.settings());
+        assertEquals("kpipe.transactions.pipelined", PipelinedApi.Switch.TRANSACTIONS.key());
+        assertEquals("kpipe.offset.commits.pipelined", PipelinedApi.Switch.OFFSET_COMMITS.key());
+        assertEquals(null, PipelinedApi.Switch.NONE.key());
+        classifier.switchOn(PipelinedApi.Switch.NONE, false);
+        assertTrue(classifier.isOn(PipelinedApi.Switch.NONE));
+        classifier.switchOn(PipelinedApi.Switch.OFFSET_COMMITS, false);
+        assertTrue(classifier.isOn(PipelinedApi.Switch.TRANSACTIONS), "one switch's state is its own");
+        assertFalse(classifier.isOn(PipelinedApi.Switch.OFFSET_COMMITS));
     }
 
     @Test
