@@ -111,9 +111,7 @@ final class StorageSignal {
         } catch (VirtualMachineError e) {
             throw e;
         } catch (Throwable e) {
-            stats.pluginFaults.increment();
-            LOG.debug("kpipe: the storage pressure signal threw", e);
-            return FAULT;
+            return fault(e);
         }
     }
 
@@ -124,9 +122,7 @@ final class StorageSignal {
         } catch (VirtualMachineError e) {
             throw e;
         } catch (Throwable e) {
-            stats.pluginFaults.increment();
-            LOG.debug("kpipe: the storage pressure signal threw", e);
-            return FAULT;
+            return fault(e);
         }
     }
 
@@ -148,10 +144,15 @@ final class StorageSignal {
         } catch (VirtualMachineError e) {
             throw e;
         } catch (Throwable e) {
-            stats.pluginFaults.increment();
-            LOG.debug("kpipe: the storage pressure signal threw", e);
-            return FAULT;
+            return fault(e);
         }
+    }
+
+    /** A read of the source threw (not an error of the JVM): counted in plugin-fault-total, read as {@link #FAULT}. */
+    private int fault(Throwable e) {
+        stats.pluginFaults.increment();
+        LOG.debug("kpipe: the storage pressure signal threw", e);
+        return FAULT;
     }
 
     /**
