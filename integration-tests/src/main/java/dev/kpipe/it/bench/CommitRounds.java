@@ -464,12 +464,12 @@ final class CommitRounds {
             long windowStart = start + TimeUnit.SECONDS.toNanos(o.warmupSeconds());
             long windowEnd = windowStart + TimeUnit.SECONDS.toNanos(o.durationSeconds());
             progress.phase("warm-up", start, o.warmupSeconds(), () -> 0);
-            sleepUntil(windowStart);
+            RoundResult.sleepUntil(windowStart);
             long off0 = committedInput(c.admin(), appId);
             double txn0 = commitTotal(streams);
             Edge e0 = edge(c, cpu, side != CommitSide.STOCK);
             progress.phase("measuring", windowStart, o.durationSeconds(), () -> 0);
-            sleepUntil(windowEnd);
+            RoundResult.sleepUntil(windowEnd);
             long off1 = committedInput(c.admin(), appId);
             double txn1 = commitTotal(streams);
             Edge e1 = edge(c, cpu, side != CommitSide.STOCK);
@@ -516,13 +516,6 @@ final class CommitRounds {
             }
         }
         return sum;
-    }
-
-    private static void sleepUntil(long nanoTime) throws InterruptedException {
-        long left;
-        while ((left = nanoTime - System.nanoTime()) > 0) {
-            Thread.sleep(Math.max(1, Math.min(left / 1_000_000, 200)));
-        }
     }
 
     private static void deleteTree(Path dir) {

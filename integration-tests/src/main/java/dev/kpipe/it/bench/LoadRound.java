@@ -111,7 +111,7 @@ final class LoadRound {
                     .filter(p -> p > 0)
                     .toList());
             progress.phase("warm-up", start, warmupSeconds, () -> acked(senders));
-            sleepUntil(windowStart);
+            RoundResult.sleepUntil(windowStart);
             // The leader alone (node 1): with a follower, the cluster's CPU also holds the follower's fetching, which
             // follows the fetch rate, not the produce requests.
             CpuSampler leaderCpu = new CpuSampler(
@@ -122,10 +122,10 @@ final class LoadRound {
             progress.phase("measuring", windowStart, durationSeconds, () -> acked(senders));
             if (scenario.id.equals(
                     "S1L")) { // where the time goes: the leader's purgatory and kpipe's connections mid-window
-                sleepUntil(windowStart + (windowEnd - windowStart) / 2);
+                RoundResult.sleepUntil(windowStart + (windowEnd - windowStart) / 2);
                 midWindow = BrokerProbe.midWindow(cluster.node(1), variant == Variant.KPIPE);
             }
-            sleepUntil(windowEnd);
+            RoundResult.sleepUntil(windowEnd);
             CpuSampler.Reading c1 = cpu.read();
             CpuSampler.Reading l1 = leaderCpu.read();
             Snapshot s1 = snapshot(senders);
@@ -257,19 +257,13 @@ final class LoadRound {
                 "load_average_1m_at_end",
                 java.lang.management.ManagementFactory.getOperatingSystemMXBean()
                         .getSystemLoadAverage());
-        return new RoundResult(
+        return RoundResult.fromHistogram(
                 scenario.label,
                 variant,
                 round,
                 durationSeconds,
-                h.count(),
-                h.count() / (double) durationSeconds,
                 (s1.leaderResponses - s0.leaderResponses) / seconds,
-                h.percentileMicros(50) / 1000.0,
-                h.percentileMicros(99) / 1000.0,
-                h.percentileMicros(99.9) / 1000.0,
-                h.maxMicros() / 1000.0,
-                h.meanMicros() / 1000.0,
+                h,
                 errors,
                 firstError == null ? null : firstError.toString(),
                 extra);
@@ -281,13 +275,6 @@ final class LoadRound {
             n += s.acked.get();
         }
         return n;
-    }
-
-    private static void sleepUntil(long nanoTime) throws InterruptedException {
-        long left;
-        while ((left = nanoTime - System.nanoTime()) > 0) {
-            Thread.sleep(Math.max(1, Math.min(left / 1_000_000, 200)));
-        }
     }
 
     private Snapshot snapshot(List<LoadSender> senders) {

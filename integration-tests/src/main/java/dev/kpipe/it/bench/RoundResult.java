@@ -66,6 +66,54 @@ record RoundResult(
     }
 
     /**
+     * A round's result from the latency histogram of its window's records.
+     *
+     * @param produceRequestsPerSec requests completed per second over the window
+     * @param h the window's send()-to-acknowledgement latencies, one per record acknowledged in it
+     * @return the result: records and percentiles from {@code h}
+     */
+    static RoundResult fromHistogram(
+            String scenario,
+            Variant variant,
+            int round,
+            int durationSeconds,
+            double produceRequestsPerSec,
+            LatencyHistogram h,
+            long errors,
+            String firstError,
+            Map<String, Object> extra) {
+        return new RoundResult(
+                scenario,
+                variant,
+                round,
+                durationSeconds,
+                h.count(),
+                h.count() / (double) durationSeconds,
+                produceRequestsPerSec,
+                h.percentileMicros(50) / 1000.0,
+                h.percentileMicros(99) / 1000.0,
+                h.percentileMicros(99.9) / 1000.0,
+                h.maxMicros() / 1000.0,
+                h.meanMicros() / 1000.0,
+                errors,
+                firstError,
+                extra);
+    }
+
+    /**
+     * Sleeps until {@code System.nanoTime()} reaches {@code nanoTime} (a round's window edge), in steps of at most 200 ms.
+     *
+     * @param nanoTime the {@code System.nanoTime()} to wait for
+     * @throws InterruptedException if interrupted
+     */
+    static void sleepUntil(long nanoTime) throws InterruptedException {
+        long left;
+        while ((left = nanoTime - System.nanoTime()) > 0) {
+            Thread.sleep(Math.max(1, Math.min(left / 1_000_000, 200)));
+        }
+    }
+
+    /**
      * @param more figures to add to (or replace in) {@link #extra}
      * @return this result with them
      */

@@ -81,12 +81,12 @@ final class S10Round {
             t.setDaemon(true);
             t.start();
             progress.phase("warm-up", start, warmupSeconds, driver.acked::get);
-            sleepUntil(windowStart);
+            RoundResult.sleepUntil(windowStart);
             CpuSampler cpu = new CpuSampler(List.of(pid));
             CpuSampler.Reading c0 = cpu.read();
             double req0 = RoundMetrics.brokerProduceRequests(node);
             progress.phase("measuring", windowStart, durationSeconds, driver.acked::get);
-            sleepUntil(windowEnd);
+            RoundResult.sleepUntil(windowEnd);
             CpuSampler.Reading c1 = cpu.read();
             double requests = RoundMetrics.brokerProduceRequests(node) - req0;
             driver.stop = true;
@@ -142,29 +142,16 @@ final class S10Round {
     private RoundResult result(Driver d, Map<String, Object> extra, int durationSeconds) {
         LatencyHistogram h = d.histogram;
         extra.put("producing_connections", (double) d.producing);
-        return new RoundResult(
+        return RoundResult.fromHistogram(
                 scenario.label,
                 variant,
                 round,
                 durationSeconds,
-                h.count(),
                 h.count() / (double) durationSeconds,
-                h.count() / (double) durationSeconds,
-                h.percentileMicros(50) / 1000.0,
-                h.percentileMicros(99) / 1000.0,
-                h.percentileMicros(99.9) / 1000.0,
-                h.maxMicros() / 1000.0,
-                h.meanMicros() / 1000.0,
+                h,
                 d.errors.get(),
                 d.firstError.get(),
                 extra);
-    }
-
-    private static void sleepUntil(long nanoTime) throws InterruptedException {
-        long left;
-        while ((left = nanoTime - System.nanoTime()) > 0) {
-            Thread.sleep(Math.max(1, Math.min(left / 1_000_000, 200)));
-        }
     }
 
     /**
