@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
  * What a request costs a broker's threads beyond its own code, counted the same way on stock and on kpipe (issue #35):
  * per role — the client listener's network processors ({@code data-plane-kafka-network-thread-*}, not the
  * {@code CONTROLLER} listener's) and
- * the request handlers ({@code data-plane-kafka-request-handler-*}) — the voluntary context switches of its threads
+ * the request handlers ({@code data-plane-kafka-request-handler-*}), G1's threads — the voluntary context switches of its threads
  * (Linux {@code /proc/<pid>/task/<tid>/status}: each is a time the thread blocked and was woken again: a processor in
  * its selector poll, woken by I/O or a {@code Selector.wakeup}; a handler on the request queue, handed a request) and
  * their CPU time ({@code utime + stime}, 10 ms ticks). The threads are found once by name, from {@code jcmd
@@ -31,7 +31,9 @@ final class BrokerThreads {
     /** The thread roles counted. */
     enum Role {
         NETWORK("network"),
-        HANDLER("handler");
+        HANDLER("handler"),
+        /** G1's threads: the collector's share, which once set a gap (docs/benchmark.md, S2F). */
+        GC("gc");
 
         final String label;
 
@@ -45,7 +47,10 @@ final class BrokerThreads {
             if (threadName.contains("kafka-network-thread") && !threadName.contains("CONTROLLER")) {
                 return NETWORK;
             }
-            return threadName.startsWith("data-plane-kafka-request-handler") ? HANDLER : null;
+            if (threadName.startsWith("data-plane-kafka-request-handler")) {
+                return HANDLER;
+            }
+            return threadName.startsWith("GC Thread#") || threadName.startsWith("G1 ") ? GC : null;
         }
     }
 

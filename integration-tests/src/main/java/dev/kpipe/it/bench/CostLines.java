@@ -38,6 +38,7 @@ final class CostLines {
         sb.append(perSide(r, "handler-thread wake-ups per produce request", CostLines::handlerWakeups, 2));
         sb.append(perSide(r, "network-thread CPU us/produce request", CostLines::networkCpu, 1));
         sb.append(perSide(r, "handler-thread CPU us/produce request", CostLines::handlerCpu, 1));
+        sb.append(perSide(r, "G1 threads' CPU us/produce request", CostLines::gcCpu, 1));
         sb.append(String.format(
                 Locale.ROOT,
                 "  kpipe's own wake-ups (processor-wakeup-total) per produce request: %s%n",
@@ -137,6 +138,10 @@ final class CostLines {
 
     static double handlerCpu(RoundResult r) {
         return figure(r, "leader_handler_cpu_us_per_produce_request");
+    }
+
+    static double gcCpu(RoundResult r) {
+        return figure(r, "leader_gc_cpu_us_per_produce_request");
     }
 
     static double kpipeWakeups(RoundResult r) {

@@ -26,7 +26,9 @@ class BrokerThreadsTest {
                 "\"data-plane-kafka-request-handler-0\" #80 daemon prio=5 os_prio=0 cpu=2.00ms elapsed=39.00s"
                         + " tid=0x00007f1c2c0b1000 nid=19758 waiting on condition  [0x00007f1bb4cfc000]",
                 "\"data-plane-kafka-request-handler-1\" #81 daemon prio=5 cpu=2.00ms tid=0x1 nid=0x4d30 waiting",
-                "\"kafka-scheduler-0\" #90 daemon prio=5 tid=0x2 nid=0x4d40 waiting");
+                "\"kafka-scheduler-0\" #90 daemon prio=5 tid=0x2 nid=0x4d40 waiting",
+                "\"GC Thread#0\" os_prio=0 cpu=35.10ms elapsed=41.00s tid=0x5 nid=0x4d01 runnable",
+                "\"G1 Conc#0\" os_prio=0 cpu=3.00ms elapsed=41.00s tid=0x6 nid=0x4d02 runnable");
         Map<BrokerThreads.Role, List<Long>> tids = new EnumMap<>(BrokerThreads.Role.class);
         for (BrokerThreads.Role r : BrokerThreads.Role.values()) {
             tids.put(r, new ArrayList<>());
@@ -34,6 +36,7 @@ class BrokerThreadsTest {
         BrokerThreads.parse(print, tids);
         assertEquals(List.of(0x4d2eL, 0x4d2fL), tids.get(BrokerThreads.Role.NETWORK));
         assertEquals(List.of(19758L, 0x4d30L), tids.get(BrokerThreads.Role.HANDLER));
+        assertEquals(List.of(0x4d01L, 0x4d02L), tids.get(BrokerThreads.Role.GC));
     }
 
     @Test
