@@ -116,6 +116,13 @@ public final class KpipeMetrics implements AutoCloseable {
                 s -> s.reauthenticationDrains(),
                 stats);
         gauge(
+                "processor-wakeup-total",
+                "Wake-ups kpipe asked of the network processors (beyond the broker's own, one per response): a"
+                        + " request's dispatch ended, or the in-flight byte budget admitted a waiting connection, while"
+                        + " no round of its processor was due.",
+                s -> s.processorWakeups(),
+                stats);
+        gauge(
                 "pipelined-request-total",
                 "Requests admitted on pipelined connections.",
                 s -> s.pipelinedRequests(),

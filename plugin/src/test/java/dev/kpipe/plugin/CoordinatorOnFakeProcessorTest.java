@@ -25,15 +25,16 @@ import org.junit.jupiter.api.Test;
 /**
  * kpipe's coordinator on the SPI test kit's fake processor: a pipelined producer's connection, its responses completed
  * out of order, then closed with a response held; the kit's plugin-side checks (held responses let go exactly once,
- * hand-backs, actions on the processor's thread only) find nothing.
+ * hand-backs, actions on the processor's thread only) find nothing; and the wake-ups a dispatch asks of the processor.
  */
 class CoordinatorOnFakeProcessorTest {
 
+    private final PipelineStats stats = new PipelineStats();
     private final PipelineCoordinator<FakeRequest, FakeResponse> coordinator = new PipelineCoordinator<>(
             new RequestClassifier(KafkaRequests.policy()),
             new InflightLimits(5, 1 << 20),
             ByteBudget.unbounded(Ticker.SYSTEM),
-            new PipelineStats(),
+            stats,
             Ticker.SYSTEM,
             WakeupTimer.daemon());
     private final FakeProcessor processor = new FakeProcessor(coordinator);
@@ -71,6 +72,48 @@ class CoordinatorOnFakeProcessorTest {
                 List.of(a, b, c),
                 processor.written().stream().map(FakeResponse::request).toList());
         assertEquals(List.of(), processor.violations());
+        processor.verify();
+    }
+
+    /**
+     * A dispatch wakes the processor only when no round is due: not again before the round a first dispatch woke it
+     * for, and not when the request's response is already queued (acks=1: the broker answered inside {@code
+     * KafkaApis.handle}, and woke the processor for the response), whose round's end unmutes the connection.
+     */
+    @Test
+    void aDispatchWakesTheProcessorOnlyWhenNoRoundIsDue() throws Exception {
+        coordinator.onInstalled(new BrokerCapabilities("4.4.0", Set.of(), ""));
+        FakeRequest a = produce("c1", 1);
+        FakeRequest b = produce("c2", 1);
+        processor.dispatch(a);
+        assertEquals(1, processor.wakeups(), "the first dispatch wakes the processor");
+        processor.dispatch(b);
+        assertEquals(1, processor.wakeups(), "a second one before the round does not");
+        processor.round();
+        assertFalse(processor.isMuted("c1"));
+        assertFalse(processor.isMuted("c2"));
+        processor.respond(a);
+        processor.respond(b);
+        processor.round();
+
+        FakeRequest c = produce("c1", 2);
+        processor.respond(c); // answered inside handle, as acks=1 is: the response is queued before handle returns
+        processor.dispatch(c);
+        assertEquals(1, processor.wakeups(), "a dispatch whose response is queued does not wake");
+        processor.round();
+        assertFalse(processor.isMuted("c1"), "unmuted at the end of the round that wrote the response");
+
+        FakeRequest d = produce("c1", 3);
+        processor.dispatch(d);
+        assertEquals(2, processor.wakeups(), "after a round, a dispatch with nothing queued wakes again");
+        processor.round();
+        assertFalse(processor.isMuted("c1"));
+        assertEquals(2, stats.processorWakeups(), "processor-wakeup-total counts the wake-ups kpipe asked for");
+        assertEquals(
+                List.of(a, b, c),
+                processor.written().stream().map(FakeResponse::request).toList());
+        processor.respond(d);
+        processor.round();
         processor.verify();
     }
 

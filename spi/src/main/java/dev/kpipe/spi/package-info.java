@@ -28,12 +28,14 @@
  *   <li><b>Network thread</b>: the processor thread that owns a connection's selector
  *       ({@code data-plane-kafka-network-thread-<node>-<listener>-<n>}). Every event of a connection but the two
  *       dispatch events runs on its processor's network thread, and every action of {@link
- *       dev.kpipe.spi.NetworkProcessor} but {@code wakeup} and the accessors must be called on it: the selector is not
+ *       dev.kpipe.spi.NetworkProcessor} but {@code wakeup}, {@code responsesQueued} and the accessors must be called
+ *       on it: the selector is not
  *       thread-safe. A plugin may keep per-connection state confined to that thread.</li>
  *   <li><b>Request handler thread</b> ({@code data-plane-kafka-request-handler-<n>}): {@code onRequestDispatched} and
  *       {@code onDispatchDeferred}, or for a deferred step whichever thread completes it (a coordinator's send
  *       thread). To act on the connection, hand the news to its network thread and call
- *       {@link dev.kpipe.spi.NetworkProcessor#wakeup}.</li>
+ *       {@link dev.kpipe.spi.NetworkProcessor#wakeup}, unless {@link dev.kpipe.spi.NetworkProcessor#responsesQueued}
+ *       says a round is due anyway.</li>
  *   <li>No method may block: each thread serves many connections. No method may throw: the broker catches and counts
  *       a throwable and proceeds as if the method had returned its default, which for a connection the plugin owns may
  *       leave it muted; a plugin keeps its own faults inside.</li>

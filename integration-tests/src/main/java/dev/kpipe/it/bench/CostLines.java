@@ -34,6 +34,15 @@ final class CostLines {
         }
         sb.append(perSide(r, "produce requests per 1000 records", Report::requestsPerThousandRecords, 2));
         sb.append(perSide(r, "processor rounds (selector polls) per produce request", Report::selectsPerRequest, 2));
+        sb.append(perSide(r, "network-thread wake-ups per produce request", CostLines::networkWakeups, 2));
+        sb.append(perSide(r, "handler-thread wake-ups per produce request", CostLines::handlerWakeups, 2));
+        sb.append(perSide(r, "network-thread CPU us/produce request", CostLines::networkCpu, 1));
+        sb.append(perSide(r, "handler-thread CPU us/produce request", CostLines::handlerCpu, 1));
+        sb.append(perSide(r, "G1 threads' CPU us/produce request", CostLines::gcCpu, 1));
+        sb.append(String.format(
+                Locale.ROOT,
+                "  kpipe's own wake-ups (processor-wakeup-total) per produce request: %s%n",
+                stat(r.stat(Variant.KPIPE, CostLines::kpipeWakeups), 3)));
         sb.append(perSide(r, "latency p50 ms", RoundResult::p50Ms, 1));
         sb.append(perSide(r, "latency p99 ms", RoundResult::p99Ms, 1));
         sb.append(perSide(r, "latency p999 ms", RoundResult::p999Ms, 1));
@@ -53,6 +62,7 @@ final class CostLines {
                         "  kpipe/stock   leader CPU/request %s%n",
                         ratio(r.ratio(Report::leaderCpuPerRequest))));
             }
+            sb.append(threadRatios("kpipe/stock  ", r::ratio));
             sb.append(latencyRatios("kpipe/stock  ", r::ratio));
         }
         if (r.hasControl()) {
@@ -74,6 +84,7 @@ final class CostLines {
                         aa,
                         ratio(r.controlRatio(Report::leaderCpuPerRequest))));
             }
+            sb.append(threadRatios(aa, r::controlRatio));
             sb.append(latencyRatios(aa, r::controlRatio));
         }
         if (scenario.isFixedLoad()) {
@@ -99,6 +110,46 @@ final class CostLines {
                 stat(r.stat(Variant.STOCK, f), decimals),
                 stat(r.stat(Variant.KPIPE, f), decimals),
                 r.hasControl() ? ", " + RoundOrder.CONTROL_LABEL + " " + stat(r.controlStat(f), decimals) : "");
+    }
+
+    /** The leader's network and handler threads: wake-ups and CPU per produce request as ratios per round pair. */
+    private static String threadRatios(String label, Function<ToDoubleFunction<RoundResult>, Stat> ratioOf) {
+        return String.format(
+                Locale.ROOT,
+                "  %s wake-ups/request network %s   handler %s   CPU/request network %s   handler %s%n",
+                label,
+                ratio(ratioOf.apply(CostLines::networkWakeups)),
+                ratio(ratioOf.apply(CostLines::handlerWakeups)),
+                ratio(ratioOf.apply(CostLines::networkCpu)),
+                ratio(ratioOf.apply(CostLines::handlerCpu)));
+    }
+
+    static double networkWakeups(RoundResult r) {
+        return figure(r, "leader_network_wakeups_per_produce_request");
+    }
+
+    static double handlerWakeups(RoundResult r) {
+        return figure(r, "leader_handler_wakeups_per_produce_request");
+    }
+
+    static double networkCpu(RoundResult r) {
+        return figure(r, "leader_network_cpu_us_per_produce_request");
+    }
+
+    static double handlerCpu(RoundResult r) {
+        return figure(r, "leader_handler_cpu_us_per_produce_request");
+    }
+
+    static double gcCpu(RoundResult r) {
+        return figure(r, "leader_gc_cpu_us_per_produce_request");
+    }
+
+    static double kpipeWakeups(RoundResult r) {
+        return figure(r, "kpipe_processor_wakeups_per_produce_request");
+    }
+
+    private static double figure(RoundResult r, String key) {
+        return r.extra().get(key) instanceof Number n ? n.doubleValue() : Double.NaN;
     }
 
     /** p50, p99 and p999 as ratios per round pair, e.g. kpipe/stock. */

@@ -58,6 +58,7 @@ final class LoadRound {
             double brokerProduceRequests,
             double brokerSelects,
             double pipelinedRequests,
+            double processorWakeups,
             double inflightMax,
             double followerFetches,
             double replicationBytesOut) {}
@@ -111,6 +112,7 @@ final class LoadRound {
                     .filter(p -> p > 0)
                     .toList());
             progress.phase("warm-up", start, warmupSeconds, () -> acked(senders));
+            BrokerThreads leaderThreads = BrokerThreads.of(cluster.node(1).pid());
             RoundResult.sleepUntil(windowStart);
             // The leader alone (node 1): with a follower, the cluster's CPU also holds the follower's fetching, which
             // follows the fetch rate, not the produce requests.
@@ -118,6 +120,7 @@ final class LoadRound {
                     Stream.of(cluster.node(1).pid()).filter(p -> p > 0).toList());
             CpuSampler.Reading c0 = cpu.read();
             CpuSampler.Reading l0 = leaderCpu.read();
+            BrokerThreads.Reading t0 = leaderThreads.read();
             Snapshot s0 = snapshot(senders);
             progress.phase("measuring", windowStart, durationSeconds, () -> acked(senders));
             if (scenario.id.equals(
@@ -128,8 +131,10 @@ final class LoadRound {
             RoundResult.sleepUntil(windowEnd);
             CpuSampler.Reading c1 = cpu.read();
             CpuSampler.Reading l1 = leaderCpu.read();
+            BrokerThreads.Reading t1 = leaderThreads.read();
             Snapshot s1 = snapshot(senders);
             Map<String, Double> clientEnd = clientMetrics(senders);
+            clientEnd.putAll(leaderThreads.perRequest(t0, t1, s1.brokerProduceRequests - s0.brokerProduceRequests));
             double[] cores = CpuSampler.cores(c0, c1);
             clientEnd.put("cpu_cores_bench_jvm", cores[0]);
             clientEnd.put("cpu_cores_brokers_under_test", cores[1]);
@@ -234,6 +239,9 @@ final class LoadRound {
                 "broker_selects_per_produce_request",
                 brokerRequests > 0 ? (s1.brokerSelects - s0.brokerSelects) / brokerRequests : Double.NaN);
         if (variant == Variant.KPIPE) {
+            extra.put(
+                    "kpipe_processor_wakeups_per_produce_request",
+                    brokerRequests > 0 ? (s1.processorWakeups - s0.processorWakeups) / brokerRequests : Double.NaN);
             extra.put("kpipe_pipelined_requests_per_s", (s1.pipelinedRequests - s0.pipelinedRequests) / brokerSeconds);
             extra.put("kpipe_inflight_requests_per_connection_max", s1.inflightMax);
         }
@@ -287,9 +295,11 @@ final class LoadRound {
         double brokerSelects = RoundMetrics.brokerSelects(leaderNode);
         long brokerNanos = System.nanoTime();
         double pipelined = Double.NaN;
+        double wakeups = Double.NaN;
         double inflightMax = Double.NaN;
         if (variant == Variant.KPIPE) {
             pipelined = kpipeMetric(leaderNode, "pipelined-request-total");
+            wakeups = kpipeMetric(leaderNode, "processor-wakeup-total");
             inflightMax = kpipeMetric(leaderNode, "inflight-requests-per-connection-max");
         }
         double fetches = Double.NaN;
@@ -309,6 +319,7 @@ final class LoadRound {
                 brokerProduce,
                 brokerSelects,
                 pipelined,
+                wakeups,
                 inflightMax,
                 fetches,
                 replicationOut);

@@ -99,6 +99,7 @@ class MetricsJmxIT {
             "deferred-close-total",
             "orphaned-receive-total",
             "reauthentication-drain-total",
+            "processor-wakeup-total",
             "deferred-dispatch-total",
             "deferred-dispatch-fallback-total",
             // one per counted WaitReason (KpipeMetrics derives them from the enum; a new reason must be added here and

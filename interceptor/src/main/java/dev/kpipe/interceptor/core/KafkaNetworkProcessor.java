@@ -375,6 +375,11 @@ final class KafkaNetworkProcessor implements NetworkProcessor<Object, Object> {
     }
 
     @Override
+    public boolean responsesQueued() {
+        return !responseQueue.isEmpty();
+    }
+
+    @Override
     public ResponseKind kindOf(Object response) {
         return model.kindOf(response);
     }

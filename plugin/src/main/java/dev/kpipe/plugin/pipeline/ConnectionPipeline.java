@@ -110,10 +110,13 @@ final class ConnectionPipeline<Q, S> extends ConnectionChannel<Q, S, ConnectionP
         pressure.producedTo(topics);
     }
 
-    /** Thread: a handler. {@code KafkaApis.handle} returned for {@code request}: ends its dispatch phase, wakes. */
+    /**
+     * Thread: a handler. {@code KafkaApis.handle} returned for {@code request}: ends its dispatch phase, wakes the
+     * processor unless a round is due anyway ({@link ProcessorQueues#dispatchSignalled}).
+     */
     void dispatchEnded(Q request) {
-        if (dispatch.end(request)) {
-            queues.signalled(this, true);
+        if (dispatch.end(request) && queues.dispatchSignalled(this)) {
+            stats.processorWakeups.increment();
         }
     }
 
@@ -378,6 +381,7 @@ final class ConnectionPipeline<Q, S> extends ConnectionChannel<Q, S, ConnectionP
     public void admitted() {
         reservation.granted();
         queues.signalled(this, true);
+        stats.processorWakeups.increment();
     }
 
     /** Its idle reservation is revoked: muted, and evaluated again at the next safe point. Network thread. */

@@ -23,10 +23,17 @@ interface ProcessorQueues<Q, S, C> {
     void scheduled(C conn);
 
     /**
-     * @param conn a connection another thread changed (dispatch ended, budget admitted, kpipe disabled); thread: any
+     * @param conn a connection another thread changed (budget admitted, kpipe disabled); thread: any
      * @param wake whether to wake the processor now
      */
     void signalled(C conn, boolean wake);
+
+    /**
+     * @param conn a connection whose request's dispatch ended on another thread; thread: any
+     * @return true if the processor was woken for it: only if no round is due anyway (a wake-up since its last round
+     *     started, or a response in its queue, {@code NetworkProcessor.responsesQueued})
+     */
+    boolean dispatchSignalled(C conn);
 
     /** @param conn a connection whose held re-authentication waits for its quiet period: evaluated next round */
     void quietWaitStarted(C conn);

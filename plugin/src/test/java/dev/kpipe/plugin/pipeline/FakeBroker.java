@@ -504,6 +504,11 @@ final class FakeBroker {
         }
 
         @Override
+        public boolean responsesQueued() {
+            return !responseQueue.isEmpty();
+        }
+
+        @Override
         public void wakeup() {
             boolean wasDirty = dirty;
             wakeups++;

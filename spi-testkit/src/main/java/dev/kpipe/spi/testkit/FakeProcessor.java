@@ -151,14 +151,20 @@ public final class FakeProcessor implements NetworkProcessor<FakeRequest, FakeRe
     }
 
     /**
-     * A round of the processor: {@code onProcessorRound}, then the response queue as the broker empties it: takes the
-     * next response (or none), asks the listener which to handle ({@code onResponseReady}) until it answers {@code
-     * null}, and writes each at once ({@code onResponseWritten}, then on a connection the broker owns
-     * {@code onUnmute}: false unmutes it, true gives it to the listener).
+     * A round of the processor, as Kafka's {@code Processor.processNewResponses}: {@code onProcessorRound}, then the
+     * response queue as the broker empties it: takes the next response (or none), asks the listener which to handle
+     * ({@code onResponseReady}) until it answers {@code null}, and writes each at once ({@code onResponseWritten}, then
+     * on a connection the broker owns {@code onUnmute}: false unmutes it, true gives it to the listener); then {@code
+     * onProcessorRound} again.
      */
     public void round() {
         requireProcessorThread("round");
         tell("onProcessorRound", () -> listener.onProcessorRound(this));
+        takeResponses();
+        tell("onProcessorRound", () -> listener.onProcessorRound(this));
+    }
+
+    private void takeResponses() {
         for (int i = 0; i < MAX_RESPONSES_PER_ROUND; i++) {
             FakeResponse taken = responses.poll();
             FakeResponse r = event("onResponseReady", () -> listener.onResponseReady(this, taken), taken);
@@ -332,6 +338,12 @@ public final class FakeProcessor implements NetworkProcessor<FakeRequest, FakeRe
     @Override
     public void wakeup() {
         wakeups.incrementAndGet();
+    }
+
+    /** @return true while a response {@link #respond responded} is not yet taken by a {@link #round}; thread: any */
+    @Override
+    public boolean responsesQueued() {
+        return !responses.isEmpty();
     }
 
     @Override
