@@ -69,6 +69,12 @@ final class Scenario {
     final String sideTopic;
     /** S10: raw connections to the broker instead of producers; 0 otherwise. */
     final int connections;
+    /** S11: producers on {@link #sideTopic}, which the kpipe side excludes, before the {@link #producers}; else 0. */
+    final int excludedProducers;
+    /** S11: records/s the excluded producers offer together. */
+    final int excludedRecordsPerSec;
+
+    private final Map<Integer, List<Integer>> sideAssignment;
 
     Scenario(ScenarioBuilder b) {
         this.id = Objects.requireNonNull(b.id, "id");
@@ -104,6 +110,9 @@ final class Scenario {
         this.slowReaders = b.slowReaders;
         this.sideTopic = b.sideTopic;
         this.connections = b.connections;
+        this.excludedProducers = b.excludedProducers;
+        this.excludedRecordsPerSec = b.excludedRecordsPerSec;
+        this.sideAssignment = Collections.unmodifiableMap(new LinkedHashMap<>(b.sideAssignment));
         if (partitionPerProducer && producers > partitions) {
             throw new IllegalStateException(
                     id + ": " + producers + " producers, one partition each, but " + partitions + " partitions");
@@ -124,11 +133,43 @@ final class Scenario {
         return client != null && client.kind != BenchClient.Kind.JAVA;
     }
 
+    /** @return the producers of a round: S11's excluded ones (indexes 0 to excluded - 1), then the others */
+    int allProducers() {
+        return excludedProducers + producers;
+    }
+
+    /** @return whether producer {@code i} of {@link #allProducers()} is one of S11's excluded producers */
+    boolean isExcluded(int producer) {
+        return producer < excludedProducers;
+    }
+
+    /** @return the topic producer {@code i} of {@link #allProducers()} writes */
+    String topicOf(int producer) {
+        return isExcluded(producer) ? sideTopic : topic;
+    }
+
+    /** @return records/s producer {@code i} of {@link #allProducers()} offers, or 0 for flat out */
+    double offeredRecordsPerSecOf(int producer) {
+        if (isExcluded(producer)) {
+            return excludedRecordsPerSec / (double) excludedProducers;
+        }
+        return isFixedLoad() ? offeredRecordsPerSec / (double) producers : 0;
+    }
+
+    /** @return whether this is S11 (excluded producers beside pipelined ones) */
+    boolean isS11() {
+        return excludedProducers > 0;
+    }
+
     /**
-     * @param producer the producer's index, 0-based
+     * @param producer the producer's index in {@link #allProducers()}, 0-based
      * @return the partition that producer writes every record to, or null for the producer's partitioner
      */
     Integer partitionOf(int producer) {
+        if (isExcluded(producer)) {
+            return producer;
+        }
+        producer -= excludedProducers;
         if (partitionPerProducer) {
             return producer;
         }
@@ -254,8 +295,14 @@ final class Scenario {
         return new NewTopic(topic, assignment).configs(topicConfig);
     }
 
-    /** @return the topics to create: {@link #newTopic()}, and S9's {@link #sideTopic} with the same assignment */
+    /**
+     * @return the topics to create: {@link #newTopic()}, and S9's {@link #sideTopic} with the same assignment, or
+     *     S11's with one partition per excluded producer
+     */
     List<NewTopic> newTopics() {
+        if (isS11()) {
+            return List.of(newTopic(), new NewTopic(sideTopic, sideAssignment).configs(topicConfig));
+        }
         return sideTopic == null
                 ? List.of(newTopic())
                 : List.of(newTopic(), new NewTopic(sideTopic, assignment).configs(topicConfig));
@@ -344,6 +391,11 @@ final class Scenario {
             m.put("slow_reader_request_bytes", SlowReaders.requestBytes(sideTopic));
             m.put("slow_reader_receive_buffer_bytes", SlowReaders.RECEIVE_BUFFER_BYTES);
         }
+        if (isS11()) {
+            m.put("excluded_producers", excludedProducers);
+            m.put("excluded_topic", sideTopic);
+            m.put("excluded_offered_records_per_s", excludedRecordsPerSec);
+        }
         if (isS10()) {
             m.put("connections", connections);
             m.put("producing_connections", S10Round.producing(connections));
@@ -371,6 +423,11 @@ final class Scenario {
                 + (client != null ? ", client " + client.describe() : "")
                 + (isFixedLoad() ? ", offered " + offeredRecordsPerSec + " records/s" : "")
                 + (commitEvery > 0 ? ", transactional, commit every " + commitEvery + " records" : "")
+                + (isS11()
+                        ? ", beside " + excludedProducers + " producers (one partition and connection each) on "
+                                + sideTopic + ", excluded by kpipe.topics.exclude on the kpipe side, offering "
+                                + excludedRecordsPerSec + " records/s"
+                        : "")
                 + (isS9()
                         ? ", beside " + slowReaders + " slow readers (raw connections writing "
                                 + SlowReaders.requestBytes(sideTopic) + " B acks=all produce requests to " + sideTopic

@@ -252,6 +252,36 @@ final class Scenarios {
                 .build();
     }
 
+    /** S11: the excluded producers' topic ({@code kpipe.topics.exclude} on the kpipe side). */
+    static final String S11_EXCLUDED_TOPIC = "bench-s11-excluded";
+
+    /**
+     * @param windowMs W, the follower's {@code replica.fetch.wait.max.ms}
+     * @param o the options: {@link FleetOptions}; batch size from {@code o}
+     * @return scenario S11 at that window: S8's producers (acks=all, idempotent, linger 5 ms, 1 KiB records, one
+     *     partition and connection each, a fixed offered load) in two groups, most on a topic kpipe excludes
+     */
+    static Scenario s11(int windowMs, BenchOptions o) {
+        FleetOptions f = o.fleet();
+        int n = f.pipelinedProducers();
+        ScenarioBuilder b = slowFollower(windowMs)
+                .id("S11")
+                .label("S11 W=" + windowMs + "ms " + f.excludedProducers() + " excluded + " + n + " pipelined")
+                .topic("bench-s11")
+                .producers(n)
+                .partitionPerProducer()
+                .recordBytes(1024)
+                .batchBytes(o.batchBytes())
+                .lingerMs(5)
+                .bufferBytes(1024L * 1024)
+                .offeredRecordsPerSec(f.pipelinedRecordsPerSec())
+                .excludedFleet(f.excludedProducers(), f.excludedRecordsPerSec(), S11_EXCLUDED_TOPIC, List.of(1, 2));
+        for (int p = 1; p < n; p++) { // slowFollower added partition 0
+            b.replicas(p, List.of(1, 2));
+        }
+        return b.build();
+    }
+
     /** S1's settings at window W, for S1 itself and S5. */
     private static ScenarioBuilder s1Builder(int windowMs, BenchOptions o) {
         return slowFollower(windowMs)
