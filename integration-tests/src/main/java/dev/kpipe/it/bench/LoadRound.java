@@ -183,7 +183,7 @@ final class LoadRound {
         Map<String, Object> extra = new LinkedHashMap<>(clientEnd);
         extra.putAll(midWindow);
         if (scenario.isFixedLoad()) {
-            extra.put("offered_records_per_s", (double) scenario.offeredRecordsPerSec);
+            extra.put("offered_records_per_s", (double) scenario.offeredRecordsPerSec + scenario.excludedRecordsPerSec);
         }
         if (scenario.windowMs > 0) {
             double fetches = (s1.followerFetches - s0.followerFetches) / seconds;

@@ -47,9 +47,9 @@ final class Scenario {
     final int kpipeLingerMs;
 
     final long bufferBytes;
-    private final Map<Integer, Map<String, String>> nodeConfig;
-    private final Map<String, String> topicConfig;
-    private final Map<Integer, List<Integer>> assignment;
+    final Map<Integer, Map<String, String>> nodeConfig;
+    final Map<String, String> topicConfig;
+    final Map<Integer, List<Integer>> assignment;
     /** Broker settings for the kpipe side only (S3's budget). */
     final Map<String, String> kpipeConfig;
     /** Records/s offered by all producers together ({@link RatePacer}), or 0 for flat out. */
@@ -335,103 +335,13 @@ final class Scenario {
         return p;
     }
 
-    /** @return a description for the table header and the JSON */
+    /** @return a description for the table header and the JSON ({@link ScenarioText#describe}) */
     Map<String, Object> describe() {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("id", id);
-        m.put("label", label);
-        m.put("nodes", nodes);
-        if (windowMs > 0) {
-            m.put("follower_replica_fetch_wait_max_ms", windowMs);
-            m.put("follower_replica_fetch_min_bytes", FOLLOWER_FETCH_MIN_BYTES);
-            if (hasCeiling()) {
-                m.put("ceiling_requests_per_s", ceilingRequestsPerSec());
-            }
-        }
-        m.put("topic", topic);
-        m.put("partitions", partitions);
-        m.put("replica_assignment", assignment.toString());
-        m.put("topic_config", topicConfig);
-        m.put("producers", producers);
-        if (client != null) {
-            m.put("client", client.id);
-            m.put("client_settings", client.describe());
-        }
-        m.put("record_value_bytes", recordBytes);
-        m.put("fixed_partition", fixedPartition);
-        if (partitionPerProducer) {
-            m.put("partition_per_producer", true);
-        }
-        m.put("acks", acks);
-        m.put("enable_idempotence", idempotence);
-        m.put("max_in_flight_requests_per_connection", maxInFlight);
-        m.put("batch_size", batchBytes);
-        m.put("linger_ms", lingerMs);
-        if (kpipeLingerMs >= 0) {
-            m.put("kpipe_linger_ms", kpipeLingerMs);
-        }
-        m.put("buffer_memory", bufferBytes);
-        if (!kpipeConfig.isEmpty()) {
-            m.put("kpipe_side_config", kpipeConfig);
-        }
-        if (!nodeConfig.isEmpty()) {
-            m.put("node_config", nodeConfig.toString());
-        }
-        if (isFixedLoad()) {
-            m.put("offered_records_per_s", offeredRecordsPerSec);
-        }
-        m.put("aa_control", aaControl);
-        if (commitEvery > 0) {
-            m.put("transactional", true);
-            m.put("records_per_transaction", commitEvery);
-        }
-        if (isS9()) {
-            m.put("slow_readers", slowReaders);
-            m.put("slow_reader_topic", sideTopic);
-            m.put("slow_reader_request_bytes", SlowReaders.requestBytes(sideTopic));
-            m.put("slow_reader_receive_buffer_bytes", SlowReaders.RECEIVE_BUFFER_BYTES);
-        }
-        if (isS11()) {
-            m.put("excluded_producers", excludedProducers);
-            m.put("excluded_topic", sideTopic);
-            m.put("excluded_offered_records_per_s", excludedRecordsPerSec);
-        }
-        if (isS10()) {
-            m.put("connections", connections);
-            m.put("producing_connections", S10Round.producing(connections));
-            m.put("produce_requests_per_s_per_producing_connection", 1);
-        }
-        return m;
+        return ScenarioText.describe(this);
     }
 
-    /** @return one line for the table header */
+    /** @return one line for the table header ({@link ScenarioText#headline}) */
     String headline() {
-        if (isS10()) {
-            return label + ": " + nodes + " node(s), " + connections + " raw connections, each upgraded by one produce"
-                    + " request (acks=1, one " + recordBytes + " B record); " + S10Round.producing(connections)
-                    + " of them then produce 1 request/s, the rest idle";
-        }
-        return label + ": " + nodes + " node(s)"
-                + (windowMs > 0 ? ", follower replica.fetch.wait.max.ms=" + windowMs : "")
-                + ", acks=" + acks + ", " + producers + " producer(s)"
-                + (partitionPerProducer ? " (one partition and one connection each)" : "") + ", " + recordBytes
-                + " B records, batch.size="
-                + batchBytes + ", linger.ms=" + lingerMs
-                + (kpipeLingerMs >= 0 ? " (kpipe side " + kpipeLingerMs + ")" : "") + ", max.in.flight=" + maxInFlight
-                + ", buffer.memory="
-                + bufferBytes / 1024 + " KiB"
-                + (client != null ? ", client " + client.describe() : "")
-                + (isFixedLoad() ? ", offered " + offeredRecordsPerSec + " records/s" : "")
-                + (commitEvery > 0 ? ", transactional, commit every " + commitEvery + " records" : "")
-                + (isS11()
-                        ? ", beside " + excludedProducers + " producers (one partition and connection each) on "
-                                + sideTopic + ", excluded by kpipe.topics.exclude on the kpipe side, offering "
-                                + excludedRecordsPerSec + " records/s"
-                        : "")
-                + (isS9()
-                        ? ", beside " + slowReaders + " slow readers (raw connections writing "
-                                + SlowReaders.requestBytes(sideTopic) + " B acks=all produce requests to " + sideTopic
-                                + ", never reading)"
-                        : "");
+        return ScenarioText.headline(this);
     }
 }

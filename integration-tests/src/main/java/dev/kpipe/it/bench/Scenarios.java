@@ -5,8 +5,8 @@ import java.util.List;
 
 /**
  * The benchmark's scenarios, each defined as named settings of a {@link ScenarioBuilder}, in two families: a slow
- * follower ({@link #slowFollower}: S1, S1L, S3, S5, S8) and one saturated broker ({@link #oneBroker}: S2, S2F), and the raw-socket scenarios S9
- * and S10.
+ * follower ({@link #slowFollower}: S1, S1L, S3, S5, S8) and one saturated broker ({@link #oneBroker}: S2, S2F), the raw-socket scenarios S9
+ * and S10, and the mixed fleet S11.
  *
  * <ul>
  *   <li><b>S1</b> (the headline): 2 nodes; node 2, the follower, delays its fetches with {@code
