@@ -9,6 +9,7 @@ import dev.kpipe.it.harness.ClusterSpec;
 import dev.kpipe.it.harness.KafkaNode;
 import dev.kpipe.it.pipelining.KpipeJmx;
 import dev.kpipe.it.reliability.KpipeGauges;
+import dev.kpipe.it.reliability.StockAndKpipe;
 import dev.kpipe.it.reliability.WireInputs;
 import dev.kpipe.it.wire.RawKafkaConnection;
 import java.io.ByteArrayOutputStream;
@@ -19,14 +20,12 @@ import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.TopicPartition;
@@ -71,8 +70,7 @@ class ReauthenticationExpiryIT {
     private static final Duration QUIET = Duration.ofSeconds(5);
 
     private final ExecutorService pool = Executors.newFixedThreadPool(2);
-    private Cluster stock;
-    private Cluster kpipe;
+    private StockAndKpipe clusters;
 
     /** What the client saw: the responses, as compared, and how the connection ended. */
     record Outcome(List<String> responses, String end) {}
@@ -93,16 +91,8 @@ class ReauthenticationExpiryIT {
 
     @BeforeAll
     void startBrokers() throws Exception {
-        Future<Cluster> s = pool.submit(() -> Cluster.start(
-                spec("ReauthenticationExpiryIT-stock").installPlugin(false).build()));
-        Future<Cluster> k = pool.submit(
-                () -> Cluster.start(spec("ReauthenticationExpiryIT-kpipe").build()));
-        try {
-            stock = s.get();
-        } finally {
-            kpipe = k.get();
-        }
-        for (Cluster c : List.of(stock, kpipe)) {
+        clusters = StockAndKpipe.start(pool, "ReauthenticationExpiryIT", ReauthenticationExpiryIT::spec);
+        for (Cluster c : List.of(clusters.stock(), clusters.kpipe())) {
             Scram.createUser(c, USER, PASSWORD, List.of(c.saslClientConfig(USER, PASSWORD)));
             c.createTopics(
                     List.of(new NewTopic(TOPIC, Map.of(0, List.of(1))), new NewTopic(IDLE, Map.of(0, List.of(1)))),
@@ -121,10 +111,8 @@ class ReauthenticationExpiryIT {
     @AfterAll
     void stopBrokers() {
         pool.shutdownNow();
-        for (Cluster c : Arrays.asList(kpipe, stock)) {
-            if (c != null) {
-                c.close();
-            }
+        if (clusters != null) {
+            clusters.close();
         }
     }
 
@@ -209,17 +197,9 @@ class ReauthenticationExpiryIT {
         assertReleased(before, 2); // before and again after the re-authentication
     }
 
-    /** One client's run against a broker. */
-    @FunctionalInterface
-    private interface Client {
-        Outcome run(KafkaNode node) throws Exception;
-    }
-
     /** @return the outcome on stock, then on kpipe, the two run at the same time */
-    private Outcome[] onBoth(Client client) throws Exception {
-        Future<Outcome> s = pool.submit(() -> client.run(stock.node(1)));
-        Future<Outcome> k = pool.submit(() -> client.run(kpipe.node(1)));
-        return new Outcome[] {s.get(), k.get()};
+    private Outcome[] onBoth(StockAndKpipe.Client<Outcome> client) throws Exception {
+        return clusters.onBoth(pool, client).toArray(new Outcome[0]);
     }
 
     private static RawKafkaConnection connect(KafkaNode node) throws Exception {
@@ -268,7 +248,7 @@ class ReauthenticationExpiryIT {
 
     /** @return kpipe's counters the tests compare before and after: upgrades, deferred closes */
     private double[] kpipeCounters() throws Exception {
-        KafkaNode node = kpipe.node(1);
+        KafkaNode node = clusters.kpipe().node(1);
         return new double[] {KpipeJmx.kpipe(node, "upgrade-total"), KpipeJmx.kpipe(node, "deferred-close-total")};
     }
 
@@ -277,7 +257,7 @@ class ReauthenticationExpiryIT {
      * that it pipelined the connection at least that many times since {@code before}.
      */
     private void assertReleased(double[] before, int upgrades) throws Exception {
-        KafkaNode node = kpipe.node(1);
+        KafkaNode node = clusters.kpipe().node(1);
         long zeroMs = KpipeGauges.awaitAllZero(node, Duration.ofSeconds(30));
         double[] after = kpipeCounters();
         System.out.printf(

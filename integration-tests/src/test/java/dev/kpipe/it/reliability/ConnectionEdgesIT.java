@@ -17,7 +17,6 @@ import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -77,6 +76,7 @@ class ConnectionEdgesIT {
     private static final short PRODUCE_VERSION = 9;
 
     private final ExecutorService pool = Executors.newFixedThreadPool(2);
+    private StockAndKpipe clusters;
     private Cluster stock;
     private Cluster kpipe;
 
@@ -117,20 +117,18 @@ class ConnectionEdgesIT {
 
     @BeforeAll
     void startBrokers() throws Exception {
-        Future<Cluster> s = pool.submit(() -> Cluster.start(
-                spec("ConnectionEdgesIT-stock").installPlugin(false).build()));
-        Future<Cluster> k =
-                pool.submit(() -> Cluster.start(spec("ConnectionEdgesIT-kpipe").build()));
-        try {
-            stock = s.get();
-        } finally {
-            kpipe = k.get();
-        }
-        for (Cluster c : List.of(stock, kpipe)) {
-            c.createTopics(
-                    List.of(new NewTopic(TOPIC, Map.of(0, List.of(1, 2))).configs(Map.of("min.insync.replicas", "2"))),
-                    Duration.ofSeconds(60));
-        }
+        clusters = StockAndKpipe.start(pool, "ConnectionEdgesIT", ConnectionEdgesIT::spec);
+        stock = clusters.stock();
+        kpipe = clusters.kpipe();
+        createTopic(stock);
+        createTopic(kpipe);
+    }
+
+    /** Creates {@link #TOPIC}: one partition led by node 1 on [1,2], {@code min.insync.replicas=2}. */
+    static void createTopic(Cluster c) {
+        c.createTopics(
+                List.of(new NewTopic(TOPIC, Map.of(0, List.of(1, 2))).configs(Map.of("min.insync.replicas", "2"))),
+                Duration.ofSeconds(60));
     }
 
     static ClusterSpec.Builder spec(String name) {
@@ -145,10 +143,8 @@ class ConnectionEdgesIT {
     @AfterAll
     void stopBrokers() {
         pool.shutdownNow();
-        for (Cluster c : Arrays.asList(kpipe, stock)) {
-            if (c != null) {
-                c.close();
-            }
+        if (clusters != null) {
+            clusters.close();
         }
     }
 

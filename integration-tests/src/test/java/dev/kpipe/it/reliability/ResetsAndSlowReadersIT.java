@@ -26,7 +26,6 @@ import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -39,7 +38,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -85,6 +83,7 @@ class ResetsAndSlowReadersIT {
     private static final int SLOW_BASE = 2000;
 
     private final ExecutorService pool = Executors.newFixedThreadPool(4);
+    private StockAndKpipe clusters;
     private Cluster stock;
     private Cluster kpipe;
 
@@ -110,31 +109,18 @@ class ResetsAndSlowReadersIT {
 
     @BeforeAll
     void startBrokers() throws Exception {
-        Future<Cluster> s = pool.submit(() -> Cluster.start(ConnectionEdgesIT.spec("ResetsAndSlowReadersIT-stock")
-                .installPlugin(false)
-                .build()));
-        Future<Cluster> k = pool.submit(() -> Cluster.start(
-                ConnectionEdgesIT.spec("ResetsAndSlowReadersIT-kpipe").build()));
-        try {
-            stock = s.get();
-        } finally {
-            kpipe = k.get();
-        }
-        for (Cluster c : List.of(stock, kpipe)) {
-            c.createTopics(
-                    List.of(new NewTopic(ConnectionEdgesIT.TOPIC, Map.of(0, List.of(1, 2)))
-                            .configs(Map.of("min.insync.replicas", "2"))),
-                    Duration.ofSeconds(60));
-        }
+        clusters = StockAndKpipe.start(pool, "ResetsAndSlowReadersIT", ConnectionEdgesIT::spec);
+        stock = clusters.stock();
+        kpipe = clusters.kpipe();
+        ConnectionEdgesIT.createTopic(stock);
+        ConnectionEdgesIT.createTopic(kpipe);
     }
 
     @AfterAll
     void stopBrokers() {
         pool.shutdownNow();
-        for (Cluster c : Arrays.asList(kpipe, stock)) {
-            if (c != null) {
-                c.close();
-            }
+        if (clusters != null) {
+            clusters.close();
         }
     }
 
@@ -160,10 +146,9 @@ class ResetsAndSlowReadersIT {
         for (int i = 0; i < resets.size(); i++) {
             Reset reset = resets.get(i);
             int n = i;
-            Future<Outcome> onStock = pool.submit(() -> resetThenCheck(stock.node(1), reset, n, health));
-            Future<Outcome> onKpipe = pool.submit(() -> resetThenCheck(kpipeNode, reset, n, health));
-            Outcome s = onStock.get();
-            Outcome k = onKpipe.get();
+            List<Outcome> both = clusters.onBoth(pool, node -> resetThenCheck(node, reset, n, health));
+            Outcome s = both.get(0);
+            Outcome k = both.get(1);
             if (expectedHealth == null) {
                 expectedHealth = s;
                 assertEquals(4, s.responses().size(), "the pipeline after a reset is answered: " + s);
@@ -297,10 +282,9 @@ class ResetsAndSlowReadersIT {
         for (int i = 0; i < streams.size(); i++) {
             Stream stream = streams.get(i);
             Encoded e = ConnectionEdgesIT.encode(stream, SLOW_BASE + i, unknown);
-            Future<Outcome> onStock = pool.submit(() -> readSlowly(stock.node(1), e));
-            Future<Outcome> onKpipe = pool.submit(() -> readSlowly(kpipeNode, e));
-            Outcome s = onStock.get();
-            Outcome k = onKpipe.get();
+            List<Outcome> both = clusters.onBoth(pool, node -> readSlowly(node, e));
+            Outcome s = both.get(0);
+            Outcome k = both.get(1);
             endings.merge(
                     stream.end() + ": " + s.end() + " after " + s.responses().size(), 1, Integer::sum);
             assertEquals(e.apis().size(), s.responses().size(), "stock answers every request of " + stream);
