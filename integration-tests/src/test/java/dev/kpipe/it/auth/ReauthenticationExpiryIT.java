@@ -49,7 +49,8 @@ import org.junit.jupiter.api.TestInstance;
  *   <li>A pipeline that crosses the session's expiry without re-authenticating: a produce, a METADATA, a FETCH that
  *       waits {@value #FETCH_WAIT_MS} ms (so it is answered after the session expired), then a produce, a METADATA
  *       and an API_VERSIONS. Stock reads the request after the FETCH only once it answered it, after the expiry, and
- *       closes the connection there (KIP-368: a request other than a handshake after the expiry closes it).</li>
+ *       closes the connection there (KIP-368: a request other than a handshake after the expiry closes it). FETCH
+ *       is exclusive: kpipe drains the connection before it, so it too reads the produce after the expiry.</li>
  *   <li>A pipeline written after the session expired: closed at its first request, nothing answered or stored.</li>
  *   <li>A client that re-authenticates in the middle of a pipeline (a produce, a FETCH of 300 ms, a METADATA, then the
  *       handshake; the SCRAM exchange; then a pipeline of three produces and a METADATA): every response on both.</li>
