@@ -102,11 +102,11 @@ final class BenchClusters {
         List<NewTopic> topics = s.newTopics();
         admin.createTopics(topics).all().get(60, TimeUnit.SECONDS);
         for (NewTopic t : topics) {
-            awaitLedByNode1(c, s, t.name());
+            awaitLedByNode1(c, t.name(), t.replicasAssignments().size());
         }
     }
 
-    private static void awaitLedByNode1(Cluster c, Scenario s, String topic) throws Exception {
+    private static void awaitLedByNode1(Cluster c, String topic, int partitions) throws Exception {
         Admin admin = c.admin();
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (true) {
@@ -115,7 +115,7 @@ final class BenchClusters {
                         .allTopicNames()
                         .get(10, TimeUnit.SECONDS)
                         .get(topic);
-                boolean ok = d.partitions().size() == s.partitions;
+                boolean ok = d.partitions().size() == partitions;
                 for (TopicPartitionInfo p : d.partitions()) {
                     ok &= p.leader() != null
                             && p.leader().id() == 1

@@ -34,6 +34,7 @@ import java.util.stream.Collectors;
  * BenchMain --scenario S8 --window-ms 1,2,5,10  # acks=all at a fixed load, 16 producers, A/A, one run per W
  * BenchMain --scenario S9 --rounds 4           # a good producer beside 8 slow readers, W = 2 ms ({@link S9Round})
  * BenchMain --scenario S10 --s10-connections 1000,5000  # raw connections at scale ({@link S10Round})
+ * BenchMain --scenario S11 --rounds 4          # 50 producers on a topic kpipe excludes beside 5 pipelined, W = 2 ms
  * BenchMain --scenario S6,S7 --rounds 3         # offset commits on slow acks ({@link CommitBench}): stock, kpipe,
  *                                               # kpipe-excl (kpipe.offset.commits.pipelined=false)
  * BenchMain --scenario soak --duration-s 1200    # the reliability soak instead ({@link SoakMain})

@@ -40,6 +40,7 @@ import java.util.Locale;
  * @param measure the fixed-load (S2F) and large-batch (S1L) options
  * @param commits the offset-commit scenarios' options (S6, S7)
  * @param raw the raw-socket scenarios' options (S9, S10)
+ * @param fleet the mixed-fleet scenario's options (S11)
  */
 record BenchOptions(
         boolean demo,
@@ -68,9 +69,11 @@ record BenchOptions(
         long s3BufferBytes,
         MeasureOptions measure,
         CommitOptions commits,
-        RawOptions raw) {
+        RawOptions raw,
+        FleetOptions fleet) {
 
-    static final String USAGE = """
+    static final String USAGE =
+            """
       usage: BenchMain demo [options]      S1 at W=100 ms, 3 rounds x 15 s per side (+3 s warm-up)
              BenchMain [options]
       options:
@@ -89,6 +92,9 @@ record BenchOptions(
         --scenario S10              connections at scale: 1 broker, --s10-connections raw connections, each upgraded
                                     by one produce; one in ten produces 1 request/s (acks=1); heap per connection
                                     from a class histogram, CPU per produce request, kpipe's connection dump timed
+        --scenario S11              mixed fleet: S1's cluster (W = 2 ms unless --window-ms), --s11-excluded-producers
+                                    acks=all producers on a topic kpipe.topics.exclude names beside
+                                    --s11-pipelined-producers pipelined ones, each group at a fixed offered load
         --scenario sweep            S1 at W = 10,25,50,100,250,500 ms (or --window-ms), then a table and a PNG
                                     chart next to the JSON; 2 rounds x 12 s per side unless given (~9 minutes)
         --scenario soak             the reliability soak instead (--scenario soak --help for its options)
@@ -111,7 +117,7 @@ record BenchOptions(
         --s3-record-bytes N         (default 1024)     --s3-buffer-kib N   S3 buffer.memory (default 128)
         --batch-bytes N             batch.size (default 16384)
         --out DIR                   JSON output folder (default integration-tests/target/bench)
-      """ + MeasureOptions.USAGE + CommitOptions.USAGE + RawOptions.USAGE;
+      """ + MeasureOptions.USAGE + CommitOptions.USAGE + RawOptions.USAGE + FleetOptions.USAGE;
 
     /**
      * @param args the command line
@@ -146,6 +152,7 @@ record BenchOptions(
         MeasureOptions.Parser measure = new MeasureOptions.Parser();
         CommitOptions.Parser commits = new CommitOptions.Parser();
         RawOptions.Parser raw = new RawOptions.Parser();
+        FleetOptions.Parser fleet = new FleetOptions.Parser();
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -160,7 +167,7 @@ record BenchOptions(
                                 l.add("S2");
                                 l.add("S3");
                             }
-                            case "S1", "S2", "S3", "S2F", "S1L", "S5", "S8", "S9", "S10", "S6", "S7" -> l.add(u);
+                            case "S1", "S2", "S3", "S2F", "S1L", "S5", "S8", "S9", "S10", "S11", "S6", "S7" -> l.add(u);
                             case "SWEEP" -> {
                                 l.add("S1");
                                 sweep = true;
@@ -210,6 +217,9 @@ record BenchOptions(
                     }
                     if (last < 0) {
                         last = raw.parse(args, i);
+                    }
+                    if (last < 0) {
+                        last = fleet.parse(args, i);
                     }
                     if (last < 0) {
                         throw new IllegalArgumentException("unknown argument: " + a);
@@ -274,7 +284,8 @@ record BenchOptions(
                 s3Buffer,
                 measure.build(),
                 commits.build(),
-                raw.build(windowsGiven));
+                raw.build(windowsGiven),
+                fleet.build(windowsGiven));
     }
 
     /** {@code --warmup-s} takes 0 (no warm-up), so not {@link Flags#positiveInt}; a bad value names the flag. */

@@ -91,7 +91,7 @@ final class CostLines {
             sb.append(String.format(
                     Locale.ROOT,
                     "  offered %,d records/s; acknowledged in the window: stock %s, kpipe %s%s%n",
-                    scenario.offeredRecordsPerSec,
+                    scenario.offeredRecordsPerSec + scenario.excludedRecordsPerSec,
                     stat(r.stat(Variant.STOCK, RoundResult::recordsPerSec), 0),
                     stat(r.stat(Variant.KPIPE, RoundResult::recordsPerSec), 0),
                     r.hasControl()

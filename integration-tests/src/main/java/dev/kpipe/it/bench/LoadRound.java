@@ -82,16 +82,15 @@ final class LoadRound {
         List<LoadSender> senders = new ArrayList<>();
         List<Thread> threads = new ArrayList<>();
         try {
-            for (int i = 0; i < scenario.producers; i++) {
+            for (int i = 0; i < scenario.allProducers(); i++) {
                 String clientId = "bench-" + scenario.id + "-" + variant.label() + "-r" + round + "-p" + i;
                 KafkaProducer<byte[], byte[]> p =
                         new KafkaProducer<>(scenario.producerConfig(cluster.bootstrapServers(), clientId, variant));
-                RatePacer pacer = scenario.isFixedLoad()
-                        ? new RatePacer(scenario.offeredRecordsPerSec / (double) scenario.producers, start)
-                        : null;
+                double rate = scenario.offeredRecordsPerSecOf(i);
+                RatePacer pacer = rate > 0 ? new RatePacer(rate, start) : null;
                 senders.add(new LoadSender(
                         p,
-                        scenario.topic,
+                        scenario.topicOf(i),
                         scenario.partitionOf(i),
                         value,
                         windowStart,
@@ -189,7 +188,7 @@ final class LoadRound {
         Map<String, Object> extra = new LinkedHashMap<>(clientEnd);
         extra.putAll(midWindow);
         if (scenario.isFixedLoad()) {
-            extra.put("offered_records_per_s", (double) scenario.offeredRecordsPerSec);
+            extra.put("offered_records_per_s", (double) scenario.offeredRecordsPerSec + scenario.excludedRecordsPerSec);
         }
         if (scenario.windowMs > 0) {
             double fetches = (s1.followerFetches - s0.followerFetches) / seconds;
@@ -223,6 +222,15 @@ final class LoadRound {
             extra.put("ack_gap_max_ms", maxGap / 1e6);
             extra.put("ack_gap_p99_ms", gaps.count() > 0 ? gaps.percentileMicros(99) / 1000.0 : Double.NaN);
             extra.put("ack_gaps_over_0_1_ms", (double) gaps.count());
+        }
+        if (scenario.isS11()) { // the two groups apart: excluded (stock's path on kpipe) and pipelined
+            LatencyHistogram excluded = new LatencyHistogram();
+            LatencyHistogram pipelined = new LatencyHistogram();
+            for (int i = 0; i < senders.size(); i++) {
+                (scenario.isExcluded(i) ? excluded : pipelined).add(senders.get(i).histogram);
+            }
+            groupFigures(extra, "excluded", excluded, seconds);
+            groupFigures(extra, "pipelined", pipelined, seconds);
         }
         if (scenario.isS5()) {
             long commits =
@@ -275,6 +283,13 @@ final class LoadRound {
                 errors,
                 firstError == null ? null : firstError.toString(),
                 extra);
+    }
+
+    /** S11: one group's records/s and send-to-ack p50/p99, ms, as {@code <group>_records_per_s} etc. */
+    private static void groupFigures(Map<String, Object> extra, String group, LatencyHistogram h, double seconds) {
+        extra.put(group + "_records_per_s", h.count() / seconds);
+        extra.put(group + "_p50_ms", h.count() > 0 ? h.percentileMicros(50) / 1000.0 : Double.NaN);
+        extra.put(group + "_p99_ms", h.count() > 0 ? h.percentileMicros(99) / 1000.0 : Double.NaN);
     }
 
     private static long acked(List<LoadSender> senders) {

@@ -12,8 +12,9 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The raw-socket scenarios' figures in print: S9's and S10's part of each round's line, their lines of the table and
- * their targets (issue 33). Stateless.
+ * The raw-socket scenarios' figures in print, and the mixed fleet's (S11): S9's, S10's and S11's part of each round's
+ * line, S9's and S10's lines of the table, and their targets
+ * (issue 33). Stateless.
  */
 final class RawLines {
     /** S9 target: the good producer's longest gap between two acknowledgements, kpipe/stock, at most this. */
@@ -25,10 +26,21 @@ final class RawLines {
 
     /**
      * @param r a round
-     * @return S9's or S10's figures for the round's line, or "" for another scenario's round
+     * @return S9's, S10's or S11's figures for the round's line, or "" for another scenario's round
      */
     static String roundFigures(RoundResult r) {
         Map<String, Object> x = r.extra();
+        if (x.containsKey("excluded_p99_ms")) {
+            return String.format(
+                    Locale.ROOT,
+                    "  excluded %.0f rec/s p50 %.1f p99 %.1f ms  pipelined %.0f rec/s p50 %.1f p99 %.1f ms",
+                    extra(r, "excluded_records_per_s"),
+                    extra(r, "excluded_p50_ms"),
+                    extra(r, "excluded_p99_ms"),
+                    extra(r, "pipelined_records_per_s"),
+                    extra(r, "pipelined_p50_ms"),
+                    extra(r, "pipelined_p99_ms"));
+        }
         if (x.containsKey("ack_gap_max_ms")) {
             return String.format(
                     Locale.ROOT,
@@ -130,6 +142,20 @@ final class RawLines {
                     "longest ack gap kpipe/stock <= " + S9_MAX_GAP_RATIO,
                     g.median(),
                     g.median() <= S9_MAX_GAP_RATIO,
+                    "x"));
+        }
+        if (r.scenario().isS11()) {
+            Stat p = r.ratio(x -> extra(x, "excluded_p99_ms"));
+            l.add(Report.target(
+                    "excluded producers' p99 kpipe/stock <= " + Report.S8_MAX_P99_RATIO,
+                    p.median(),
+                    p.median() <= Report.S8_MAX_P99_RATIO,
+                    "x"));
+            Stat c = r.ratio(Report::cpuPerRequest);
+            l.add(Report.target(
+                    "broker CPU/produce request kpipe/stock <= " + Report.S8_MAX_CPU_PER_REQUEST_RATIO,
+                    c.median(),
+                    c.median() <= Report.S8_MAX_CPU_PER_REQUEST_RATIO,
                     "x"));
         }
         if (r.scenario().isS10()) {

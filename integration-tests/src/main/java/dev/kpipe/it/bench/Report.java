@@ -180,7 +180,7 @@ final class Report {
         if (!hasPairs() || scenario.client != null) { // --client runs show what each client gets: no S1 targets
             return l;
         }
-        if (scenario.isS9() || scenario.isS10()) {
+        if (scenario.isS9() || scenario.isS10() || scenario.isS11()) {
             return RawLines.targets(this);
         }
         if (scenario.isS3()) {

@@ -47,9 +47,9 @@ final class Scenario {
     final int kpipeLingerMs;
 
     final long bufferBytes;
-    private final Map<Integer, Map<String, String>> nodeConfig;
-    private final Map<String, String> topicConfig;
-    private final Map<Integer, List<Integer>> assignment;
+    final Map<Integer, Map<String, String>> nodeConfig;
+    final Map<String, String> topicConfig;
+    final Map<Integer, List<Integer>> assignment;
     /** Broker settings for the kpipe side only (S3's budget). */
     final Map<String, String> kpipeConfig;
     /** Records/s offered by all producers together ({@link RatePacer}), or 0 for flat out. */
@@ -69,6 +69,12 @@ final class Scenario {
     final String sideTopic;
     /** S10: raw connections to the broker instead of producers; 0 otherwise. */
     final int connections;
+    /** S11: producers on {@link #sideTopic}, which the kpipe side excludes, before the {@link #producers}; else 0. */
+    final int excludedProducers;
+    /** S11: records/s the excluded producers offer together. */
+    final int excludedRecordsPerSec;
+
+    private final Map<Integer, List<Integer>> sideAssignment;
 
     Scenario(ScenarioBuilder b) {
         this.id = Objects.requireNonNull(b.id, "id");
@@ -104,6 +110,9 @@ final class Scenario {
         this.slowReaders = b.slowReaders;
         this.sideTopic = b.sideTopic;
         this.connections = b.connections;
+        this.excludedProducers = b.excludedProducers;
+        this.excludedRecordsPerSec = b.excludedRecordsPerSec;
+        this.sideAssignment = Collections.unmodifiableMap(new LinkedHashMap<>(b.sideAssignment));
         if (partitionPerProducer && producers > partitions) {
             throw new IllegalStateException(
                     id + ": " + producers + " producers, one partition each, but " + partitions + " partitions");
@@ -124,11 +133,43 @@ final class Scenario {
         return client != null && client.kind != BenchClient.Kind.JAVA;
     }
 
+    /** @return the producers of a round: S11's excluded ones (indexes 0 to excluded - 1), then the others */
+    int allProducers() {
+        return excludedProducers + producers;
+    }
+
+    /** @return whether producer {@code i} of {@link #allProducers()} is one of S11's excluded producers */
+    boolean isExcluded(int producer) {
+        return producer < excludedProducers;
+    }
+
+    /** @return the topic producer {@code i} of {@link #allProducers()} writes */
+    String topicOf(int producer) {
+        return isExcluded(producer) ? sideTopic : topic;
+    }
+
+    /** @return records/s producer {@code i} of {@link #allProducers()} offers, or 0 for flat out */
+    double offeredRecordsPerSecOf(int producer) {
+        if (isExcluded(producer)) {
+            return excludedRecordsPerSec / (double) excludedProducers;
+        }
+        return isFixedLoad() ? offeredRecordsPerSec / (double) producers : 0;
+    }
+
+    /** @return whether this is S11 (excluded producers beside pipelined ones) */
+    boolean isS11() {
+        return excludedProducers > 0;
+    }
+
     /**
-     * @param producer the producer's index, 0-based
+     * @param producer the producer's index in {@link #allProducers()}, 0-based
      * @return the partition that producer writes every record to, or null for the producer's partitioner
      */
     Integer partitionOf(int producer) {
+        if (isExcluded(producer)) {
+            return producer;
+        }
+        producer -= excludedProducers;
         if (partitionPerProducer) {
             return producer;
         }
@@ -254,8 +295,14 @@ final class Scenario {
         return new NewTopic(topic, assignment).configs(topicConfig);
     }
 
-    /** @return the topics to create: {@link #newTopic()}, and S9's {@link #sideTopic} with the same assignment */
+    /**
+     * @return the topics to create: {@link #newTopic()}, and S9's {@link #sideTopic} with the same assignment, or
+     *     S11's with one partition per excluded producer
+     */
     List<NewTopic> newTopics() {
+        if (isS11()) {
+            return List.of(newTopic(), new NewTopic(sideTopic, sideAssignment).configs(topicConfig));
+        }
         return sideTopic == null
                 ? List.of(newTopic())
                 : List.of(newTopic(), new NewTopic(sideTopic, assignment).configs(topicConfig));
@@ -288,93 +335,13 @@ final class Scenario {
         return p;
     }
 
-    /** @return a description for the table header and the JSON */
+    /** @return a description for the table header and the JSON ({@link ScenarioText#describe}) */
     Map<String, Object> describe() {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("id", id);
-        m.put("label", label);
-        m.put("nodes", nodes);
-        if (windowMs > 0) {
-            m.put("follower_replica_fetch_wait_max_ms", windowMs);
-            m.put("follower_replica_fetch_min_bytes", FOLLOWER_FETCH_MIN_BYTES);
-            if (hasCeiling()) {
-                m.put("ceiling_requests_per_s", ceilingRequestsPerSec());
-            }
-        }
-        m.put("topic", topic);
-        m.put("partitions", partitions);
-        m.put("replica_assignment", assignment.toString());
-        m.put("topic_config", topicConfig);
-        m.put("producers", producers);
-        if (client != null) {
-            m.put("client", client.id);
-            m.put("client_settings", client.describe());
-        }
-        m.put("record_value_bytes", recordBytes);
-        m.put("fixed_partition", fixedPartition);
-        if (partitionPerProducer) {
-            m.put("partition_per_producer", true);
-        }
-        m.put("acks", acks);
-        m.put("enable_idempotence", idempotence);
-        m.put("max_in_flight_requests_per_connection", maxInFlight);
-        m.put("batch_size", batchBytes);
-        m.put("linger_ms", lingerMs);
-        if (kpipeLingerMs >= 0) {
-            m.put("kpipe_linger_ms", kpipeLingerMs);
-        }
-        m.put("buffer_memory", bufferBytes);
-        if (!kpipeConfig.isEmpty()) {
-            m.put("kpipe_side_config", kpipeConfig);
-        }
-        if (!nodeConfig.isEmpty()) {
-            m.put("node_config", nodeConfig.toString());
-        }
-        if (isFixedLoad()) {
-            m.put("offered_records_per_s", offeredRecordsPerSec);
-        }
-        m.put("aa_control", aaControl);
-        if (commitEvery > 0) {
-            m.put("transactional", true);
-            m.put("records_per_transaction", commitEvery);
-        }
-        if (isS9()) {
-            m.put("slow_readers", slowReaders);
-            m.put("slow_reader_topic", sideTopic);
-            m.put("slow_reader_request_bytes", SlowReaders.requestBytes(sideTopic));
-            m.put("slow_reader_receive_buffer_bytes", SlowReaders.RECEIVE_BUFFER_BYTES);
-        }
-        if (isS10()) {
-            m.put("connections", connections);
-            m.put("producing_connections", S10Round.producing(connections));
-            m.put("produce_requests_per_s_per_producing_connection", 1);
-        }
-        return m;
+        return ScenarioText.describe(this);
     }
 
-    /** @return one line for the table header */
+    /** @return one line for the table header ({@link ScenarioText#headline}) */
     String headline() {
-        if (isS10()) {
-            return label + ": " + nodes + " node(s), " + connections + " raw connections, each upgraded by one produce"
-                    + " request (acks=1, one " + recordBytes + " B record); " + S10Round.producing(connections)
-                    + " of them then produce 1 request/s, the rest idle";
-        }
-        return label + ": " + nodes + " node(s)"
-                + (windowMs > 0 ? ", follower replica.fetch.wait.max.ms=" + windowMs : "")
-                + ", acks=" + acks + ", " + producers + " producer(s)"
-                + (partitionPerProducer ? " (one partition and one connection each)" : "") + ", " + recordBytes
-                + " B records, batch.size="
-                + batchBytes + ", linger.ms=" + lingerMs
-                + (kpipeLingerMs >= 0 ? " (kpipe side " + kpipeLingerMs + ")" : "") + ", max.in.flight=" + maxInFlight
-                + ", buffer.memory="
-                + bufferBytes / 1024 + " KiB"
-                + (client != null ? ", client " + client.describe() : "")
-                + (isFixedLoad() ? ", offered " + offeredRecordsPerSec + " records/s" : "")
-                + (commitEvery > 0 ? ", transactional, commit every " + commitEvery + " records" : "")
-                + (isS9()
-                        ? ", beside " + slowReaders + " slow readers (raw connections writing "
-                                + SlowReaders.requestBytes(sideTopic) + " B acks=all produce requests to " + sideTopic
-                                + ", never reading)"
-                        : "");
+        return ScenarioText.headline(this);
     }
 }

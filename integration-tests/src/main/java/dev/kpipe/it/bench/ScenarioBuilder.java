@@ -40,6 +40,9 @@ final class ScenarioBuilder {
     int slowReaders;
     String sideTopic;
     int connections;
+    int excludedProducers;
+    int excludedRecordsPerSec;
+    final Map<Integer, List<Integer>> sideAssignment = new LinkedHashMap<>();
 
     ScenarioBuilder() {}
 
@@ -221,6 +224,25 @@ final class ScenarioBuilder {
     ScenarioBuilder connections(int connections) {
         this.connections = connections;
         return this;
+    }
+
+    /**
+     * S11: producers on a second topic that the kpipe side names in {@code kpipe.topics.exclude}, one partition (on
+     * {@code replicas}) and one connection each, beside the scenario's own producers.
+     *
+     * @param producers the excluded producers
+     * @param recordsPerSec records/s they offer together ({@link RatePacer})
+     * @param topic their topic
+     * @param replicas the replicas of each of its partitions, the first one the leader
+     */
+    ScenarioBuilder excludedFleet(int producers, int recordsPerSec, String topic, List<Integer> replicas) {
+        this.excludedProducers = producers;
+        this.excludedRecordsPerSec = recordsPerSec;
+        this.sideTopic = topic;
+        for (int p = 0; p < producers; p++) {
+            sideAssignment.put(p, List.copyOf(replicas));
+        }
+        return kpipeConfig("kpipe.topics.exclude", topic);
     }
 
     /**

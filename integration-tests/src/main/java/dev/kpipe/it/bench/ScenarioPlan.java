@@ -37,6 +37,7 @@ final class ScenarioPlan {
                 case "S5" -> options.windowsMs().forEach(w -> scenarios.add(Scenarios.s5(w, options)));
                 case "S8" -> options.windowsMs().forEach(w -> scenarios.add(Scenarios.s8(w, options)));
                 case "S9" -> options.raw().s9WindowsMs().forEach(w -> scenarios.add(Scenarios.s9(w, options)));
+                case "S11" -> options.fleet().windowsMs().forEach(w -> scenarios.add(Scenarios.s11(w, options)));
                 case "S10" -> options.raw().s10Connections().forEach(n -> scenarios.add(Scenarios.s10(n, options)));
                 default -> scenarios.add(Scenarios.s3(options.windowsMs().get(0), options));
             }

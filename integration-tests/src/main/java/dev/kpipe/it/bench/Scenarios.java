@@ -5,8 +5,8 @@ import java.util.List;
 
 /**
  * The benchmark's scenarios, each defined as named settings of a {@link ScenarioBuilder}, in two families: a slow
- * follower ({@link #slowFollower}: S1, S1L, S3, S5, S8) and one saturated broker ({@link #oneBroker}: S2, S2F), and the raw-socket scenarios S9
- * and S10.
+ * follower ({@link #slowFollower}: S1, S1L, S3, S5, S8) and one saturated broker ({@link #oneBroker}: S2, S2F), the raw-socket scenarios S9
+ * and S10, and the mixed fleet S11.
  *
  * <ul>
  *   <li><b>S1</b> (the headline): 2 nodes; node 2, the follower, delays its fetches with {@code
@@ -250,6 +250,36 @@ final class Scenarios {
                 .recordBytes(100)
                 .connections(connections)
                 .build();
+    }
+
+    /** S11: the excluded producers' topic ({@code kpipe.topics.exclude} on the kpipe side). */
+    static final String S11_EXCLUDED_TOPIC = "bench-s11-excluded";
+
+    /**
+     * @param windowMs W, the follower's {@code replica.fetch.wait.max.ms}
+     * @param o the options: {@link FleetOptions}; batch size from {@code o}
+     * @return scenario S11 at that window: S8's producers (acks=all, idempotent, linger 5 ms, 1 KiB records, one
+     *     partition and connection each, a fixed offered load) in two groups, most on a topic kpipe excludes
+     */
+    static Scenario s11(int windowMs, BenchOptions o) {
+        FleetOptions f = o.fleet();
+        int n = f.pipelinedProducers();
+        ScenarioBuilder b = slowFollower(windowMs)
+                .id("S11")
+                .label("S11 W=" + windowMs + "ms " + f.excludedProducers() + " excluded + " + n + " pipelined")
+                .topic("bench-s11")
+                .producers(n)
+                .partitionPerProducer()
+                .recordBytes(1024)
+                .batchBytes(o.batchBytes())
+                .lingerMs(5)
+                .bufferBytes(1024L * 1024)
+                .offeredRecordsPerSec(f.pipelinedRecordsPerSec())
+                .excludedFleet(f.excludedProducers(), f.excludedRecordsPerSec(), S11_EXCLUDED_TOPIC, List.of(1, 2));
+        for (int p = 1; p < n; p++) { // slowFollower added partition 0
+            b.replicas(p, List.of(1, 2));
+        }
+        return b.build();
     }
 
     /** S1's settings at window W, for S1 itself and S5. */

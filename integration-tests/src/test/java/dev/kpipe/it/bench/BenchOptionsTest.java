@@ -24,7 +24,7 @@ class BenchOptionsTest {
     /** Every flag of the usage text, each with a value other than its default. */
     private static final String[] EVERY_FLAG = {
         "--scenario",
-        "s1,S2F,S1L,S5,S3,s8,s9,S10,s6,S7",
+        "s1,S2F,S1L,S5,S3,s8,s9,S10,s11,s6,S7",
         "--window-ms",
         "50, 250",
         "--rounds",
@@ -95,6 +95,14 @@ class BenchOptionsTest {
         "3",
         "--s10-connections",
         "1000, 5000",
+        "--s11-excluded-producers",
+        "40",
+        "--s11-excluded-rate",
+        "4000",
+        "--s11-pipelined-producers",
+        "3",
+        "--s11-pipelined-rate",
+        "3000",
     };
 
     @Test
@@ -128,7 +136,8 @@ class BenchOptionsTest {
                         128 * 1024,
                         new MeasureOptions(20_000, 4, true, 250, 64 * 1024 * 1024, 0, List.of(), 6_400, 16, 5, -1),
                         new CommitOptions(2_000, 3_000_000, true),
-                        new RawOptions(8, List.of(2), List.of(1000))),
+                        new RawOptions(8, List.of(2), List.of(1000)),
+                        new FleetOptions(50, 5_000, 5, 5_000, List.of(2))),
                 o);
         assertEquals(MeasureOptions.DEFAULTS, o.measure());
         assertEquals(CommitOptions.DEFAULTS, o.commits());
@@ -142,7 +151,7 @@ class BenchOptionsTest {
                 new BenchOptions(
                         false,
                         false,
-                        List.of("S1", "S2F", "S1L", "S5", "S3", "S8", "S9", "S10", "S6", "S7"),
+                        List.of("S1", "S2F", "S1L", "S5", "S3", "S8", "S9", "S10", "S11", "S6", "S7"),
                         List.of(50, 250),
                         7,
                         11,
@@ -177,7 +186,8 @@ class BenchOptionsTest {
                                 0,
                                 12),
                         new CommitOptions(500, 70_000, false),
-                        new RawOptions(3, List.of(50, 250), List.of(1000, 5000))),
+                        new RawOptions(3, List.of(50, 250), List.of(1000, 5000)),
+                        new FleetOptions(40, 4_000, 3, 3_000, List.of(50, 250))),
                 o);
     }
 
@@ -289,6 +299,16 @@ class BenchOptionsTest {
                 parse("--scenario S10 --s10-connections 200 --rounds 1 --duration-s 5 --warmup-s 2")
                         .raw()
                         .s10Connections());
+
+        // docs/benchmark.md, "S11: a mixed fleet": W = 2 ms unless --window-ms is given
+        BenchOptions s11 = parse("--scenario S11 --rounds 4 --duration-s 20 --warmup-s 5");
+        assertEquals(List.of("S11"), s11.scenarios());
+        assertEquals(FleetOptions.DEFAULTS, s11.fleet());
+        assertEquals(List.of(2), s11.fleet().windowsMs(), "S11's own default W");
+        BenchOptions s11Smoke = parse(
+                "--scenario S11 --window-ms 5 --s11-excluded-producers 10 --s11-excluded-rate 1000"
+                        + " --s11-pipelined-producers 2 --s11-pipelined-rate 400 --rounds 1 --duration-s 5 --warmup-s 2");
+        assertEquals(new FleetOptions(10, 1000, 2, 400, List.of(5)), s11Smoke.fleet());
 
         BenchOptions stock = parse("--stock not-installed --broker-heap 512m --broker-jvm-opts -XX:+UseParallelGC");
         assertFalse(stock.stockInstallsPlugin());

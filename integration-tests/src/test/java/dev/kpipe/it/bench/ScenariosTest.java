@@ -201,6 +201,47 @@ class ScenariosTest {
     }
 
     @Test
+    void s11PutsTheExcludedProducersOnATopicTheKpipeSideExcludes() {
+        BenchOptions o = options("--scenario", "S11");
+        Scenario s = Scenarios.s11(2, o);
+        assertEquals("S11 W=2ms 50 excluded + 5 pipelined", s.label);
+        assertTrue(s.isS11());
+        assertFalse(s.isS9());
+        assertEquals(List.of(55, 50, 5), List.of(s.allProducers(), s.excludedProducers, s.producers));
+        assertEquals(Map.of("kpipe.topics.exclude", "bench-s11-excluded"), s.kpipeConfig);
+        assertEquals(
+                List.of("bench-s11", "bench-s11-excluded"),
+                s.newTopics().stream().map(t -> t.name()).toList());
+        assertEquals(5, s.newTopics().get(0).replicasAssignments().size());
+        assertEquals(50, s.newTopics().get(1).replicasAssignments().size());
+        assertEquals(List.of(1, 2), s.newTopics().get(1).replicasAssignments().get(49));
+        assertEquals(
+                List.of("bench-s11-excluded", "bench-s11-excluded", "bench-s11"),
+                List.of(s.topicOf(0), s.topicOf(49), s.topicOf(50)));
+        assertEquals(
+                List.of(0, 49, 0, 4),
+                List.of(s.partitionOf(0), s.partitionOf(49), s.partitionOf(50), s.partitionOf(54)));
+        assertEquals(100.0, s.offeredRecordsPerSecOf(0), "5,000 records/s over 50 excluded producers");
+        assertEquals(1000.0, s.offeredRecordsPerSecOf(50), "5,000 records/s over 5 pipelined producers");
+        assertFalse(s.hasCeiling());
+        assertEquals(
+                Scenarios.s8(2, o).producerConfig("b", "c", Variant.KPIPE),
+                s.producerConfig("b", "c", Variant.KPIPE),
+                "S8's producers: idempotent, acks=all, linger 5 ms");
+        assertTrue(s.headline().contains("beside 50 producers"), s.headline());
+        assertTrue(s.spec(Variant.KPIPE, o)
+                .brokerConfig()
+                .get("kpipe.topics.exclude")
+                .equals("bench-s11-excluded"));
+        assertEquals(null, s.spec(Variant.STOCK, o).brokerConfig().get("kpipe.topics.exclude"));
+        assertEquals(
+                List.of("S11 W=5ms 50 excluded + 5 pipelined"),
+                ScenarioPlan.scenarios(options("--scenario", "S11", "--window-ms", "5")).stream()
+                        .map(x -> x.label)
+                        .toList());
+    }
+
+    @Test
     void theRunPlansOneScenarioPerWindowOrConnectionCount() {
         List<String> labels = ScenarioPlan.scenarios(
                         options("--scenario", "S9,S10,S8", "--window-ms", "1,2", "--s10-connections", "1000,5000"))

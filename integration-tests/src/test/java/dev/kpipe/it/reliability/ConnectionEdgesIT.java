@@ -9,6 +9,7 @@ import dev.kpipe.it.harness.ClusterSpec;
 import dev.kpipe.it.harness.KafkaNode;
 import dev.kpipe.it.pipelining.KpipeJmx;
 import dev.kpipe.it.wire.RawKafkaConnection;
+import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.net.SocketException;
@@ -16,7 +17,6 @@ import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,11 +33,8 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.protocol.ApiKeys;
-import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.requests.AbstractRequest;
-import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
-import org.apache.kafka.common.requests.ResponseHeader;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -79,6 +76,7 @@ class ConnectionEdgesIT {
     private static final short PRODUCE_VERSION = 9;
 
     private final ExecutorService pool = Executors.newFixedThreadPool(2);
+    private StockAndKpipe clusters;
     private Cluster stock;
     private Cluster kpipe;
 
@@ -119,20 +117,18 @@ class ConnectionEdgesIT {
 
     @BeforeAll
     void startBrokers() throws Exception {
-        Future<Cluster> s = pool.submit(() -> Cluster.start(
-                spec("ConnectionEdgesIT-stock").installPlugin(false).build()));
-        Future<Cluster> k =
-                pool.submit(() -> Cluster.start(spec("ConnectionEdgesIT-kpipe").build()));
-        try {
-            stock = s.get();
-        } finally {
-            kpipe = k.get();
-        }
-        for (Cluster c : List.of(stock, kpipe)) {
-            c.createTopics(
-                    List.of(new NewTopic(TOPIC, Map.of(0, List.of(1, 2))).configs(Map.of("min.insync.replicas", "2"))),
-                    Duration.ofSeconds(60));
-        }
+        clusters = StockAndKpipe.start(pool, "ConnectionEdgesIT", ConnectionEdgesIT::spec);
+        stock = clusters.stock();
+        kpipe = clusters.kpipe();
+        createTopic(stock);
+        createTopic(kpipe);
+    }
+
+    /** Creates {@link #TOPIC}: one partition led by node 1 on [1,2], {@code min.insync.replicas=2}. */
+    static void createTopic(Cluster c) {
+        c.createTopics(
+                List.of(new NewTopic(TOPIC, Map.of(0, List.of(1, 2))).configs(Map.of("min.insync.replicas", "2"))),
+                Duration.ofSeconds(60));
     }
 
     static ClusterSpec.Builder spec(String name) {
@@ -147,10 +143,8 @@ class ConnectionEdgesIT {
     @AfterAll
     void stopBrokers() {
         pool.shutdownNow();
-        for (Cluster c : Arrays.asList(kpipe, stock)) {
-            if (c != null) {
-                c.close();
-            }
+        if (clusters != null) {
+            clusters.close();
         }
     }
 
@@ -243,48 +237,66 @@ class ConnectionEdgesIT {
 
     // ------------------------------------------------------------------ running one stream
 
-    static Outcome run(KafkaNode node, Stream stream, int index) throws IOException {
+    /** A stream as written: its bytes, whether the client then half-closes, and the API and version per answer. */
+    record Encoded(byte[] bytes, boolean halfClose, Map<Integer, ApiKeys> apis, Map<Integer, Short> versions) {}
+
+    /**
+     * Encodes a stream: its requests back to back (correlation ids from 1000, produces of one record to {@link
+     * #TOPIC} partition 0 valued {@code "stream <index> #<correlation id>"}), then the bytes of its break.
+     *
+     * @param metadataTopics the topics each METADATA request names
+     */
+    static Encoded encode(Stream stream, int index, List<String> metadataTopics) {
         Map<Integer, ApiKeys> apis = new LinkedHashMap<>();
         Map<Integer, Short> versions = new LinkedHashMap<>();
-        ByteBuffer bytes = ByteBuffer.allocate(64 * 1024);
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         int correlationId = 1000;
         for (Op op : stream.ops()) {
             AbstractRequest r = switch (op) {
                 case PRODUCE_ACKS_ALL -> produce(-1, index, correlationId);
                 case PRODUCE_ACKS_1 -> produce(1, index, correlationId);
                 case PRODUCE_ACKS_0 -> produce(0, index, correlationId);
-                case METADATA -> WireInputs.metadata(List.of(TOPIC));
+                case METADATA -> WireInputs.metadata(metadataTopics);
                 case API_VERSIONS -> new ApiVersionsRequest.Builder().build((short) 3);
             };
             if (op != Op.PRODUCE_ACKS_0) {
                 apis.put(correlationId, r.apiKey());
                 versions.put(correlationId, r.version());
             }
-            bytes.put(WireInputs.frame(r, correlationId++, "edges"));
+            bytes.writeBytes(WireInputs.frame(r, correlationId++, "edges"));
         }
         boolean halfClose = false;
+        ByteBuffer tail = ByteBuffer.allocate(4);
         switch (stream.end()) {
             case HALF_CLOSE -> halfClose = true;
-            case SIZE_INTEGER_MAX -> bytes.putInt(Integer.MAX_VALUE);
-            case SIZE_MINUS_ONE -> bytes.putInt(-1);
-            case SIZE_INTEGER_MIN -> bytes.putInt(Integer.MIN_VALUE);
-            case SIZE_OVER_MAX -> bytes.putInt(MAX_REQUEST_BYTES + 1);
+            case SIZE_INTEGER_MAX -> tail.putInt(Integer.MAX_VALUE);
+            case SIZE_MINUS_ONE -> tail.putInt(-1);
+            case SIZE_INTEGER_MIN -> tail.putInt(Integer.MIN_VALUE);
+            case SIZE_OVER_MAX -> tail.putInt(MAX_REQUEST_BYTES + 1);
             case TRUNCATED_THEN_HALF_CLOSE -> {
                 byte[] whole = WireInputs.frame(produce(1, index, 9999), 9999, "edges");
-                bytes.put(whole, 0, whole.length / 2);
+                bytes.write(whole, 0, whole.length / 2);
                 halfClose = true;
             }
         }
+        bytes.write(tail.array(), 0, tail.position());
+        return new Encoded(bytes.toByteArray(), halfClose, apis, versions);
+    }
+
+    static Outcome run(KafkaNode node, Stream stream, int index) throws IOException {
+        Encoded encoded = encode(stream, index, List.of(TOPIC));
+        Map<Integer, ApiKeys> apis = encoded.apis();
+        Map<Integer, Short> versions = encoded.versions();
         List<String> responses = new ArrayList<>();
         String end;
         try (RawKafkaConnection conn = new RawKafkaConnection("127.0.0.1", node.port(), "edges", QUIET)) {
-            conn.sendRaw(Arrays.copyOf(bytes.array(), bytes.position())); // back to back, one write
-            if (halfClose) {
+            conn.sendRaw(encoded.bytes()); // back to back, one write
+            if (encoded.halfClose()) {
                 conn.shutdownOutput();
             }
             while (true) {
                 try {
-                    responses.add(describe(conn.receiveFrame(), apis, versions));
+                    responses.add(WireInputs.describe(conn.receiveFrame(), apis, versions));
                 } catch (EOFException | SocketException e) {
                     end = "closed";
                     break;
@@ -297,25 +309,11 @@ class ConnectionEdgesIT {
         return new Outcome(responses, end);
     }
 
-    private static AbstractRequest produce(int acks, int stream, int correlationId) {
+    static AbstractRequest produce(int acks, int stream, int correlationId) {
         return WireInputs.produce(TOPIC, 0, (short) acks, PRODUCE_VERSION, "stream " + stream + " #" + correlationId);
     }
 
-    /** A response as compared: correlation id, API and error counts (not offsets, throttle times or addresses). */
-    private static String describe(byte[] frame, Map<Integer, ApiKeys> apis, Map<Integer, Short> versions) {
-        ByteBuffer buf = ByteBuffer.wrap(frame);
-        int correlationId = buf.getInt(0);
-        ApiKeys api = apis.get(correlationId);
-        if (api == null) {
-            return correlationId + ":unexpected:" + frame.length + " bytes";
-        }
-        short version = versions.get(correlationId);
-        ResponseHeader.parse(buf, api.responseHeaderVersion(version));
-        AbstractResponse r = AbstractResponse.parseResponse(api, new ByteBufferAccessor(buf), version);
-        return correlationId + ":" + api + ":" + new TreeMap<>(r.errorCounts());
-    }
-
-    private static long endOffset(Cluster c) throws Exception {
+    static long endOffset(Cluster c) throws Exception {
         TopicPartition tp = new TopicPartition(TOPIC, 0);
         return c.admin()
                 .listOffsets(Map.of(tp, OffsetSpec.latest()))

@@ -4,22 +4,27 @@ package dev.kpipe.it.reliability;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.requests.ResponseHeader;
 
 /** Kafka wire frames for the reliability tests: valid requests, and the pieces of invalid ones. */
-final class WireInputs {
+public final class WireInputs {
     private WireInputs() {}
 
     /** @return a size-prefixed frame holding the request with its header */
-    static byte[] frame(AbstractRequest request, int correlationId, String clientId) {
+    public static byte[] frame(AbstractRequest request, int correlationId, String clientId) {
         RequestHeader header = new RequestHeader(request.apiKey(), request.version(), clientId, correlationId);
         ByteBuffer body = request.serializeWithHeader(header);
         return sizePrefixed(body);
@@ -69,7 +74,7 @@ final class WireInputs {
     }
 
     /** @return a PRODUCE of the version (12: topics by name) of one record to the partition */
-    static ProduceRequest produce(String topic, int partition, short acks, short version, String value) {
+    public static ProduceRequest produce(String topic, int partition, short acks, short version, String value) {
         ProduceRequestData.TopicProduceData t = new ProduceRequestData.TopicProduceData()
                 .setName(topic)
                 .setPartitionData(List.of(new ProduceRequestData.PartitionProduceData()
@@ -84,12 +89,33 @@ final class WireInputs {
     }
 
     /** @return a METADATA v12 for the topics */
-    static MetadataRequest metadata(List<String> topics) {
+    public static MetadataRequest metadata(List<String> topics) {
         return new MetadataRequest.Builder(topics, false).build((short) 12);
     }
 
     /** @return whether request header v2 (flexible) is used for the API at that version */
     static boolean flexibleHeader(ApiKeys api, short version) {
         return api.requestHeaderVersion(version) >= 2;
+    }
+
+    /**
+     * A response as the differential tests compare it: correlation id, API and error counts (not offsets, throttle
+     * times or addresses); {@code <id>:unexpected:<n> bytes} for a correlation id not in {@code apis}.
+     *
+     * @param frame a response frame without its size prefix
+     * @param apis the API of each request answered, by correlation id
+     * @param versions the version of each request answered, by correlation id
+     */
+    public static String describe(byte[] frame, Map<Integer, ApiKeys> apis, Map<Integer, Short> versions) {
+        ByteBuffer buf = ByteBuffer.wrap(frame);
+        int correlationId = buf.getInt(0);
+        ApiKeys api = apis.get(correlationId);
+        if (api == null) {
+            return correlationId + ":unexpected:" + frame.length + " bytes";
+        }
+        short version = versions.get(correlationId);
+        ResponseHeader.parse(buf, api.responseHeaderVersion(version));
+        AbstractResponse r = AbstractResponse.parseResponse(api, new ByteBufferAccessor(buf), version);
+        return correlationId + ":" + api + ":" + new TreeMap<>(r.errorCounts());
     }
 }
