@@ -47,8 +47,8 @@ final class ConnectionPipeline<Q, S> extends ConnectionChannel<Q, S, ConnectionP
     private long lastWrittenNanos;
     /** The largest request read so far, bytes: the estimate reserved for the next one. */
     private int largestRequest;
-    /** At a per-connection limit as of its last evaluation: a wait for the limit is counted when this becomes true. */
-    private boolean atLimit;
+    /** At a per-connection limit, undrained ({@link WaitReason#UNDRAINED}), as of its last evaluation: waits counted. */
+    private boolean atLimit, wasUndrained;
 
     /** {@code largestRequest}: of those seen on it so far, bytes (0 for none); {@code queues}: its processor's. */
     ConnectionPipeline(
@@ -133,8 +133,9 @@ final class ConnectionPipeline<Q, S> extends ConnectionChannel<Q, S, ConnectionP
      */
     InflightRequests.Placement responseReady(Q request, S response) {
         InflightRequests.Placement placement = inflight.responseReady(request, response);
-        if (placement != InflightRequests.Placement.NOT_OURS && dispatch.endByResponse(request)) {
-            schedule();
+        if (placement != InflightRequests.Placement.NOT_OURS && dispatch.endByResponse(request)
+                || placement == InflightRequests.Placement.HELD && inflight.undrained()) {
+            schedule(); // its dispatch phase ended, or it became undrained: muted at this round, not a read later
         }
         return placement;
     }
@@ -221,7 +222,7 @@ final class ConnectionPipeline<Q, S> extends ConnectionChannel<Q, S, ConnectionP
 
     /**
      * @return why it must stay muted now, {@link WaitReason#bit()}s (0 if none): in the dispatch phase (or awaiting a
-     *     deferred write), throttled, at a per-connection limit (a {@code wait-inflight-limit-total} when it starts)
+     *     deferred write), throttled, at a per-connection limit, undrained (the last two counted when they start)
      */
     int muteReasons(InflightLimits limits) {
         boolean limited = !limits.admitsAnother(inflight.size(), inflight.bytes());
@@ -229,13 +230,16 @@ final class ConnectionPipeline<Q, S> extends ConnectionChannel<Q, S, ConnectionP
             stats.waitStarted(WaitReason.INFLIGHT_LIMIT);
         }
         atLimit = limited;
-        int r = 0;
+        boolean undrained = inflight.undrained();
+        if (undrained && !wasUndrained) {
+            stats.waitStarted(WaitReason.UNDRAINED);
+        }
+        wasUndrained = undrained;
+        int r = undrained ? WaitReason.UNDRAINED.bit() : 0;
         if (dispatch.active()) {
             r |= (dispatch.deferred() ? WaitReason.AWAITING_APPEND : WaitReason.AWAITING_DISPATCH).bit();
         }
-        if (throttle.throttled()) {
-            r |= WaitReason.THROTTLED.bit();
-        }
+        r |= throttle.throttled() ? WaitReason.THROTTLED.bit() : 0;
         return limited ? r | WaitReason.INFLIGHT_LIMIT.bit() : r;
     }
 
