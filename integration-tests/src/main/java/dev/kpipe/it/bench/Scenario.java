@@ -67,6 +67,8 @@ final class Scenario {
     final int slowReaders;
     /** S9: the slow readers' topic (the same replicas as {@link #topic}), or null. */
     final String sideTopic;
+    /** S9: stalled slow readers are replaced by new connections, so that they keep writing (the active regime). */
+    final boolean slowReadersActive;
     /** S10: raw connections to the broker instead of producers; 0 otherwise. */
     final int connections;
 
@@ -103,6 +105,7 @@ final class Scenario {
         this.client = b.client;
         this.slowReaders = b.slowReaders;
         this.sideTopic = b.sideTopic;
+        this.slowReadersActive = b.slowReadersActive;
         this.connections = b.connections;
         if (partitionPerProducer && producers > partitions) {
             throw new IllegalStateException(
@@ -341,6 +344,10 @@ final class Scenario {
         if (isS9()) {
             m.put("slow_readers", slowReaders);
             m.put("slow_reader_topic", sideTopic);
+            m.put("slow_readers_active", slowReadersActive);
+            m.put(
+                    "slow_reader_stall_reconnect_ms",
+                    slowReadersActive ? SlowReaders.STALL_RECONNECT_NANOS / 1_000_000 : 0);
             m.put("slow_reader_request_bytes", SlowReaders.requestBytes(sideTopic));
             m.put("slow_reader_receive_buffer_bytes", SlowReaders.RECEIVE_BUFFER_BYTES);
         }
@@ -374,7 +381,11 @@ final class Scenario {
                 + (isS9()
                         ? ", beside " + slowReaders + " slow readers (raw connections writing "
                                 + SlowReaders.requestBytes(sideTopic) + " B acks=all produce requests to " + sideTopic
-                                + ", never reading)"
+                                + ", never reading"
+                                + (slowReadersActive
+                                        ? "; replaced by a new connection when the broker stops reading one"
+                                        : "")
+                                + ")"
                         : "");
     }
 }
