@@ -73,8 +73,10 @@ final class S9Round {
             m.put("slow_reader_requests_written_whole_round", (double) readers.written());
             m.put("slow_readers_stalled_at_window_end", (double) readers.stalledAtWindowEnd(STALLED_NANOS));
             m.put("slow_reader_connections_ended", (double) readers.failures());
-            m.put("slow_reader_reconnects", (double) readers.reconnects());
-            m.put("slow_reader_reconnects_in_window", (double) readers.reconnectsInWindow());
+            if (scenario.slowReadersActive) {
+                m.put("slow_reader_reconnects", (double) readers.reconnects());
+                m.put("slow_reader_reconnects_in_window", (double) readers.reconnectsInWindow());
+            }
             if (readers.firstFailure() != null) {
                 m.put("slow_reader_first_failure", readers.firstFailure());
             }
