@@ -117,9 +117,9 @@ public final class KpipeMetrics implements AutoCloseable {
                 stats);
         gauge(
                 "processor-wakeup-total",
-                "Wake-ups kpipe asked of the network processors (beyond the broker's own, one per response): a"
-                        + " request's dispatch ended, or the in-flight byte budget admitted a waiting connection, while"
-                        + " no round of its processor was due.",
+                "Wake-ups kpipe asked of the network processors (beyond the broker's own, one per response) because"
+                        + " a request's dispatch ended while no round of its processor was due (a connection the"
+                        + " in-flight byte budget admits wakes its processor once more: budget-wait-total).",
                 s -> s.processorWakeups(),
                 stats);
         gauge(

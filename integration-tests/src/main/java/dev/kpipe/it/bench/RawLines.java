@@ -44,18 +44,28 @@ final class RawLines {
         if (x.containsKey("ack_gap_max_ms")) {
             return String.format(
                     Locale.ROOT,
-                    "  ack gap max %.1f ms p99 %.1f ms  slow-reader requests %.0f, stalled %.0f%s",
+                    "  ack gap max %.1f ms p99 %.1f ms  slow-reader requests %.0f, stalled %.0f%s%s",
                     extra(r, "ack_gap_max_ms"),
                     extra(r, "ack_gap_p99_ms"),
                     extra(r, "slow_reader_requests_written"),
                     extra(r, "slow_readers_stalled_at_window_end"),
+                    x.containsKey("slow_reader_reconnects_in_window")
+                            ? String.format(
+                                    Locale.ROOT, ", replaced %.0f", extra(r, "slow_reader_reconnects_in_window"))
+                            : "",
                     x.containsKey("kpipe_held_responses_at_end")
                             ? String.format(
                                     Locale.ROOT,
-                                    "  kpipe at end: held %.0f in flight %.0f (%.0f KiB)",
+                                    "  kpipe at end: held %.0f in flight %.0f (%.0f KiB)%s",
                                     extra(r, "kpipe_held_responses_at_end"),
                                     extra(r, "kpipe_inflight_requests_at_end"),
-                                    extra(r, "kpipe_inflight_bytes_at_end") / 1024)
+                                    extra(r, "kpipe_inflight_bytes_at_end") / 1024,
+                                    x.containsKey("kpipe_wait_undrained_total_at_end")
+                                            ? String.format(
+                                                    Locale.ROOT,
+                                                    ", undrained waits %.0f",
+                                                    extra(r, "kpipe_wait_undrained_total_at_end"))
+                                            : "")
                             : "");
         }
         if (x.containsKey("leader_heap_per_connection_bytes")) {
@@ -92,6 +102,10 @@ final class RawLines {
                             + r.scenario().slowReaders,
                     "slow_readers_stalled_at_window_end",
                     0));
+            if (r.scenario().slowReadersActive) {
+                sb.append(perSide(
+                        r, "slow readers replaced in the window (active)", "slow_reader_reconnects_in_window", 0));
+            }
             sb.append(String.format(
                     Locale.ROOT,
                     "  kpipe at each round's end: held responses %s, requests in flight %s%n",

@@ -10,21 +10,25 @@ import java.util.List;
  * beside {@link BenchOptions}. Immutable.
  *
  * @param s9SlowReaders S9: raw connections to the leader that write produce requests and never read a response
+ * @param s9Active S9: a slow reader the broker stopped reading is replaced by a new connection, so that slow readers
+ *     keep writing through the window (the active regime); false: they stall and stay (the stalled regime)
  * @param s9WindowsMs S9: the follower's {@code replica.fetch.wait.max.ms} values W, ms (one S9 run per W): {@code
  *     --window-ms} if given, else {@link #S9_DEFAULT_WINDOW_MS}
  * @param s10Connections S10: raw connections to the broker, one S10 run per value
  */
-record RawOptions(int s9SlowReaders, List<Integer> s9WindowsMs, List<Integer> s10Connections) {
+record RawOptions(int s9SlowReaders, boolean s9Active, List<Integer> s9WindowsMs, List<Integer> s10Connections) {
 
     /** S9's W when {@code --window-ms} is not given: the ordinary regime of fast acks. */
     static final int S9_DEFAULT_WINDOW_MS = 2;
 
-    /** The defaults: 8 slow readers, W = 2 ms; 1,000 connections. */
-    static final RawOptions DEFAULTS = new RawOptions(8, List.of(S9_DEFAULT_WINDOW_MS), List.of(1000));
+    /** The defaults: 8 slow readers that stall, W = 2 ms; 1,000 connections. */
+    static final RawOptions DEFAULTS = new RawOptions(8, false, List.of(S9_DEFAULT_WINDOW_MS), List.of(1000));
 
     static final String USAGE = """
         --s9-slow-readers N         S9: raw connections writing ~31 KiB acks=all produce requests to the leader and
                                     never reading a response (default 8); S9's W is 2 ms unless --window-ms is given
+        --s9-active                 S9: a slow reader the broker stops reading reconnects, so slow readers keep
+                                    writing through the window (default: they stall and stay)
         --s10-connections N,M       S10: raw connections to the broker, one run per value (default 1000; e.g.
                                     1000,5000): one in ten produces 1 request/s (acks=1), the rest idle after one
       """;
@@ -32,6 +36,7 @@ record RawOptions(int s9SlowReaders, List<Integer> s9WindowsMs, List<Integer> s1
     /** Collects these options one flag at a time from {@link #DEFAULTS}. Not thread-safe. */
     static final class Parser {
         private int s9SlowReaders = DEFAULTS.s9SlowReaders;
+        private boolean s9Active = DEFAULTS.s9Active;
         private List<Integer> s10Connections = DEFAULTS.s10Connections;
 
         /**
@@ -44,6 +49,7 @@ record RawOptions(int s9SlowReaders, List<Integer> s9WindowsMs, List<Integer> s1
             String a = args[i];
             switch (a) {
                 case "--s9-slow-readers" -> s9SlowReaders = Flags.positiveInt(Flags.value(args, ++i, a), a);
+                case "--s9-active" -> s9Active = true;
                 case "--s10-connections" -> {
                     List<Integer> l = new ArrayList<>();
                     for (String s : Flags.value(args, ++i, a).split(",")) {
@@ -64,7 +70,10 @@ record RawOptions(int s9SlowReaders, List<Integer> s9WindowsMs, List<Integer> s1
          */
         RawOptions build(List<Integer> windowsMs) {
             return new RawOptions(
-                    s9SlowReaders, windowsMs != null ? windowsMs : List.of(S9_DEFAULT_WINDOW_MS), s10Connections);
+                    s9SlowReaders,
+                    s9Active,
+                    windowsMs != null ? windowsMs : List.of(S9_DEFAULT_WINDOW_MS),
+                    s10Connections);
         }
     }
 }

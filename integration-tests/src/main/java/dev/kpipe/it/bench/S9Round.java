@@ -15,8 +15,12 @@ import java.util.Map;
  * is the producer's to within the producers' creation. Caller's thread; the slow readers have their own.
  */
 final class S9Round {
-    /** kpipe's gauges read at the round's end, the slow readers still connected: what their unread responses hold. */
+    /**
+     * kpipe's gauges read at the round's end, the slow readers still connected: what their unread responses hold; and
+     * the count of waits for {@code undrained} since the broker started.
+     */
     static final List<String> KPIPE_GAUGES = List.of(
+            "wait-undrained-total",
             "held-responses",
             "inflight-requests",
             "inflight-bytes",
@@ -54,8 +58,13 @@ final class S9Round {
         KafkaNode leader = cluster.node(1);
         long windowStart = System.nanoTime() + Duration.ofSeconds(warmupSeconds).toNanos();
         long windowEnd = windowStart + Duration.ofSeconds(durationSeconds).toNanos();
-        try (SlowReaders readers =
-                SlowReaders.start(leader.port(), scenario.sideTopic, scenario.slowReaders, windowStart, windowEnd)) {
+        try (SlowReaders readers = SlowReaders.start(
+                leader.port(),
+                scenario.sideTopic,
+                scenario.slowReaders,
+                scenario.slowReadersActive,
+                windowStart,
+                windowEnd)) {
             RoundResult r =
                     new LoadRound(cluster, scenario, variant, round, progress).run(warmupSeconds, durationSeconds);
             Map<String, Object> m = new LinkedHashMap<>();
@@ -64,6 +73,10 @@ final class S9Round {
             m.put("slow_reader_requests_written_whole_round", (double) readers.written());
             m.put("slow_readers_stalled_at_window_end", (double) readers.stalledAtWindowEnd(STALLED_NANOS));
             m.put("slow_reader_connections_ended", (double) readers.failures());
+            if (scenario.slowReadersActive) {
+                m.put("slow_reader_reconnects", (double) readers.reconnects());
+                m.put("slow_reader_reconnects_in_window", (double) readers.reconnectsInWindow());
+            }
             if (readers.firstFailure() != null) {
                 m.put("slow_reader_first_failure", readers.firstFailure());
             }

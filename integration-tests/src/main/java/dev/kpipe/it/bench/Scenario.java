@@ -67,6 +67,8 @@ final class Scenario {
     final int slowReaders;
     /** S9: the slow readers' topic (the same replicas as {@link #topic}), or null. */
     final String sideTopic;
+    /** S9: stalled slow readers are replaced by new connections, so that they keep writing (the active regime). */
+    final boolean slowReadersActive;
     /** S10: raw connections to the broker instead of producers; 0 otherwise. */
     final int connections;
     /** S11: producers on {@link #sideTopic}, which the kpipe side excludes, before the {@link #producers}; else 0. */
@@ -109,6 +111,7 @@ final class Scenario {
         this.client = b.client;
         this.slowReaders = b.slowReaders;
         this.sideTopic = b.sideTopic;
+        this.slowReadersActive = b.slowReadersActive;
         this.connections = b.connections;
         this.excludedProducers = b.excludedProducers;
         this.excludedRecordsPerSec = b.excludedRecordsPerSec;

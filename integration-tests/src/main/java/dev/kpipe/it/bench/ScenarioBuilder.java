@@ -39,6 +39,7 @@ final class ScenarioBuilder {
     BenchClient client;
     int slowReaders;
     String sideTopic;
+    boolean slowReadersActive;
     int connections;
     int excludedProducers;
     int excludedRecordsPerSec;
@@ -213,10 +214,12 @@ final class ScenarioBuilder {
      * @param readers S9: raw connections writing produce requests to {@code topic} (same replicas as the scenario's
      *     topic) and never reading a response
      * @param topic their topic
+     * @param active a slow reader the broker stopped reading is replaced by a new connection ({@link SlowReaders})
      */
-    ScenarioBuilder slowReaders(int readers, String topic) {
+    ScenarioBuilder slowReaders(int readers, String topic, boolean active) {
         this.slowReaders = readers;
         this.sideTopic = topic;
+        this.slowReadersActive = active;
         return this;
     }
 

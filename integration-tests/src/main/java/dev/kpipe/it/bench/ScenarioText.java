@@ -61,6 +61,10 @@ final class ScenarioText {
         if (s.isS9()) {
             m.put("slow_readers", s.slowReaders);
             m.put("slow_reader_topic", s.sideTopic);
+            m.put("slow_readers_active", s.slowReadersActive);
+            m.put(
+                    "slow_reader_stall_reconnect_ms",
+                    s.slowReadersActive ? SlowReaders.STALL_RECONNECT_NANOS / 1_000_000 : 0);
             m.put("slow_reader_request_bytes", SlowReaders.requestBytes(s.sideTopic));
             m.put("slow_reader_receive_buffer_bytes", SlowReaders.RECEIVE_BUFFER_BYTES);
         }
@@ -107,7 +111,11 @@ final class ScenarioText {
                         ? ", beside " + s.slowReaders + " slow readers (raw connections writing "
                                 + SlowReaders.requestBytes(s.sideTopic) + " B acks=all produce requests to "
                                 + s.sideTopic
-                                + ", never reading)"
+                                + ", never reading"
+                                + (s.slowReadersActive
+                                        ? "; replaced by a new connection when the broker stops reading one"
+                                        : "")
+                                + ")"
                         : "");
     }
 }

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * S9's slow readers: raw connections to the leader, each writing acks=all produce requests of one ~31 KiB record batch
@@ -19,8 +20,13 @@ import java.util.concurrent.atomic.AtomicReference;
  * whatever the broker reads), and never reading a response. Their receive buffer is set small ({@link
  * #RECEIVE_BUFFER_BYTES}) so that the unread responses fill it within the warm-up rather than after thousands of them.
  *
- * <p>Threads: one writing thread per connection; counters are atomics read by the caller; {@link #close()} closes the
- * sockets (which ends the blocked writes) and joins the threads.
+ * <p>Stalled (the default): a connection the broker stops reading (its unread responses filled both sockets' buffers)
+ * stays connected and blocked. Active: a watchdog closes a connection that completed no write for {@link
+ * #STALL_RECONNECT_NANOS} and its thread connects a new one, so that the slow readers keep writing through the window,
+ * as a client that never reads but keeps producing on fresh connections does.
+ *
+ * <p>Threads: one writing thread per connection, one watchdog when active; counters are atomics read by the caller;
+ * {@link #close()} closes the sockets (which ends the blocked writes) and joins the threads.
  */
 final class SlowReaders implements AutoCloseable {
     /** {@code SO_RCVBUF} of each slow reader's socket, bytes. */
@@ -29,24 +35,36 @@ final class SlowReaders implements AutoCloseable {
     static final int RECORDS = 30;
     /** Each record's value, bytes: 30 x 1 KiB, about 31 KiB on the wire with the batch and request headers. */
     static final int VALUE_BYTES = 1024;
+    /** Active: a connection that completed no write for this long (ns) is closed and replaced by a new one. */
+    static final long STALL_RECONNECT_NANOS = 500_000_000L;
 
-    private final List<SocketChannel> channels = new ArrayList<>();
+    private final int port;
+    private final boolean active;
+    private final AtomicReferenceArray<SocketChannel> channels;
     private final List<Thread> threads = new ArrayList<>();
     private final long windowStart;
     private final long windowEnd;
     private final AtomicLong written = new AtomicLong();
     private final AtomicLong writtenInWindow = new AtomicLong();
+    private final AtomicLong reconnects = new AtomicLong();
+    private final AtomicLong reconnectsInWindow = new AtomicLong();
     /** Per connection: when its last write inside the window completed, or {@link Long#MIN_VALUE}. */
     private final AtomicLongArray lastWriteInWindow;
+    /** Per connection: when it connected or last completed a write ({@link System#nanoTime()}). */
+    private final AtomicLongArray lastProgress;
 
     private final AtomicLong failures = new AtomicLong();
     private final AtomicReference<String> firstFailure = new AtomicReference<>();
     private volatile boolean closing;
 
-    private SlowReaders(int n, long windowStart, long windowEnd) {
+    private SlowReaders(int port, int n, boolean active, long windowStart, long windowEnd) {
+        this.port = port;
+        this.active = active;
         this.windowStart = windowStart;
         this.windowEnd = windowEnd;
+        this.channels = new AtomicReferenceArray<>(n);
         this.lastWriteInWindow = new AtomicLongArray(n);
+        this.lastProgress = new AtomicLongArray(n);
         for (int i = 0; i < n; i++) {
             lastWriteInWindow.set(i, Long.MIN_VALUE);
         }
@@ -61,46 +79,61 @@ final class SlowReaders implements AutoCloseable {
     }
 
     /**
-     * Connects {@code n} slow readers and starts their writing threads.
+     * Connects {@code n} slow readers and starts their writing threads (and, if active, the watchdog).
      *
      * @param port the leader's client port on 127.0.0.1
      * @param topic their topic (partition 0)
      * @param n how many
+     * @param active replace a connection the broker stopped reading by a new one ({@link #STALL_RECONNECT_NANOS})
      * @param windowStart start of the measured window, {@link System#nanoTime()}
      * @param windowEnd its end
      * @return the running slow readers
      * @throws IOException if one cannot connect (the ones connected are closed)
      */
-    static SlowReaders start(int port, String topic, int n, long windowStart, long windowEnd) throws IOException {
-        SlowReaders r = new SlowReaders(n, windowStart, windowEnd);
+    static SlowReaders start(int port, String topic, int n, boolean active, long windowStart, long windowEnd)
+            throws IOException {
+        SlowReaders r = new SlowReaders(port, n, active, windowStart, windowEnd);
         try {
             for (int i = 0; i < n; i++) {
-                SocketChannel ch = SocketChannel.open();
-                r.channels.add(ch);
-                ch.setOption(StandardSocketOptions.SO_RCVBUF, RECEIVE_BUFFER_BYTES);
-                ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                ch.connect(new InetSocketAddress("127.0.0.1", port));
+                r.connect(i);
             }
         } catch (IOException | RuntimeException e) {
             r.close();
             throw e;
         }
         for (int i = 0; i < n; i++) {
-            SocketChannel ch = r.channels.get(i);
             int index = i;
-            Thread t = new Thread(() -> r.write(index, ch, topic), "bench-slow-reader-" + i);
-            t.setDaemon(true);
-            r.threads.add(t);
-            t.start();
+            r.startThread(() -> r.write(index, topic), "bench-slow-reader-" + i);
+        }
+        if (active) {
+            r.startThread(r::watch, "bench-slow-reader-watchdog");
         }
         return r;
     }
 
-    private void write(int index, SocketChannel ch, String topic) {
+    private void startThread(Runnable body, String name) {
+        Thread t = new Thread(body, name);
+        t.setDaemon(true);
+        threads.add(t);
+        t.start();
+    }
+
+    private SocketChannel connect(int index) throws IOException {
+        SocketChannel ch = SocketChannel.open();
+        channels.set(index, ch);
+        ch.setOption(StandardSocketOptions.SO_RCVBUF, RECEIVE_BUFFER_BYTES);
+        ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        ch.connect(new InetSocketAddress("127.0.0.1", port));
+        lastProgress.set(index, System.nanoTime());
+        return ch;
+    }
+
+    private void write(int index, String topic) {
         ByteBuffer request = RawProduce.request(topic, 0, (short) -1, RECORDS, VALUE_BYTES);
         int correlationId = 0;
-        try {
-            while (!closing) {
+        SocketChannel ch = channels.get(index);
+        while (!closing) {
+            try {
                 RawProduce.setCorrelationId(request, ++correlationId);
                 request.rewind();
                 while (request.hasRemaining()) {
@@ -108,19 +141,58 @@ final class SlowReaders implements AutoCloseable {
                 }
                 written.incrementAndGet();
                 long now = System.nanoTime();
+                lastProgress.set(index, now);
                 if (now >= windowStart && now < windowEnd) {
                     writtenInWindow.incrementAndGet();
                     lastWriteInWindow.set(index, now);
                 }
+            } catch (IOException e) { // closed by the watchdog or close() (ClosedChannelException), or by the broker
+                if (closing) {
+                    return;
+                }
+                if (!active || !(e instanceof ClosedChannelException)) {
+                    fail(e);
+                    return;
+                }
+                try {
+                    ch = connect(index);
+                    correlationId = 0;
+                    reconnects.incrementAndGet();
+                    long now = System.nanoTime();
+                    if (now >= windowStart && now < windowEnd) {
+                        reconnectsInWindow.incrementAndGet();
+                    }
+                } catch (IOException c) {
+                    fail(c);
+                    return;
+                }
             }
-        } catch (ClosedChannelException e) {
-            if (!closing) {
-                fail(e);
+        }
+    }
+
+    /** Active: closes every connection that completed no write for {@link #STALL_RECONNECT_NANOS}; 50 ms period. */
+    private void watch() {
+        while (!closing) {
+            long now = System.nanoTime();
+            for (int i = 0; i < channels.length(); i++) {
+                if (now - lastProgress.get(i) > STALL_RECONNECT_NANOS) {
+                    lastProgress.set(i, now); // once: its thread reconnects
+                    closeQuietly(channels.get(i));
+                }
             }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    private static void closeQuietly(SocketChannel ch) {
+        try {
+            ch.close();
         } catch (IOException e) {
-            if (!closing) {
-                fail(e); // e.g. the broker closed the connection
-            }
+            // closing anyway
         }
     }
 
@@ -137,6 +209,16 @@ final class SlowReaders implements AutoCloseable {
     /** @return requests whose write completed inside the window, all connections */
     long writtenInWindow() {
         return writtenInWindow.get();
+    }
+
+    /** @return active: connections replaced since the start (0 when stalled readers stay) */
+    long reconnects() {
+        return reconnects.get();
+    }
+
+    /** @return active: connections replaced inside the window */
+    long reconnectsInWindow() {
+        return reconnectsInWindow.get();
     }
 
     /**
@@ -165,15 +247,14 @@ final class SlowReaders implements AutoCloseable {
         return firstFailure.get();
     }
 
-    /** Closes every connection and joins the writing threads (up to 5 s each). */
+    /** Closes every connection and joins the threads (up to 5 s each). */
     @Override
     public void close() {
         closing = true;
-        for (SocketChannel ch : channels) {
-            try {
-                ch.close();
-            } catch (IOException e) {
-                // closing anyway
+        for (int i = 0; i < channels.length(); i++) {
+            SocketChannel ch = channels.get(i);
+            if (ch != null) {
+                closeQuietly(ch);
             }
         }
         for (Thread t : threads) {

@@ -93,6 +93,7 @@ class BenchOptionsTest {
         "--no-excl",
         "--s9-slow-readers",
         "3",
+        "--s9-active",
         "--s10-connections",
         "1000, 5000",
         "--s11-excluded-producers",
@@ -136,7 +137,7 @@ class BenchOptionsTest {
                         128 * 1024,
                         new MeasureOptions(20_000, 4, true, 250, 64 * 1024 * 1024, 0, List.of(), 6_400, 16, 5, -1),
                         new CommitOptions(2_000, 3_000_000, true),
-                        new RawOptions(8, List.of(2), List.of(1000)),
+                        new RawOptions(8, false, List.of(2), List.of(1000)),
                         new FleetOptions(50, 5_000, 5, 5_000, List.of(2))),
                 o);
         assertEquals(MeasureOptions.DEFAULTS, o.measure());
@@ -186,7 +187,7 @@ class BenchOptionsTest {
                                 0,
                                 12),
                         new CommitOptions(500, 70_000, false),
-                        new RawOptions(3, List.of(50, 250), List.of(1000, 5000)),
+                        new RawOptions(3, true, List.of(50, 250), List.of(1000, 5000)),
                         new FleetOptions(40, 4_000, 3, 3_000, List.of(50, 250))),
                 o);
     }
@@ -289,6 +290,11 @@ class BenchOptionsTest {
         assertEquals(List.of(5), s9Smoke.raw().s9WindowsMs());
         assertEquals(2, s9Smoke.raw().s9SlowReaders());
         assertEquals(List.of(1, 5, 2), List.of(s9Smoke.rounds(), s9Smoke.durationSeconds(), s9Smoke.warmupSeconds()));
+        assertFalse(s9.raw().s9Active(), "the stalled regime unless --s9-active");
+        // docs/benchmark.md, S9's active regime: the slow readers replaced when the broker stops reading them
+        BenchOptions s9Active = parse("--scenario S9 --s9-active --rounds 4 --duration-s 20 --warmup-s 10");
+        assertTrue(s9Active.raw().s9Active());
+        assertEquals(List.of(2), s9Active.raw().s9WindowsMs());
 
         // docs/benchmark.md, "S10: connections at scale": one run per connection count
         BenchOptions s10 = parse("--scenario S10 --s10-connections 1000,5000 --rounds 4 --duration-s 20");

@@ -82,6 +82,29 @@ class RawReportTest {
     }
 
     @Test
+    void s9sActiveRegimeShowsTheReplacedSlowReadersAndTheUndrainedWaits() {
+        BenchOptions o = BenchOptions.parse(new String[] {"--scenario", "S9", "--s9-active"});
+        Report r = new Report(Scenarios.s9(2, o));
+        for (Variant v : Variant.values()) {
+            Map<String, Object> active = new LinkedHashMap<>();
+            active.put("slow_reader_reconnects_in_window", v == Variant.STOCK ? 12.0 : 7.0);
+            if (v == Variant.KPIPE) {
+                active.put("kpipe_wait_undrained_total_at_end", 40.0);
+            }
+            r.add(s9Round(v, 1, 500, 40).withExtra(active));
+        }
+        String line = r.rounds(Variant.KPIPE).get(0).line();
+        assertTrue(
+                line.contains(
+                        "stalled 5, replaced 7  kpipe at end: held 3 in flight 128 (4096 KiB), undrained waits 40"),
+                line);
+        String table = r.table(o);
+        assertTrue(
+                table.contains("slow readers replaced in the window (active): stock 12 [12..12], kpipe 7 [7..7]"),
+                table);
+    }
+
+    @Test
     void s10ComparesTheHeapPerConnectionAsADifference() {
         BenchOptions o = BenchOptions.parse(new String[] {"--scenario", "S10"});
         Report r = new Report(Scenarios.s10(1000, o));

@@ -175,6 +175,9 @@ class ScenariosTest {
         assertEquals(
                 "S9 W=5ms 3 slow readers",
                 Scenarios.s9(5, options("--window-ms", "5", "--s9-slow-readers", "3")).label);
+        Scenario active = Scenarios.s9(2, options("--s9-active"));
+        assertEquals("S9 W=2ms 8 active slow readers", active.label);
+        assertTrue(active.slowReadersActive);
         assertEquals(
                 List.of("bench-s1"),
                 Scenarios.s1(2, o).newTopics().stream().map(t -> t.name()).toList());

@@ -109,6 +109,7 @@ class MetricsJmxIT {
             "wait-awaiting-append-total",
             "wait-budget-total",
             "wait-inflight-limit-total",
+            "wait-undrained-total",
             "wait-storage-pressure-total",
             "wait-throttled-total",
             "wait-drain-exclusive-total",

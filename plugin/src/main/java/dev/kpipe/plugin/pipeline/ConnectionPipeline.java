@@ -47,8 +47,8 @@ final class ConnectionPipeline<Q, S> extends ConnectionChannel<Q, S, ConnectionP
     private long lastWrittenNanos;
     /** The largest request read so far, bytes: the estimate reserved for the next one. */
     private int largestRequest;
-    /** At a per-connection limit as of its last evaluation: a wait for the limit is counted when this becomes true. */
-    private boolean atLimit;
+    /** Counts its waits at a per-connection limit and undrained ({@link WaitReason#UNDRAINED}) when they start. */
+    private final WaitStarts waits;
 
     /** {@code largestRequest}: of those seen on it so far, bytes (0 for none); {@code queues}: its processor's. */
     ConnectionPipeline(
@@ -67,6 +67,7 @@ final class ConnectionPipeline<Q, S> extends ConnectionChannel<Q, S, ConnectionP
         this.hold = new DrainHold<>(stats);
         this.pressure = new PressureWait(stats);
         this.machine = new ConnectionStateMachine(stats, ticker);
+        this.waits = new WaitStarts(stats);
         this.reservation = queues.newReservation(this);
     }
 
@@ -112,12 +113,10 @@ final class ConnectionPipeline<Q, S> extends ConnectionChannel<Q, S, ConnectionP
 
     /**
      * Thread: a handler. {@code KafkaApis.handle} returned for {@code request}: ends its dispatch phase, wakes the
-     * processor unless a round is due anyway ({@link ProcessorQueues#dispatchSignalled}).
+     * processor unless a round is due anyway ({@link ProcessorQueues#dispatchSignalled}). @return true if it woke it
      */
-    void dispatchEnded(Q request) {
-        if (dispatch.end(request) && queues.dispatchSignalled(this)) {
-            stats.processorWakeups.increment();
-        }
+    boolean dispatchEnded(Q request) {
+        return dispatch.end(request) && queues.dispatchSignalled(this);
     }
 
     /** Thread: a handler. @return true if {@code request} is in the phase, now deferred past handle (KIP-890) */
@@ -136,8 +135,9 @@ final class ConnectionPipeline<Q, S> extends ConnectionChannel<Q, S, ConnectionP
      */
     InflightRequests.Placement responseReady(Q request, S response) {
         InflightRequests.Placement placement = inflight.responseReady(request, response);
-        if (placement != InflightRequests.Placement.NOT_OURS && dispatch.endByResponse(request)) {
-            schedule();
+        if (placement != InflightRequests.Placement.NOT_OURS && dispatch.endByResponse(request)
+                || placement == InflightRequests.Placement.HELD && inflight.undrained()) {
+            schedule(); // its dispatch phase ended, or it became undrained: muted at this round, not a read later
         }
         return placement;
     }
@@ -224,22 +224,21 @@ final class ConnectionPipeline<Q, S> extends ConnectionChannel<Q, S, ConnectionP
 
     /**
      * @return why it must stay muted now, {@link WaitReason#bit()}s (0 if none): in the dispatch phase (or awaiting a
-     *     deferred write), throttled, at a per-connection limit (a {@code wait-inflight-limit-total} when it starts)
+     *     deferred write), throttled, at a per-connection limit, undrained (the last two counted when they start)
      */
     int muteReasons(InflightLimits limits) {
-        boolean limited = !limits.admitsAnother(inflight.size(), inflight.bytes());
-        if (limited && !atLimit) {
-            stats.waitStarted(WaitReason.INFLIGHT_LIMIT);
+        int r = inflight.undrained() ? WaitReason.UNDRAINED.bit() : 0;
+        if (!limits.admitsAnother(inflight.size(), inflight.bytes())) {
+            r |= WaitReason.INFLIGHT_LIMIT.bit();
         }
-        atLimit = limited;
-        int r = 0;
         if (dispatch.active()) {
             r |= (dispatch.deferred() ? WaitReason.AWAITING_APPEND : WaitReason.AWAITING_DISPATCH).bit();
         }
         if (throttle.throttled()) {
             r |= WaitReason.THROTTLED.bit();
         }
-        return limited ? r | WaitReason.INFLIGHT_LIMIT.bit() : r;
+        waits.evaluated(r);
+        return r;
     }
 
     /** @return true if the storage side kept it muted from now (a wait counted, listed with its processor) */
@@ -381,7 +380,6 @@ final class ConnectionPipeline<Q, S> extends ConnectionChannel<Q, S, ConnectionP
     public void admitted() {
         reservation.granted();
         queues.signalled(this, true);
-        stats.processorWakeups.increment();
     }
 
     /** Its idle reservation is revoked: muted, and evaluated again at the next safe point. Network thread. */

@@ -76,6 +76,9 @@ public record ConnectionSnapshot(
         if (!state.draining() && !limits.admitsAnother(inflight, bytes)) {
             reasons.add(WaitReason.INFLIGHT_LIMIT);
         }
+        if (!state.draining() && requests.publishedUndrained()) {
+            reasons.add(WaitReason.UNDRAINED);
+        }
         if (c.pressureBlocked()) {
             reasons.add(WaitReason.STORAGE_PRESSURE);
         }

@@ -44,11 +44,13 @@ final class InflightRequests<Q, S> implements InflightView<Q, S> {
     private long publishedBytes;
     private long publishedOldestReadNanos;
     private int publishedHeldResponses;
+    private boolean publishedUndrained;
 
     private static final VarHandle COUNT;
     private static final VarHandle BYTES;
     private static final VarHandle OLDEST_READ_NANOS;
     private static final VarHandle HELD_RESPONSES;
+    private static final VarHandle UNDRAINED;
 
     static {
         try {
@@ -57,6 +59,7 @@ final class InflightRequests<Q, S> implements InflightView<Q, S> {
             BYTES = l.findVarHandle(InflightRequests.class, "publishedBytes", long.class);
             OLDEST_READ_NANOS = l.findVarHandle(InflightRequests.class, "publishedOldestReadNanos", long.class);
             HELD_RESPONSES = l.findVarHandle(InflightRequests.class, "publishedHeldResponses", int.class);
+            UNDRAINED = l.findVarHandle(InflightRequests.class, "publishedUndrained", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -110,6 +113,15 @@ final class InflightRequests<Q, S> implements InflightView<Q, S> {
     @Override
     public boolean sendOutstanding() {
         return sendOutstanding;
+    }
+
+    /**
+     * @return true if the client is not draining its responses: the head's response is handed to the broker and its
+     *     write not completed, while at least one further response is held behind it ({@link WaitReason#UNDRAINED})
+     */
+    @Override
+    public boolean undrained() {
+        return sendOutstanding && heldResponses > 0;
     }
 
     /** @return responses ready but held behind an earlier one of this connection */
@@ -257,7 +269,7 @@ final class InflightRequests<Q, S> implements InflightView<Q, S> {
     }
 
     /**
-     * Publishes the counts for the connection dump: four opaque stores (plain stores on x86 and ARM, atomic even for
+     * Publishes the counts for the connection dump: five opaque stores (plain stores on x86 and ARM, atomic even for
      * the longs), no fence, no allocation.
      */
     private void publish() {
@@ -266,6 +278,7 @@ final class InflightRequests<Q, S> implements InflightView<Q, S> {
         BYTES.setOpaque(this, bytes);
         OLDEST_READ_NANOS.setOpaque(this, head == null ? 0L : head.readNanos);
         HELD_RESPONSES.setOpaque(this, heldResponses);
+        UNDRAINED.setOpaque(this, undrained());
     }
 
     /** @return requests in flight as last published; thread: any */
@@ -290,6 +303,12 @@ final class InflightRequests<Q, S> implements InflightView<Q, S> {
     @Override
     public int publishedHeldResponses() {
         return (int) HELD_RESPONSES.getOpaque(this);
+    }
+
+    /** @return {@link #undrained()} as last published; thread: any */
+    @Override
+    public boolean publishedUndrained() {
+        return (boolean) UNDRAINED.getOpaque(this);
     }
 
     /**

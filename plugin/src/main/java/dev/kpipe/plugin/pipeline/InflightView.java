@@ -23,6 +23,9 @@ interface InflightView<Q, S> {
     /** @return responses ready but held behind an earlier one of this connection */
     int heldResponses();
 
+    /** @return true while the head's write is incomplete and further responses are held behind it */
+    boolean undrained();
+
     /** @return requests in flight as last published; thread: any */
     int publishedCount();
 
@@ -34,6 +37,9 @@ interface InflightView<Q, S> {
 
     /** @return responses held for ordering as last published; thread: any */
     int publishedHeldResponses();
+
+    /** @return {@link #undrained()} as last published; thread: any */
+    boolean publishedUndrained();
 
     /** @return the first violated invariant of the class comment, or {@code null}; network thread (or a test) */
     String invariantViolation();

@@ -260,8 +260,8 @@ public final class PipelineCoordinator<Q, S> implements NetworkEventListener<Q, 
     @Override
     public void onRequestDispatched(Q request, RequestContext context) {
         ConnectionPipeline<Q, S> conn = connections.get(context.connectionId);
-        if (conn != null) {
-            conn.dispatchEnded(request);
+        if (conn != null && conn.dispatchEnded(request)) {
+            stats.processorWakeups.increment();
         }
     }
 

@@ -40,13 +40,12 @@ public final class PipelineStats {
     final AtomicLong maxInflightPerConnection = new AtomicLong();
     /** Idle reservations given back because other connections waited for the budget. */
     final LongAdder reservationsRevoked = new LongAdder();
-    /** Wake-ups kpipe asked of a processor's selector: a dispatch ended or the budget admitted a connection. */
+    /** Wake-ups kpipe asked of a processor's selector because a request's dispatch ended. */
     final LongAdder processorWakeups = new LongAdder();
 
     /**
-     * @return wake-ups kpipe asked of the network processors since start (beyond the broker's own, for a response):
-     *     a request's dispatch ended, or the byte budget admitted a waiting connection, while no round of its
-     *     processor was due
+     * @return wake-ups kpipe asked of the network processors since start (beyond the broker's own, for a response)
+     *     because a request's dispatch ended while no round of its processor was due
      */
     public long processorWakeups() {
         return processorWakeups.sum();

@@ -10,8 +10,8 @@ import org.slf4j.LoggerFactory;
 /**
  * A processor round ({@code Processor.run}'s loop, {@code onProcessorRound}): the safe point at which kpipe evaluates
  * the connections whose situation changed, and applies their wait reasons ({@link WaitReason}: in the dispatch
- * phase, throttled, at a per-connection limit, storage pressure, no reservation of the byte budget) to Kafka's
- * channel, or completes their drain ({@link Drains}).
+ * phase, throttled, at a per-connection limit, undrained, storage pressure, no reservation of the byte budget) to
+ * Kafka's channel, or completes their drain ({@link Drains}).
  *
  * <p>A round first takes the connections other threads signalled ({@link ProcessorPipelines#roundStarted}), revokes
  * idle reservations ({@link Reservations#revokeIdle}), re-queues the connections waiting for a quiet period and, once

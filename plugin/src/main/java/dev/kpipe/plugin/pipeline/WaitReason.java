@@ -34,6 +34,14 @@ public enum WaitReason {
      */
     INFLIGHT_LIMIT("inflight-limit", "the connection reached a per-connection in-flight limit"),
     /**
+     * Its client is not draining its responses: a response's write to the socket is incomplete while further responses
+     * are held behind it. It is read no further until that write completes, as stock Kafka reads a connection one
+     * request at a time (muted from a read to its response's completed send, {@code Processor.processCompletedSends}).
+     */
+    UNDRAINED(
+            "undrained",
+            "a response's write was incomplete while further responses were held behind it (the client did not read)"),
+    /**
      * The storage side is saturated: the produce purgatory above {@code kpipe.max.delayed.produce.requests}, the request
      * queue 80% full ({@code queued.max.requests}), or {@code kpipe.storage.pressure.class}.
      */

@@ -46,8 +46,9 @@
  *   <tr><td>{@code Processor.processNewResponses} (network)</td><td>{@code Hooks.round}</td>
  *       <td>{@code onProcessorRound}, then {@code Rounds.evaluate}</td>
  *       <td>{@code ProcessorPipelines.roundStarted} queues the signalled connections; mute reasons checked
- *       ({@code conn.muteReasons}: dispatch, throttle, per-connection limits; storage pressure); a reservation for the
- *       next read taken ({@code conn.reserveNextRead}); the channel unmuted: the next request can be read.</td></tr>
+ *       ({@code conn.muteReasons}: dispatch, throttle, per-connection limits, undrained; storage pressure); a
+ *       reservation for the next read taken ({@code conn.reserveNextRead}); the channel unmuted: the next request can
+ *       be read.</td></tr>
  *   <tr><td>{@code Processor.dequeueResponse} (network), once the produce is acknowledged</td>
  *       <td>{@code Hooks} dequeue advice</td><td>{@code onResponseReady} ({@code ResponseSequencer.dequeued})</td>
  *       <td>{@code conn.responseReady}: the response goes into its slot; if its slot is the head and no send is

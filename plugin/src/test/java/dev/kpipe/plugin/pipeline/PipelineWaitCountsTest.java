@@ -57,11 +57,12 @@ class PipelineWaitCountsTest {
     }
 
     @Test
-    void everyPipelinedRequestWaitsForItsDispatchOnceAndForNothingElseWithoutLimits() {
+    void everyPipelinedRequestWaitsForItsDispatchOnceWithoutLimits() {
         Run run = new Run(one(pAll(), p1(), p1()));
         run.settle();
         run.assertReceivedInOrder(0);
-        assertEquals(Map.of(WaitReason.AWAITING_DISPATCH, 3L), waits(run));
+        // The fair run answers the second and third while the first's write is incomplete: undrained once.
+        assertEquals(Map.of(WaitReason.AWAITING_DISPATCH, 3L, WaitReason.UNDRAINED, 1L), waits(run));
         run.finish();
     }
 
@@ -84,7 +85,9 @@ class PipelineWaitCountsTest {
         assertEquals(2, run.stats().waits(WaitReason.INFLIGHT_LIMIT), "a new wait");
         run.settle();
         run.assertReceivedInOrder(0);
-        assertEquals(Map.of(WaitReason.AWAITING_DISPATCH, 4L, WaitReason.INFLIGHT_LIMIT, 2L), waits(run));
+        assertEquals(
+                Map.of(WaitReason.AWAITING_DISPATCH, 4L, WaitReason.INFLIGHT_LIMIT, 2L, WaitReason.UNDRAINED, 1L),
+                waits(run));
         run.finish();
     }
 
