@@ -42,6 +42,8 @@ public final class KpipeConfig extends AbstractConfig {
     public static final String STORAGE_PRESSURE_CLASS = "kpipe.storage.pressure.class";
     /** A {@code dev.kpipe.extension.ClassificationPolicy} implementation: which topics' writes may be pipelined. */
     public static final String CLASSIFICATION_POLICY_CLASS = "kpipe.classification.policy.class";
+    /** Observing listeners of the broker's network events (the SPI), beside kpipe. */
+    public static final String SPI_OBSERVER_CLASSES = "kpipe.spi.observer.classes";
     /** Topics whose produce requests may be pipelined (regex). */
     public static final String TOPICS_INCLUDE = "kpipe.topics.include";
     /** Topics whose produce requests are never pipelined (regex). */
@@ -70,7 +72,7 @@ public final class KpipeConfig extends AbstractConfig {
      * The keys that can be changed while the broker runs, through Kafka's dynamic broker config (KIP-226):
      * {@code kafka-configs --bootstrap-server ... --alter --entity-type brokers (--entity-name <id> | --entity-default)
      * --add-config kpipe.enable=false}. The others ({@value #LISTENERS}, {@value #FAIL_ON_UNSUPPORTED_BROKER},
-     * {@value #STORAGE_PRESSURE_CLASS}, {@value #CLASSIFICATION_POLICY_CLASS}) are read at start-up only: Kafka stores a dynamic value for them but never
+     * {@value #STORAGE_PRESSURE_CLASS}, {@value #CLASSIFICATION_POLICY_CLASS}, {@value #SPI_OBSERVER_CLASSES}) are read at start-up only: Kafka stores a dynamic value for them but never
      * hands it to kpipe. The {@link Switch} keys that are {@link Switch#dynamic()} come last. In definition order.
      */
     public static final Set<String> RECONFIGURABLE_CONFIGS = reconfigurable(
@@ -181,6 +183,15 @@ public final class KpipeConfig extends AbstractConfig {
                             + "kpipe.topics.exclude (the default, RegexClassificationPolicy). Internal topics are never "
                             + "pipelined. A new instance is configured when kpipe.topics.include or kpipe.topics.exclude change.")
             .define(
+                    SPI_OBSERVER_CLASSES,
+                    Type.LIST,
+                    "",
+                    Importance.LOW,
+                    "dev.kpipe.spi.NetworkEventListener classes (optionally Configurable, AutoCloseable) that observe the "
+                            + "network events of the pipelined listeners beside kpipe: each is told every event first, its "
+                            + "answers are ignored and a throwable of it is caught and counted. One instance each per broker, "
+                            + "closed with the broker (docs/plugin-authors.md).")
+            .define(
                     TOPICS_INCLUDE,
                     Type.STRING,
                     ".*",
@@ -256,6 +267,17 @@ public final class KpipeConfig extends AbstractConfig {
     /** @return {@value #MAX_DELAYED_PRODUCE_REQUESTS} */
     public int maxDelayedProduceRequests() {
         return getInt(MAX_DELAYED_PRODUCE_REQUESTS);
+    }
+
+    /**
+     * @return the configured {@value #SPI_OBSERVER_CLASSES}, each instantiated and configured with the broker's
+     *     configuration, in order; empty without any
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public java.util.List<dev.kpipe.spi.NetworkEventListener<Object, Object>> observers() {
+        java.util.List<dev.kpipe.spi.NetworkEventListener> made =
+                getConfiguredInstances(SPI_OBSERVER_CLASSES, dev.kpipe.spi.NetworkEventListener.class);
+        return (java.util.List) java.util.List.copyOf(made);
     }
 
     /** @return the configured {@value #STORAGE_PRESSURE_CLASS}, instantiated and configured, or {@code null} */

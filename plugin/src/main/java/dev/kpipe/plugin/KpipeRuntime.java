@@ -9,7 +9,9 @@ import dev.kpipe.plugin.classify.PipelinedApi;
 import dev.kpipe.plugin.classify.TopicPolicy;
 import dev.kpipe.plugin.pipeline.PipelineCoordinator;
 import dev.kpipe.plugin.pipeline.PipelineStats;
+import dev.kpipe.spi.NetworkEventListener;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executor;
@@ -46,10 +48,14 @@ final class KpipeRuntime {
         /**
          * @param config the settings (listeners, ...)
          * @param coordinator the plugin the hooks report to
+         * @param observers the listeners told every event beside the coordinator ({@code kpipe.spi.observer.classes})
          * @return how they were installed, for the INFO line, e.g. {@code install mode attach, listeners=[PLAINTEXT]}
          * @throws UnsupportedBrokerException if they cannot be installed; the broker is unchanged then
          */
-        String install(KpipeConfig config, PipelineCoordinator<Object, Object> coordinator)
+        String install(
+                KpipeConfig config,
+                PipelineCoordinator<Object, Object> coordinator,
+                List<NetworkEventListener<Object, Object>> observers)
                 throws UnsupportedBrokerException;
     }
 
@@ -257,7 +263,7 @@ final class KpipeRuntime {
         PipelineState state = PipelineState.build(config, plugins);
         String how;
         try {
-            how = installer.install(config, state.coordinator());
+            how = installer.install(config, state.coordinator(), plugins.observers(config.observers()));
         } catch (UnsupportedBrokerException | RuntimeException | LinkageError e) {
             plugins.closeAll(); // never used
             throw e;

@@ -135,7 +135,10 @@ class KpipeReconfigurationTest {
         UnsupportedBrokerException failure;
 
         @Override
-        public String install(KpipeConfig config, PipelineCoordinator<Object, Object> coordinator)
+        public String install(
+                KpipeConfig config,
+                PipelineCoordinator<Object, Object> coordinator,
+                List<dev.kpipe.spi.NetworkEventListener<Object, Object>> observers)
                 throws UnsupportedBrokerException {
             if (failure != null) {
                 throw failure;
