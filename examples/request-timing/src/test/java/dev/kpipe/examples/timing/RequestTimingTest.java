@@ -110,6 +110,21 @@ class RequestTimingTest {
     }
 
     @Test
+    void asAnObserverBesideAnotherListenerItTakesNoActionAndTimesTheSame() throws Exception {
+        configured(Map.of());
+        FakeProcessor p = FakeProcessor.observing(timing);
+        FakeRequest r = p.read("c1", ApiKeys.PRODUCE);
+        time.advanceMs(4);
+        p.dispatch(r);
+        time.advanceMs(6);
+        p.respond(r);
+        p.round();
+        assertEquals(4.0, metric("read-to-dispatch-time-ms-max", ApiKeys.PRODUCE));
+        assertEquals(6.0, metric("dispatch-to-write-time-ms-max", ApiKeys.PRODUCE));
+        p.verify();
+    }
+
+    @Test
     void aFullTableCountsWhatItCannotTimeAndTimesTheRest() throws Exception {
         FakeProcessor p = configured(Map.of(RequestTiming.MAX_TRACKED, "16"));
         assertEquals(16, timing.table().capacity());
