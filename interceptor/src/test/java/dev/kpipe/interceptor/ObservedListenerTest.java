@@ -3,10 +3,12 @@ package dev.kpipe.interceptor;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kpipe.spi.Admission;
 import dev.kpipe.spi.NetworkEventListener;
 import dev.kpipe.spi.NetworkProcessor;
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.common.requests.AbstractRequest;
@@ -109,5 +111,61 @@ class ObservedListenerTest {
         assertEquals(Admission.CLASSIC, events.onRequestRead(null, "q1", null, null, 10));
         assertEquals("s1", events.onResponseReady(null, "s1"));
         assertEquals(false, events.onUnmute(null, "c1"));
+    }
+
+    /** Counts the events of one request's path; allocates nothing. */
+    private static final class Counting implements NetworkEventListener<Object, Object> {
+        int events;
+
+        @Override
+        public Admission onRequestRead(
+                NetworkProcessor<Object, Object> p, Object q, RequestContext c, AbstractRequest b, int size) {
+            events++;
+            return Admission.CLASSIC;
+        }
+
+        @Override
+        public void onRequestDispatched(Object q, RequestContext c) {
+            events++;
+        }
+
+        @Override
+        public Object onResponseReady(NetworkProcessor<Object, Object> p, Object s) {
+            events++;
+            return s;
+        }
+
+        @Override
+        public void onResponseWritten(NetworkProcessor<Object, Object> p, Object s) {
+            events++;
+        }
+    }
+
+    @Test
+    void tellingObserversAllocatesNothingOnARequestsPath() {
+        Counting kpipe = new Counting();
+        Counting first = new Counting();
+        Counting second = new Counting();
+        NetworkEventListener<Object, Object> events = ObservedListener.of(kpipe, List.of(first, second));
+        Object request = new Object();
+        Object response = new Object();
+        int calls = 50_000;
+        oneRequest(events, request, response, calls); // warm-up
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long before = threads.getThreadAllocatedBytes(Thread.currentThread().getId());
+        oneRequest(events, request, response, calls);
+        long allocated = threads.getThreadAllocatedBytes(Thread.currentThread().getId()) - before;
+        assertEquals(List.of(8 * calls, 8 * calls, 8 * calls), List.of(kpipe.events, first.events, second.events));
+        assertTrue(allocated < 1024, () -> allocated + " bytes for " + calls + " requests");
+    }
+
+    private static void oneRequest(
+            NetworkEventListener<Object, Object> events, Object request, Object response, int calls) {
+        for (int i = 0; i < calls; i++) {
+            events.onRequestRead(null, request, null, null, 100);
+            events.onRequestDispatched(request, null);
+            assertSame(response, events.onResponseReady(null, response));
+            events.onResponseWritten(null, response);
+        }
     }
 }

@@ -14,14 +14,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Installs one broker's hooks (the {@link KpipeRuntime.HookInstaller} of a real broker): the JVM's advice, if it has
+ * Installs one broker's hooks (the {@link HookInstaller} of a real broker): the JVM's advice, if it has
  * none yet, with the instrumentation from {@code -javaagent}, else by self-attach ({@link AgentInstall}; where the JVM
  * warned about the attach, JEP 451, one WARN saying what to add); then the broker's {@link BrokerHooks}, pointed at the
  * coordinator with its observers beside it ({@link ObservedListener}; through the check of {@link BrokerEventCheck}
  * when one is named). Thread: the caller of {@link
  * KpipeRuntime#start} or {@link KpipeRuntime#reconfigure}; {@link #hooks()} any.
  */
-final class BrokerHookInstaller implements KpipeRuntime.HookInstaller {
+final class BrokerHookInstaller implements HookInstaller {
 
     private static final Logger LOG = LoggerFactory.getLogger(BrokerHookInstaller.class);
 

@@ -187,10 +187,9 @@ public final class KpipeConfig extends AbstractConfig {
                     Type.LIST,
                     "",
                     Importance.LOW,
-                    "dev.kpipe.spi.NetworkEventListener classes (optionally Configurable, AutoCloseable) that observe the "
-                            + "network events of the pipelined listeners beside kpipe: each is told every event first, its "
-                            + "answers are ignored and a throwable of it is caught and counted. One instance each per broker, "
-                            + "closed with the broker (docs/plugin-authors.md).")
+                    "dev.kpipe.spi.NetworkEventListener classes (optionally Configurable, AutoCloseable), one instance "
+                            + "each per broker, told every event of the pipelined listeners before kpipe; their answers are "
+                            + "ignored, a throwable is caught and counted (docs/plugin-authors.md).")
             .define(
                     TOPICS_INCLUDE,
                     Type.STRING,
@@ -267,17 +266,6 @@ public final class KpipeConfig extends AbstractConfig {
     /** @return {@value #MAX_DELAYED_PRODUCE_REQUESTS} */
     public int maxDelayedProduceRequests() {
         return getInt(MAX_DELAYED_PRODUCE_REQUESTS);
-    }
-
-    /**
-     * @return the configured {@value #SPI_OBSERVER_CLASSES}, each instantiated and configured with the broker's
-     *     configuration, in order; empty without any
-     */
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    public java.util.List<dev.kpipe.spi.NetworkEventListener<Object, Object>> observers() {
-        java.util.List<dev.kpipe.spi.NetworkEventListener> made =
-                getConfiguredInstances(SPI_OBSERVER_CLASSES, dev.kpipe.spi.NetworkEventListener.class);
-        return (java.util.List) java.util.List.copyOf(made);
     }
 
     /** @return the configured {@value #STORAGE_PRESSURE_CLASS}, instantiated and configured, or {@code null} */

@@ -9,9 +9,7 @@ import dev.kpipe.plugin.classify.PipelinedApi;
 import dev.kpipe.plugin.classify.TopicPolicy;
 import dev.kpipe.plugin.pipeline.PipelineCoordinator;
 import dev.kpipe.plugin.pipeline.PipelineStats;
-import dev.kpipe.spi.NetworkEventListener;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executor;
@@ -42,22 +40,6 @@ import org.slf4j.LoggerFactory;
 final class KpipeRuntime {
 
     private static final Logger LOG = LoggerFactory.getLogger(KpipeRuntime.class);
-
-    /** Installs the broker hooks that feed a coordinator (the interceptor, in a broker). */
-    interface HookInstaller {
-        /**
-         * @param config the settings (listeners, ...)
-         * @param coordinator the plugin the hooks report to
-         * @param observers the listeners told every event beside the coordinator ({@code kpipe.spi.observer.classes})
-         * @return how they were installed, for the INFO line, e.g. {@code install mode attach, listeners=[PLAINTEXT]}
-         * @throws UnsupportedBrokerException if they cannot be installed; the broker is unchanged then
-         */
-        String install(
-                KpipeConfig config,
-                PipelineCoordinator<Object, Object> coordinator,
-                List<NetworkEventListener<Object, Object>> observers)
-                throws UnsupportedBrokerException;
-    }
 
     private final HookInstaller installer;
     private final String kafkaVersion;
@@ -263,7 +245,7 @@ final class KpipeRuntime {
         PipelineState state = PipelineState.build(config, plugins);
         String how;
         try {
-            how = installer.install(config, state.coordinator(), plugins.observers(config.observers()));
+            how = installer.install(config, state.coordinator(), plugins.observers(config));
         } catch (UnsupportedBrokerException | RuntimeException | LinkageError e) {
             plugins.closeAll(); // never used
             throw e;

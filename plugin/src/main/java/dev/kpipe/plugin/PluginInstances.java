@@ -73,11 +73,15 @@ final class PluginInstances {
     }
 
     /**
-     * @param created the observing listeners an install puts into use
-     * @return {@code created}
+     * Makes the observing listeners an install puts into use, and closes those they replace.
+     *
+     * @param config names them ({@value KpipeConfig#SPI_OBSERVER_CLASSES}); each is configured with its originals
+     * @return them, in the order named; empty without any
      */
-    synchronized List<NetworkEventListener<Object, Object>> observers(
-            List<NetworkEventListener<Object, Object>> created) {
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    synchronized List<NetworkEventListener<Object, Object>> observers(KpipeConfig config) {
+        List<NetworkEventListener<Object, Object>> created = (List) List.copyOf(
+                config.getConfiguredInstances(KpipeConfig.SPI_OBSERVER_CLASSES, NetworkEventListener.class));
         List<NetworkEventListener<Object, Object>> old = observers;
         observers = created;
         for (NetworkEventListener<Object, Object> o : old) {

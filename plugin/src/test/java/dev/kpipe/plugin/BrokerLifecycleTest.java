@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 class BrokerLifecycleTest {
 
     /** Stands in for the interceptor: records installs. */
-    private static final class Hooks implements KpipeRuntime.HookInstaller {
+    private static final class Hooks implements HookInstaller {
         final List<PipelineCoordinator<Object, Object>> installed = new ArrayList<>();
         final List<dev.kpipe.spi.NetworkEventListener<Object, Object>> observed = new ArrayList<>();
 

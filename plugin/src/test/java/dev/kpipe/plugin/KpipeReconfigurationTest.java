@@ -130,7 +130,7 @@ class KpipeReconfigurationTest {
     // ------------------------------------------------------------------ what a change does
 
     /** Stands in for the interceptor: counts installs, may fail. */
-    private static final class Hooks implements KpipeRuntime.HookInstaller {
+    private static final class Hooks implements HookInstaller {
         final List<PipelineCoordinator> installed = new ArrayList<>();
         UnsupportedBrokerException failure;
 

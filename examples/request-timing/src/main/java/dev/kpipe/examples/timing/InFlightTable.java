@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * <pre>
  *   FREE --read--> READ(t0) --dispatched--> DISPATCHED(t1) --written--> FREE   read-to-dispatch, dispatch-to-write
  *                  READ(t0) --written-----> WRITTEN(t0)   --dispatched--> FREE  read-to-dispatch, 0 (written first)
- *   READ or WRITTEN older than the abandon age --read of another request--> READ (counted abandoned)
+ *   any step older than the abandon age --read of another request--> READ (counted abandoned)
  * </pre>
  *
  * <p>A request is timed only if one of {@value #PROBES} slots from its identity hash is free when it is read; else it
@@ -79,7 +79,7 @@ final class InFlightTable {
         for (int i = 0; i < PROBES; i++) {
             int slot = (start + i) & mask;
             long w = words.get(slot);
-            boolean abandoned = w != 0 && w != CLAIMED && step(w) != Step.DISPATCHED && now - time(w) > abandonNanos;
+            boolean abandoned = w != 0 && w != CLAIMED && now - time(w) > abandonNanos;
             if ((w == 0 || abandoned) && words.compareAndSet(slot, w, CLAIMED)) {
                 requests.set(slot, request);
                 words.set(slot, word(now, Step.READ));

@@ -27,7 +27,8 @@ import org.apache.kafka.common.utils.Time;
  *
  * <ul>
  *   <li>{@value #MAX_TRACKED}: requests timed at once, broker-wide, 16 to 2^24; default {@value #DEFAULT_MAX_TRACKED}
- *       (about 12 bytes each, allocated at {@code configure}). Beyond it a request is counted {@code untracked-total}.
+ *       (about 12 bytes each, allocated at {@code configure}). A request that finds no free slot among the 16 its
+ *       identity hash points to is counted {@code untracked-total}: keep it well above the requests in flight.
  *   <li>{@value #ABANDON_MS}: the age, ms, after which a request read and never completed (its connection closed before
  *       the broker answered) may lose its slot to a new request; default {@value #DEFAULT_ABANDON_MS}.
  * </ul>
@@ -75,7 +76,8 @@ public final class RequestTiming<Q, S> implements NetworkEventListener<Q, S>, Co
     }
 
     /**
-     * @param configs the broker's configuration: {@code node.id} (else {@code broker.id}) and this listener's settings
+     * @param configs the broker's configuration: {@code node.id} (else {@code broker.id}) and this listener's settings;
+     *     a second call starts afresh (the metrics of the first are removed)
      * @throws ConfigException for a setting out of range
      */
     @Override
@@ -84,6 +86,10 @@ public final class RequestTiming<Q, S> implements NetworkEventListener<Q, S>, Co
         long abandonMs = number(configs, ABANDON_MS, DEFAULT_ABANDON_MS, 1, Long.MAX_VALUE / 1_000_000);
         Object node = configs.containsKey("node.id") ? configs.get("node.id") : configs.get("broker.id");
         List<MetricsReporter> r = reporters != null ? reporters : List.of(new JmxReporter());
+        TimingMetrics old = metrics;
+        if (old != null) { // configured again: the new names replace the old
+            old.close();
+        }
         table = new InFlightTable((int) max, time.nanoseconds(), TimeUnit.MILLISECONDS.toNanos(abandonMs));
         metrics = new TimingMetrics(node == null ? "unknown" : node.toString(), r, time);
     }

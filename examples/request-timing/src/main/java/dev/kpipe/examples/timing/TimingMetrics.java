@@ -34,11 +34,11 @@ import org.apache.kafka.common.utils.Time;
  *   <li>{@code request-total}: requests timed.
  * </ul>
  *
- * And without the {@code request} tag: {@code untracked-total} (events of requests not timed: the table was full, or
- * the request was read before the listener was installed), {@code abandoned-total} (requests never completed whose
- * slot a new request took), {@code written-before-dispatch-total}. Every metric carries the tag {@code broker} (the
- * broker's {@code node.id}), so brokers sharing a JVM do not share names. A sensor per API is made at its first
- * request. Thread-safety: every method, any thread (Kafka's sensors synchronize per sensor).
+ * And without the {@code request} tag: {@code untracked-total} (events of requests not timed: no free slot near the
+ * request's identity hash, or it was read before the listener was installed), {@code abandoned-total} (requests never
+ * completed whose slot a new request took), {@code written-before-dispatch-total}. Every metric carries the tag {@code
+ * broker} (the broker's {@code node.id}), so brokers sharing a JVM do not share names. A sensor per API is made at its
+ * first request. Thread-safety: every method, any thread (Kafka's sensors synchronize per sensor).
  */
 final class TimingMetrics implements AutoCloseable {
 
@@ -70,7 +70,8 @@ final class TimingMetrics implements AutoCloseable {
         }
         this.readToDispatch = new AtomicReferenceArray<>(size);
         this.dispatchToWrite = new AtomicReferenceArray<>(size);
-        this.untracked = counter("untracked-total", "events of requests not timed: table full or read before install");
+        this.untracked =
+                counter("untracked-total", "events of requests not timed: no free slot near its hash, or read before");
         this.abandoned = counter("abandoned-total", "requests never completed whose slot a new request took");
         this.writtenFirst =
                 counter("written-before-dispatch-total", "responses written before their request handler returned");

@@ -17,7 +17,7 @@ class InFlightTableTest {
     @Test
     void eachRequestIsCompletedExactlyOnceWhicheverOfItsTwoEventsComesFirst() throws Exception {
         int requests = 20_000;
-        InFlightTable table = new InFlightTable(64, 0, Long.MAX_VALUE / 4);
+        InFlightTable table = new InFlightTable(4096, 0, Long.MAX_VALUE / 4);
         AtomicLong clock = new AtomicLong(1);
         AtomicLong completed = new AtomicLong();
         AtomicLong writtenFirst = new AtomicLong();
@@ -57,7 +57,7 @@ class InFlightTableTest {
             }
             handler.join();
         }
-        assertEquals(0, untracked.get(), "64 slots hold a batch of 32");
+        assertEquals(0, untracked.get(), "4,096 slots hold a batch of 32 (16 probes each)");
         assertEquals(requests, completed.get(), "each request completed once");
         assertEquals(0, table.inFlight(), "every slot free at the end");
         System.out.printf("%d requests, %d written before their dispatch%n", requests, writtenFirst.get());
