@@ -3,22 +3,25 @@ package dev.kpipe.plugin;
 
 import dev.kpipe.interceptor.BrokerHooks;
 import dev.kpipe.interceptor.Interceptor;
+import dev.kpipe.interceptor.ObservedListener;
 import dev.kpipe.interceptor.UnsupportedBrokerException;
 import dev.kpipe.plugin.pipeline.PipelineCoordinator;
 import dev.kpipe.spi.NetworkEventListener;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Installs one broker's hooks (the {@link KpipeRuntime.HookInstaller} of a real broker): the JVM's advice, if it has
+ * Installs one broker's hooks (the {@link HookInstaller} of a real broker): the JVM's advice, if it has
  * none yet, with the instrumentation from {@code -javaagent}, else by self-attach ({@link AgentInstall}; where the JVM
  * warned about the attach, JEP 451, one WARN saying what to add); then the broker's {@link BrokerHooks}, pointed at the
- * coordinator (through the check of {@link BrokerEventCheck} when one is named). Thread: the caller of {@link
+ * coordinator with its observers beside it ({@link ObservedListener}; through the check of {@link BrokerEventCheck}
+ * when one is named). Thread: the caller of {@link
  * KpipeRuntime#start} or {@link KpipeRuntime#reconfigure}; {@link #hooks()} any.
  */
-final class BrokerHookInstaller implements KpipeRuntime.HookInstaller {
+final class BrokerHookInstaller implements HookInstaller {
 
     private static final Logger LOG = LoggerFactory.getLogger(BrokerHookInstaller.class);
 
@@ -37,11 +40,14 @@ final class BrokerHookInstaller implements KpipeRuntime.HookInstaller {
     }
 
     @Override
-    public String install(KpipeConfig config, PipelineCoordinator<Object, Object> pipeline)
+    public String install(
+            KpipeConfig config,
+            PipelineCoordinator<Object, Object> pipeline,
+            List<NetworkEventListener<Object, Object>> observers)
             throws UnsupportedBrokerException {
         Set<String> listeners = new TreeSet<>(config.pipelinedListeners());
-        NetworkEventListener<Object, Object> events =
-                BrokerEventCheck.wrap(pipeline, System.getProperty(BrokerEventCheck.PROPERTY));
+        NetworkEventListener<Object, Object> events = BrokerEventCheck.wrap(
+                ObservedListener.of(pipeline, observers), System.getProperty(BrokerEventCheck.PROPERTY));
         String[] mode = new String[1];
         Interceptor.Installation installation = installAdvice(mode);
         try {
@@ -53,7 +59,8 @@ final class BrokerHookInstaller implements KpipeRuntime.HookInstaller {
         h.listener(events);
         hooks = h;
         Interceptor.brokersChanged();
-        return "install mode " + mode[0] + ", listeners=" + listeners;
+        return "install mode " + mode[0] + ", listeners=" + listeners
+                + (observers.isEmpty() ? "" : ", observers=" + observers.size());
     }
 
     /**

@@ -42,6 +42,8 @@ public final class KpipeConfig extends AbstractConfig {
     public static final String STORAGE_PRESSURE_CLASS = "kpipe.storage.pressure.class";
     /** A {@code dev.kpipe.extension.ClassificationPolicy} implementation: which topics' writes may be pipelined. */
     public static final String CLASSIFICATION_POLICY_CLASS = "kpipe.classification.policy.class";
+    /** Observing listeners of the broker's network events (the SPI), beside kpipe. */
+    public static final String SPI_OBSERVER_CLASSES = "kpipe.spi.observer.classes";
     /** Topics whose produce requests may be pipelined (regex). */
     public static final String TOPICS_INCLUDE = "kpipe.topics.include";
     /** Topics whose produce requests are never pipelined (regex). */
@@ -70,7 +72,7 @@ public final class KpipeConfig extends AbstractConfig {
      * The keys that can be changed while the broker runs, through Kafka's dynamic broker config (KIP-226):
      * {@code kafka-configs --bootstrap-server ... --alter --entity-type brokers (--entity-name <id> | --entity-default)
      * --add-config kpipe.enable=false}. The others ({@value #LISTENERS}, {@value #FAIL_ON_UNSUPPORTED_BROKER},
-     * {@value #STORAGE_PRESSURE_CLASS}, {@value #CLASSIFICATION_POLICY_CLASS}) are read at start-up only: Kafka stores a dynamic value for them but never
+     * {@value #STORAGE_PRESSURE_CLASS}, {@value #CLASSIFICATION_POLICY_CLASS}, {@value #SPI_OBSERVER_CLASSES}) are read at start-up only: Kafka stores a dynamic value for them but never
      * hands it to kpipe. The {@link Switch} keys that are {@link Switch#dynamic()} come last. In definition order.
      */
     public static final Set<String> RECONFIGURABLE_CONFIGS = reconfigurable(
@@ -180,6 +182,14 @@ public final class KpipeConfig extends AbstractConfig {
                             + "may be pipelined, instead of the regular expressions of " + "kpipe.topics.include and "
                             + "kpipe.topics.exclude (the default, RegexClassificationPolicy). Internal topics are never "
                             + "pipelined. A new instance is configured when kpipe.topics.include or kpipe.topics.exclude change.")
+            .define(
+                    SPI_OBSERVER_CLASSES,
+                    Type.LIST,
+                    "",
+                    Importance.LOW,
+                    "dev.kpipe.spi.NetworkEventListener classes (optionally Configurable, AutoCloseable), one instance "
+                            + "each per broker, told every event of the pipelined listeners before kpipe; their answers are "
+                            + "ignored, a throwable is caught and counted (docs/plugin-authors.md).")
             .define(
                     TOPICS_INCLUDE,
                     Type.STRING,

@@ -41,18 +41,6 @@ final class KpipeRuntime {
 
     private static final Logger LOG = LoggerFactory.getLogger(KpipeRuntime.class);
 
-    /** Installs the broker hooks that feed a coordinator (the interceptor, in a broker). */
-    interface HookInstaller {
-        /**
-         * @param config the settings (listeners, ...)
-         * @param coordinator the plugin the hooks report to
-         * @return how they were installed, for the INFO line, e.g. {@code install mode attach, listeners=[PLAINTEXT]}
-         * @throws UnsupportedBrokerException if they cannot be installed; the broker is unchanged then
-         */
-        String install(KpipeConfig config, PipelineCoordinator<Object, Object> coordinator)
-                throws UnsupportedBrokerException;
-    }
-
     private final HookInstaller installer;
     private final String kafkaVersion;
     /** The broker's node id ({@code node.id}, or {@code broker.id}), for log lines and JMX names. */
@@ -257,7 +245,7 @@ final class KpipeRuntime {
         PipelineState state = PipelineState.build(config, plugins);
         String how;
         try {
-            how = installer.install(config, state.coordinator());
+            how = installer.install(config, state.coordinator(), plugins.observers(config));
         } catch (UnsupportedBrokerException | RuntimeException | LinkageError e) {
             plugins.closeAll(); // never used
             throw e;

@@ -3,6 +3,8 @@ package dev.kpipe.plugin;
 
 import dev.kpipe.extension.ClassificationPolicy;
 import dev.kpipe.extension.StoragePressure;
+import dev.kpipe.spi.NetworkEventListener;
+import java.util.List;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -11,15 +13,16 @@ import org.slf4j.LoggerFactory;
 /**
  * The extension instances kpipe runs with, and the end of their life: the {@link ClassificationPolicy} (from {@code
  * kpipe.classification.policy.class}, or the default over {@code kpipe.topics.*}) and the {@link StoragePressure}
- * (from {@code kpipe.storage.pressure.class}). An instance that implements {@link AutoCloseable} is closed, once,
+ * (from {@code kpipe.storage.pressure.class}) and the observing listeners (from {@code kpipe.spi.observer.classes}). An
+ * instance that implements {@link AutoCloseable} is closed, once,
  * when kpipe stops using it:
  *
  * <ul>
  *   <li>a policy, when a change of {@code kpipe.topics.include} or {@code kpipe.topics.exclude} at runtime replaces it
  *       with a new instance (after the new one is in use: a network thread may still be finishing a call on the old
  *       one);
- *   <li>both, when the hooks cannot be installed (the broker runs stock and never uses them);
- *   <li>both, when the broker closes kpipe (its metric reporter) at shutdown.
+ *   <li>all, when the hooks cannot be installed (the broker runs stock and never uses them);
+ *   <li>all, when the broker closes kpipe (its metric reporter) at shutdown.
  * </ul>
  *
  * A {@code close} that throws is logged at WARN, naming the class, and swallowed: it never reaches the broker's
@@ -35,6 +38,7 @@ final class PluginInstances {
     private final BiConsumer<String, Throwable> warn;
     private ClassificationPolicy policy;
     private StoragePressure pressure;
+    private List<NetworkEventListener<Object, Object>> observers = List.of();
 
     /** Logs a failed close at WARN on kpipe's logger. */
     PluginInstances() {
@@ -69,6 +73,26 @@ final class PluginInstances {
     }
 
     /**
+     * Makes the observing listeners an install puts into use, and closes those they replace.
+     *
+     * @param config names them ({@value KpipeConfig#SPI_OBSERVER_CLASSES}); each is configured with its originals
+     * @return them, in the order named; empty without any
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    synchronized List<NetworkEventListener<Object, Object>> observers(KpipeConfig config) {
+        List<NetworkEventListener<Object, Object>> created = (List) List.copyOf(
+                config.getConfiguredInstances(KpipeConfig.SPI_OBSERVER_CLASSES, NetworkEventListener.class));
+        List<NetworkEventListener<Object, Object>> old = observers;
+        observers = created;
+        for (NetworkEventListener<Object, Object> o : old) {
+            if (!created.contains(o)) {
+                close(o, null);
+            }
+        }
+        return created;
+    }
+
+    /**
      * Puts a new policy into use, then closes the one it replaces.
      *
      * @param next the new policy
@@ -83,10 +107,15 @@ final class PluginInstances {
     synchronized void closeAll() {
         ClassificationPolicy p = policy;
         StoragePressure s = pressure;
+        List<NetworkEventListener<Object, Object>> o = observers;
         policy = null;
         pressure = null;
+        observers = List.of();
         close(p, null);
         close(s, null);
+        for (NetworkEventListener<Object, Object> each : o) {
+            close(each, null);
+        }
     }
 
     /** Closes {@code old} if it is an {@link AutoCloseable} other than {@code replacement}. */

@@ -27,13 +27,37 @@ import org.junit.jupiter.api.Test;
 class BrokerLifecycleTest {
 
     /** Stands in for the interceptor: records installs. */
-    private static final class Hooks implements KpipeRuntime.HookInstaller {
+    private static final class Hooks implements HookInstaller {
         final List<PipelineCoordinator<Object, Object>> installed = new ArrayList<>();
+        final List<dev.kpipe.spi.NetworkEventListener<Object, Object>> observed = new ArrayList<>();
 
         @Override
-        public String install(KpipeConfig config, PipelineCoordinator<Object, Object> coordinator) {
+        public String install(
+                KpipeConfig config,
+                PipelineCoordinator<Object, Object> coordinator,
+                List<dev.kpipe.spi.NetworkEventListener<Object, Object>> observers) {
             installed.add(coordinator);
+            observed.addAll(observers);
             return "install mode test";
+        }
+    }
+
+    /** An observing listener of the SPI, as an operator names one in {@code kpipe.spi.observer.classes}. */
+    public static final class Observer
+            implements dev.kpipe.spi.NetworkEventListener<Object, Object>,
+                    org.apache.kafka.common.Configurable,
+                    AutoCloseable {
+        Object nodeId;
+        int closes;
+
+        @Override
+        public void configure(Map<String, ?> configs) {
+            nodeId = configs.get("node.id");
+        }
+
+        @Override
+        public void close() {
+            closes++;
         }
     }
 
@@ -94,6 +118,35 @@ class BrokerLifecycleTest {
         KpipeRuntime third = broker(new Hooks(), "3");
         assertTrue(names("kpipe-metrics").contains(new ObjectName("kafka.server:type=kpipe-metrics")), "name freed");
         assertTrue(third.coordinator() != null);
+    }
+
+    @Test
+    void eachBrokerMakesItsOwnObserversConfiguredWithItsConfigAndClosesThemWithIt() {
+        Hooks one = new Hooks();
+        Hooks two = new Hooks();
+        String observers = Observer.class.getName() + "," + Observer.class.getName();
+        KpipeRuntime first = broker(one, "1", KpipeConfig.SPI_OBSERVER_CLASSES, observers);
+        broker(two, "2", KpipeConfig.SPI_OBSERVER_CLASSES, Observer.class.getName());
+
+        assertEquals(2, one.observed.size(), "one instance per class named, in order");
+        assertEquals(1, two.observed.size());
+        Observer a = (Observer) one.observed.get(0);
+        Observer b = (Observer) one.observed.get(1);
+        Observer c = (Observer) two.observed.get(0);
+        assertFalse(a == b || a == c, "no instance shared, not even between brokers");
+        assertEquals(List.of("1", "1", "2"), List.of(a.nodeId, b.nodeId, c.nodeId), "each its broker's config");
+
+        first.close();
+        assertEquals(List.of(1, 1, 0), List.of(a.closes, b.closes, c.closes), "closed once, with its broker");
+        first.close();
+        assertEquals(1, a.closes);
+    }
+
+    @Test
+    void withoutTheSettingThereAreNoObservers() {
+        Hooks hooks = new Hooks();
+        broker(hooks, "1");
+        assertEquals(List.of(), hooks.observed);
     }
 
     @Test

@@ -208,6 +208,7 @@ class KpipeConfigTest {
                         KpipeConfig.MAX_INFLIGHT_BYTES_PER_CONNECTION,
                         KpipeConfig.MAX_INFLIGHT_REQUESTS_PER_CONNECTION,
                         KpipeConfig.OFFSET_COMMITS_PIPELINED,
+                        KpipeConfig.SPI_OBSERVER_CLASSES,
                         KpipeConfig.STORAGE_PRESSURE_CLASS,
                         KpipeConfig.TOPICS_EXCLUDE,
                         KpipeConfig.TOPICS_INCLUDE,

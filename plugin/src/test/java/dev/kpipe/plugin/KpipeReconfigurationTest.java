@@ -130,12 +130,15 @@ class KpipeReconfigurationTest {
     // ------------------------------------------------------------------ what a change does
 
     /** Stands in for the interceptor: counts installs, may fail. */
-    private static final class Hooks implements KpipeRuntime.HookInstaller {
+    private static final class Hooks implements HookInstaller {
         final List<PipelineCoordinator> installed = new ArrayList<>();
         UnsupportedBrokerException failure;
 
         @Override
-        public String install(KpipeConfig config, PipelineCoordinator<Object, Object> coordinator)
+        public String install(
+                KpipeConfig config,
+                PipelineCoordinator<Object, Object> coordinator,
+                List<dev.kpipe.spi.NetworkEventListener<Object, Object>> observers)
                 throws UnsupportedBrokerException {
             if (failure != null) {
                 throw failure;

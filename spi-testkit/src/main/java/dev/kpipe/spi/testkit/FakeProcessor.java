@@ -40,6 +40,9 @@ import org.apache.kafka.common.requests.RequestContext;
  *   <li>no event throws.
  * </ul>
  *
+ * Made with {@link #observing}, the fake plays a broker that carries the listener as an observer beside another: its
+ * answers are ignored (a request stays {@code CLASSIC}, each response is handled as taken, no connection is taken
+ * over), and every action but {@code isOpen}, {@code attachment}, {@code wakeup} and the accessors is a violation.
  * {@link #verify} adds what is still held at the end and throws if anything was found. An action called on another
  * thread is reported and not performed. Not modelled: throttles, re-authentication, input ending, deferred dispatch.
  *
@@ -59,6 +62,7 @@ public final class FakeProcessor implements NetworkProcessor<FakeRequest, FakeRe
     }
 
     private final NetworkEventListener<FakeRequest, FakeResponse> listener;
+    private final boolean observer;
     private final Thread thread = Thread.currentThread();
     private final Custody custody;
     private final Map<String, Connection> open = new HashMap<>();
@@ -74,8 +78,22 @@ public final class FakeProcessor implements NetworkProcessor<FakeRequest, FakeRe
      * @param violations told of each violation as it is found, on the thread that found it; must not block
      */
     public FakeProcessor(NetworkEventListener<FakeRequest, FakeResponse> listener, Consumer<String> violations) {
+        this(listener, violations, false);
+    }
+
+    private FakeProcessor(
+            NetworkEventListener<FakeRequest, FakeResponse> listener, Consumer<String> violations, boolean observer) {
         this.listener = listener;
         this.custody = new Custody(thread, violations);
+        this.observer = observer;
+    }
+
+    /**
+     * @param listener the listener under test, carried as an observer: its answers ignored, its actions violations
+     * @return the fake; violations are only collected
+     */
+    public static FakeProcessor observing(NetworkEventListener<FakeRequest, FakeResponse> listener) {
+        return new FakeProcessor(listener, v -> {}, true);
     }
 
     /** @param listener the listener under test; violations are only collected */
@@ -111,7 +129,9 @@ public final class FakeProcessor implements NetworkProcessor<FakeRequest, FakeRe
                 "onRequestRead",
                 () -> listener.onRequestRead(this, q, q.context(), body, sizeInBytes),
                 Admission.CLASSIC);
-        if (a == null) {
+        if (observer) {
+            a = Admission.CLASSIC;
+        } else if (a == null) {
             custody.violation("onRequestRead of " + q + " answered null");
             a = Admission.CLASSIC;
         }
@@ -167,7 +187,8 @@ public final class FakeProcessor implements NetworkProcessor<FakeRequest, FakeRe
     private void takeResponses() {
         for (int i = 0; i < MAX_RESPONSES_PER_ROUND; i++) {
             FakeResponse taken = responses.poll();
-            FakeResponse r = event("onResponseReady", () -> listener.onResponseReady(this, taken), taken);
+            FakeResponse answer = event("onResponseReady", () -> listener.onResponseReady(this, taken), taken);
+            FakeResponse r = observer ? taken : answer;
             if (taken != null && r != taken) {
                 custody.responseTaken(taken);
             }
@@ -188,7 +209,7 @@ public final class FakeProcessor implements NetworkProcessor<FakeRequest, FakeRe
         String id = r.request().connectionId();
         Connection c = open.get(id);
         if (c != null && !c.owned && !r.kind().isControl()) {
-            c.owned = event("onUnmute", () -> listener.onUnmute(this, id), false);
+            c.owned = event("onUnmute", () -> listener.onUnmute(this, id), false) && !observer;
             c.muted = c.owned;
         }
     }
@@ -253,33 +274,33 @@ public final class FakeProcessor implements NetworkProcessor<FakeRequest, FakeRe
 
     @Override
     public void mute(String connectionId) {
-        if (custody.action("mute") && open.containsKey(connectionId)) {
+        if (act("mute") && open.containsKey(connectionId)) {
             open.get(connectionId).muted = true;
         }
     }
 
     @Override
     public void unmute(String connectionId) {
-        if (custody.action("unmute") && open.containsKey(connectionId)) {
+        if (act("unmute") && open.containsKey(connectionId)) {
             open.get(connectionId).muted = false;
         }
     }
 
     @Override
     public boolean isOpen(String connectionId) {
-        return custody.action("isOpen") && open.containsKey(connectionId);
+        return act("isOpen") && open.containsKey(connectionId);
     }
 
     @Override
     public void release(FakeRequest request) {
-        if (custody.action("release")) {
+        if (act("release")) {
             custody.requestLetGo(request, "release");
         }
     }
 
     @Override
     public void handBack(String connectionId, FakeRequest heldRequest) {
-        if (!custody.action("handBack")) {
+        if (!act("handBack")) {
             return;
         }
         custody.handBack(connectionId, heldRequest);
@@ -292,19 +313,19 @@ public final class FakeProcessor implements NetworkProcessor<FakeRequest, FakeRe
 
     @Override
     public void beginReauthentication(String connectionId, Reauthentication reauthentication) {
-        custody.action("beginReauthentication");
+        act("beginReauthentication");
     }
 
     @Override
     public void close(String connectionId) {
-        if (custody.action("close")) {
+        if (act("close")) {
             closeConnection(connectionId);
         }
     }
 
     @Override
     public FakeResponse pollResponse() {
-        if (!custody.action("pollResponse")) {
+        if (!act("pollResponse")) {
             return null;
         }
         FakeResponse r = responses.poll();
@@ -316,7 +337,7 @@ public final class FakeProcessor implements NetworkProcessor<FakeRequest, FakeRe
 
     @Override
     public void discard(FakeResponse response) {
-        if (custody.action("discard") && custody.responseLetGo(response, "discarded")) {
+        if (act("discard") && custody.responseLetGo(response, "discarded")) {
             if (open.containsKey(response.request().connectionId())) {
                 custody.violation(response + " discarded while its connection is open");
             }
@@ -325,14 +346,14 @@ public final class FakeProcessor implements NetworkProcessor<FakeRequest, FakeRe
 
     @Override
     public void attach(ProcessorAttachment attachment) {
-        if (custody.action("attach")) {
+        if (act("attach")) {
             this.attachment = attachment;
         }
     }
 
     @Override
     public ProcessorAttachment attachment() {
-        return custody.action("attachment") ? attachment : null;
+        return act("attachment") ? attachment : null;
     }
 
     @Override
@@ -359,6 +380,15 @@ public final class FakeProcessor implements NetworkProcessor<FakeRequest, FakeRe
     @Override
     public RequestContext contextOf(FakeRequest request) {
         return request.context();
+    }
+
+    /** @return whether the listener may take the action now: on the processor's thread, and not as an observer */
+    private boolean act(String name) {
+        if (observer && !name.equals("isOpen") && !name.equals("attachment")) {
+            custody.violation("an observer called " + name + ": it owns no connection");
+            return false;
+        }
+        return custody.action(name);
     }
 
     private void requireProcessorThread(String step) {

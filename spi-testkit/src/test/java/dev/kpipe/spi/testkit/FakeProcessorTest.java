@@ -200,4 +200,40 @@ class FakeProcessorTest {
         other.join();
         assertTrue(thrown[0] instanceof IllegalStateException, String.valueOf(thrown[0]));
     }
+
+    @Test
+    void anObserversAnswersAreIgnoredAndItsActionsAreViolations() {
+        NetworkEventListener<FakeRequest, FakeResponse> meddling = new NetworkEventListener<>() {
+            @Override
+            public Admission onRequestRead(
+                    NetworkProcessor<FakeRequest, FakeResponse> p,
+                    FakeRequest q,
+                    RequestContext c,
+                    AbstractRequest b,
+                    int size) {
+                p.isOpen(q.connectionId()); // a read: allowed
+                return Admission.HELD;
+            }
+
+            @Override
+            public FakeResponse onResponseReady(NetworkProcessor<FakeRequest, FakeResponse> p, FakeResponse r) {
+                return null; // would hold every response
+            }
+
+            @Override
+            public boolean onUnmute(NetworkProcessor<FakeRequest, FakeResponse> p, String id) {
+                p.mute(id); // an action: not an observer's
+                return true;
+            }
+        };
+        FakeProcessor p = FakeProcessor.observing(meddling);
+        FakeRequest a = p.read("c1", ApiKeys.PRODUCE);
+        assertEquals(Admission.CLASSIC, p.admission(a), "the broker follows the deciding listener, not the observer");
+        FakeResponse r = p.respond(a);
+        p.round();
+        assertEquals(List.of(r), p.written(), "handled as taken");
+        assertFalse(p.isMuted("c1"), "not taken over, and the mute not performed");
+        assertEquals(List.of("an observer called mute: it owns no connection"), p.violations());
+        assertThrows(AssertionError.class, p::verify);
+    }
 }
