@@ -34,13 +34,6 @@ public final class KpipeNetworkListener implements NetworkEventListener<Object, 
     /** Kafka creates it from {@value #BROKER_SETTING}. */
     public KpipeNetworkListener() {}
 
-    /** @return whether a broker configuration names this class in {@value #BROKER_SETTING} */
-    static boolean namedBy(Map<String, ?> configs) {
-        Object name = configs.get(BROKER_SETTING);
-        return name != null
-                && KpipeNetworkListener.class.getName().equals(name.toString().trim());
-    }
-
     /**
      * Thread: the broker's start-up thread, before any event.
      *

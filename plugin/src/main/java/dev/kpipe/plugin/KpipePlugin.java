@@ -108,7 +108,7 @@ public final class KpipePlugin implements MetricsReporter, BrokerHooks.Owner {
                         nodeId(configs));
                 return;
             }
-            if (!brokerCallsSpi && KpipeNetworkListener.namedBy(configs)) {
+            if (!brokerCallsSpi && namesNetworkListener(configs)) {
                 LOG.info(
                         "kpipe {}: node {} runs kpipe as its {}; this reporter installs nothing",
                         version(),
@@ -125,6 +125,15 @@ public final class KpipePlugin implements MetricsReporter, BrokerHooks.Owner {
                     nodeId);
         }
         runtime.start(config);
+    }
+
+    /** The class a broker with kpipe's reference patch creates from {@value KpipeNetworkListener#BROKER_SETTING}. */
+    static final String NETWORK_LISTENER_CLASS = "dev.kpipe.plugin.KpipeNetworkListener";
+
+    /** @return whether a broker configuration names {@link KpipeNetworkListener} in its listener setting */
+    static boolean namesNetworkListener(Map<String, ?> configs) {
+        Object name = configs.get(KpipeNetworkListener.BROKER_SETTING);
+        return name != null && NETWORK_LISTENER_CLASS.equals(name.toString().trim());
     }
 
     /** @return whether {@code process.roles} names the controller role only (KRaft) */
