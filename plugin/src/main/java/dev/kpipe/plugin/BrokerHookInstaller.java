@@ -26,12 +26,25 @@ final class BrokerHookInstaller implements HookInstaller {
     private static final Logger LOG = LoggerFactory.getLogger(BrokerHookInstaller.class);
 
     private final String nodeId;
+    /** The broker calls the SPI itself: no advice, and the broker reports {@code onInstalled}. */
+    private final boolean brokerCallsSpi;
     /** This broker's hooks, once installed. */
     private volatile BrokerHooks hooks;
+    /** The listener this broker's events go to, once installed. */
+    private volatile NetworkEventListener<Object, Object> events;
 
-    /** @param nodeId the broker's node id, in the hooks' name */
-    BrokerHookInstaller(String nodeId) {
+    /**
+     * @param nodeId the broker's node id, in the hooks' name
+     * @param brokerCallsSpi whether the broker calls the SPI itself ({@link KpipeNetworkListener}): no advice
+     */
+    BrokerHookInstaller(String nodeId, boolean brokerCallsSpi) {
         this.nodeId = nodeId;
+        this.brokerCallsSpi = brokerCallsSpi;
+    }
+
+    /** @return the listener this broker's events go to, or {@code null} before {@link #install}; thread: any */
+    NetworkEventListener<Object, Object> events() {
+        return events;
     }
 
     /** @return this broker's hooks, or {@code null} before {@link #install}; thread: any */
@@ -48,6 +61,12 @@ final class BrokerHookInstaller implements HookInstaller {
         Set<String> listeners = new TreeSet<>(config.pipelinedListeners());
         NetworkEventListener<Object, Object> events = BrokerEventCheck.wrap(
                 ObservedListener.of(pipeline, observers), System.getProperty(BrokerEventCheck.PROPERTY));
+        if (brokerCallsSpi) { // the broker reports onInstalled itself, once it has created its listener
+            hooks = new BrokerHooks("node " + nodeId, listeners);
+            this.events = events;
+            return "no advice: the broker calls the SPI (" + KpipeNetworkListener.BROKER_SETTING + "), listeners="
+                    + listeners + (observers.isEmpty() ? "" : ", observers=" + observers.size());
+        }
         String[] mode = new String[1];
         Interceptor.Installation installation = installAdvice(mode);
         try {
@@ -57,6 +76,7 @@ final class BrokerHookInstaller implements HookInstaller {
         }
         BrokerHooks h = new BrokerHooks("node " + nodeId, listeners);
         h.listener(events);
+        this.events = events;
         hooks = h;
         Interceptor.brokersChanged();
         return "install mode " + mode[0] + ", listeners=" + listeners

@@ -4,6 +4,7 @@ package dev.kpipe.plugin;
 import dev.kpipe.interceptor.BrokerHooks;
 import dev.kpipe.interceptor.KafkaVersion;
 import dev.kpipe.plugin.pipeline.PipelineCoordinator;
+import dev.kpipe.spi.NetworkEventListener;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -54,6 +55,8 @@ public final class KpipePlugin implements MetricsReporter, BrokerHooks.Owner {
 
     /** Whether this instance stands in for Kafka's {@link JmxReporter} when {@code metric.reporters} lacks it. */
     private final boolean jmxStandIn;
+    /** The broker calls the SPI itself ({@link KpipeNetworkListener}): no advice is installed. */
+    private final boolean brokerCallsSpi;
     /** This broker's kpipe, from the first {@link #configure}. */
     private volatile KpipeRuntime runtime;
     /** Installs this broker's hooks and then holds them, from the first {@link #configure}. */
@@ -68,7 +71,13 @@ public final class KpipePlugin implements MetricsReporter, BrokerHooks.Owner {
     }
 
     private KpipePlugin(boolean jmxStandIn) {
+        this(jmxStandIn, false);
+    }
+
+    /** For {@link KpipeNetworkListener}: a kpipe whose broker calls the SPI itself, with no advice. */
+    KpipePlugin(boolean jmxStandIn, boolean brokerCallsSpi) {
         this.jmxStandIn = jmxStandIn;
+        this.brokerCallsSpi = brokerCallsSpi;
     }
 
     /**
@@ -99,8 +108,16 @@ public final class KpipePlugin implements MetricsReporter, BrokerHooks.Owner {
                         nodeId(configs));
                 return;
             }
+            if (!brokerCallsSpi && namesNetworkListener(configs)) {
+                LOG.info(
+                        "kpipe {}: node {} runs kpipe as its {}; this reporter installs nothing",
+                        version(),
+                        nodeId(configs),
+                        KpipeNetworkListener.BROKER_SETTING);
+                return;
+            }
             String nodeId = nodeId(configs);
-            installer = new BrokerHookInstaller(nodeId);
+            installer = new BrokerHookInstaller(nodeId, brokerCallsSpi);
             runtime = new KpipeRuntime(
                     installer,
                     KafkaVersion.of(KpipePlugin.class.getClassLoader()),
@@ -108,6 +125,15 @@ public final class KpipePlugin implements MetricsReporter, BrokerHooks.Owner {
                     nodeId);
         }
         runtime.start(config);
+    }
+
+    /** The class a broker with kpipe's reference patch creates from {@value KpipeNetworkListener#BROKER_SETTING}. */
+    static final String NETWORK_LISTENER_CLASS = "dev.kpipe.plugin.KpipeNetworkListener";
+
+    /** @return whether a broker configuration names {@link KpipeNetworkListener} in its listener setting */
+    static boolean namesNetworkListener(Map<String, ?> configs) {
+        Object name = configs.get(KpipeNetworkListener.BROKER_SETTING);
+        return name != null && NETWORK_LISTENER_CLASS.equals(name.toString().trim());
     }
 
     /** @return whether {@code process.roles} names the controller role only (KRaft) */
@@ -315,6 +341,12 @@ public final class KpipePlugin implements MetricsReporter, BrokerHooks.Owner {
     }
 
     /** @return this broker's pipelining coordinator, or {@code null} if kpipe is not installed on it */
+    /** @return the listener this broker's events go to, or {@code null} while kpipe does not run; thread: any */
+    NetworkEventListener<Object, Object> events() {
+        BrokerHookInstaller i = installer;
+        return i == null ? null : i.events();
+    }
+
     PipelineCoordinator<Object, Object> coordinator() {
         KpipeRuntime r = runtime;
         return r == null ? null : r.coordinator();

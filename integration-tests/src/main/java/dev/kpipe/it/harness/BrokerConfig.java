@@ -10,13 +10,18 @@ import java.util.Map;
 final class BrokerConfig {
     private BrokerConfig() {}
 
-    /** The broker config of one node: harness defaults, kpipe, cluster-wide overrides, node overrides. */
+    /**
+     * The broker config of one node: harness defaults, kpipe, cluster-wide overrides, node overrides.
+     *
+     * @param networkEventListener whether kpipe is named in {@code network.event.listener.class} as well
+     */
     static Map<String, String> of(
             ClusterSpec spec,
             List<KafkaNode> nodes,
             ZooKeeperServer zooKeeper,
             TestCertificates certificates,
-            KafkaNode n) {
+            KafkaNode n,
+            boolean networkEventListener) {
         KafkaNode ctl = nodes.get(0);
         Map<String, String> c = new LinkedHashMap<>();
         boolean kraft = zooKeeper == null;
@@ -103,6 +108,9 @@ final class BrokerConfig {
         if (spec.installPlugin()) {
             c.put("metric.reporters", ClusterSpec.KPIPE_PLUGIN_CLASS);
             c.put("kpipe.enable", Boolean.toString(spec.kpipeEnabled()));
+            if (networkEventListener) { // a broker with kpipe's reference patch: it calls the SPI, no advice
+                c.put("network.event.listener.class", ClusterSpec.KPIPE_NETWORK_LISTENER_CLASS);
+            }
         }
         c.putAll(spec.brokerConfig());
         c.putAll(spec.nodeConfig().getOrDefault(n.id(), Map.of()));

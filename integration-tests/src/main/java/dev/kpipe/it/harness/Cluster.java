@@ -122,7 +122,9 @@ public final class Cluster implements AutoCloseable {
             certificates = TestCertificates.generate(dir.resolve("tls"));
         }
         for (KafkaNode n : nodes) {
-            n.storage().writeConfig(BrokerConfig.of(spec, nodes, zooKeeper, certificates, n));
+            n.storage()
+                    .writeConfig(
+                            BrokerConfig.of(spec, nodes, zooKeeper, certificates, n, settings.networkEventListener()));
         }
     }
 

@@ -21,6 +21,9 @@ public final class ClusterSpec {
     /** The class that installs kpipe, as an operator configures it in {@code metric.reporters}. */
     public static final String KPIPE_PLUGIN_CLASS = "dev.kpipe.plugin.KpipePlugin";
 
+    /** The class a broker with kpipe's reference patch creates from {@code network.event.listener.class}. */
+    public static final String KPIPE_NETWORK_LISTENER_CLASS = "dev.kpipe.plugin.KpipeNetworkListener";
+
     private final String name;
     private final int nodes;
     private final boolean installPlugin;

@@ -34,6 +34,8 @@ import java.util.stream.Stream;
  *   <li>{@code kpipe.it.javaagent}: {@code true} installs kpipe in every cluster that has it as a Java agent as well
  *       ({@code -javaagent:<libs/kpipe jar>}, see {@link ClusterSpec.Builder#javaagent}), as the README's install does;
  *   <li>{@code kpipe.it.start.timeout.seconds}: how long a node may take to become ready (default 180; a node of an idle 2-core machine takes 10 to 20 s, of one at a load average of 40 up to 140 s);
+ *   <li>{@code kpipe.it.network.event.listener}: {@code true} names kpipe in {@code network.event.listener.class} as
+ *       well, on a distribution with kpipe's reference patch ({@link #networkEventListener()});
  *   <li>{@code kpipe.it.jvm.opts}: extra JVM options for every broker JVM, space separated.
  * </ul>
  *
@@ -227,6 +229,15 @@ public final class HarnessSettings {
      */
     public boolean javaagent() {
         return Boolean.parseBoolean(get("kpipe.it.javaagent", "false"));
+    }
+
+    /**
+     * @return whether every cluster that installs kpipe also names it in the broker setting {@code
+     *     network.event.listener.class} ({@code kpipe.it.network.event.listener}, default false): for a distribution
+     *     with kpipe's reference patch (kafka-dists/kafka-4.3.1-patched), whose broker calls the SPI itself
+     */
+    public boolean networkEventListener() {
+        return Boolean.parseBoolean(get("kpipe.it.network.event.listener", "false"));
     }
 
     /** @return how long a node may take from process start until it is ready */
