@@ -9,7 +9,6 @@ import dev.kpipe.spi.ProcessorAttachment;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * kpipe's per-processor state, attached to the {@link NetworkProcessor}, and the only writer of it: the queues its
@@ -31,8 +30,6 @@ final class ProcessorPipelines<Q, S> implements ProcessorAttachment, ProcessorQu
      * kpipe was disabled (they must drain). Intrusive: a signal allocates nothing.
      */
     private final SignalQueue<ConnectionPipeline<Q, S>> signalled = new SignalQueue<>();
-    /** A signal woke the processor and no round has started since: later signals need not wake it. Thread: any. */
-    private final AtomicBoolean wakeRequested = new AtomicBoolean();
     /** Connections to evaluate at the next round. */
     private final ArrayList<ConnectionPipeline<Q, S>> pending = new ArrayList<>();
     /**
@@ -107,21 +104,19 @@ final class ProcessorPipelines<Q, S> implements ProcessorAttachment, ProcessorQu
     public void signalled(ConnectionPipeline<Q, S> conn, boolean wake) {
         signalled.add(conn);
         if (wake) {
-            wakeRequested.set(true);
             processor.wakeup();
         }
     }
 
     /**
-     * Queues {@code conn} for the next round and wakes the processor only if no round is due yet: none since another
-     * signal woke it ({@link #wakeRequested}, cleared when a round starts, before it takes the queue), and no response
-     * waits in the broker's queue (the end of the round that takes it, {@code processNewResponses}' exit, takes the
-     * queue). Either check follows the queueing, so a round that starts after it takes {@code conn}. Thread: any.
+     * Queues {@code conn} for the next round and wakes the processor unless a response waits in the broker's queue:
+     * the broker woke the processor for it, and the end of the round that takes it ({@code processNewResponses}' exit)
+     * takes this queue too. The check follows the queueing, so that round takes {@code conn}. Thread: any.
      */
     @Override
     public boolean dispatchSignalled(ConnectionPipeline<Q, S> conn) {
         signalled.add(conn);
-        if (wakeRequested.get() || processor.responsesQueued() || wakeRequested.getAndSet(true)) {
+        if (processor.responsesQueued()) {
             return false;
         }
         processor.wakeup();
@@ -171,7 +166,6 @@ final class ProcessorPipelines<Q, S> implements ProcessorAttachment, ProcessorQu
      */
     void roundStarted(Reservations reservations) {
         rounds++;
-        wakeRequested.set(false); // before the queue is taken: a signal after this wakes the processor again
         roundSignal = StorageSignal.UNREAD;
         roundTopicSignal = StorageSignal.UNREAD;
         ConnectionPipeline<Q, S> conn;

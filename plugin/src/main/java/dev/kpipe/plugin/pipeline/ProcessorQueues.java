@@ -30,8 +30,8 @@ interface ProcessorQueues<Q, S, C> {
 
     /**
      * @param conn a connection whose request's dispatch ended on another thread; thread: any
-     * @return true if the processor was woken for it: only if no round is due anyway (a wake-up since its last round
-     *     started, or a response in its queue, {@code NetworkProcessor.responsesQueued})
+     * @return true if the processor was woken for it: only if no round is due anyway (a response in its queue,
+     *     {@code NetworkProcessor.responsesQueued})
      */
     boolean dispatchSignalled(C conn);
 
