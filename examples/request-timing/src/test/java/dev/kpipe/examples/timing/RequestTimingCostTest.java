@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
 /**
  * What timing a request costs on its path: the listener's three events for one request, called directly (the fake
  * processor serves only as the accessors), on Kafka's system clock. Allocation is measured with the thread's allocated
- * bytes (HotSpot) after a warm-up; the time per request is printed, not asserted.
+ * bytes (HotSpot) after a warm-up and must stay under a byte per request; the time per request is printed, not
+ * asserted.
  */
 class RequestTimingCostTest {
 
@@ -49,7 +50,9 @@ class RequestTimingCostTest {
 
             assertEquals(IN_FLIGHT + 2.0 * REQUESTS, timing.metrics().value("request-total", ApiKeys.PRODUCE));
             assertEquals(0.0, timing.metrics().value("untracked-total", null));
-            assertTrue(allocated < 1024, () -> allocated + " bytes for " + REQUESTS + " requests");
+            // Under 1 B per request: one object per request would be 16 B or more (3.2 MB here); what is left is the
+            // sensors' sample windows rolling over with the clock (0 to ~2 KB measured in all)
+            assertTrue(allocated < REQUESTS, () -> allocated + " bytes for " + REQUESTS + " requests");
             System.out.printf(
                     "RequestTimingCostTest: %d bytes allocated for %d requests; %.0f ns per request (3 events)%n",
                     allocated, REQUESTS, (double) nanos / REQUESTS);
