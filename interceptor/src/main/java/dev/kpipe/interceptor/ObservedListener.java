@@ -13,7 +13,9 @@ import org.apache.kafka.common.requests.RequestContext;
 
 /**
  * One broker's listeners as the broker side carries them: the deciding listener (kpipe's coordinator), whose answers
- * the broker follows, and observing listeners beside it. Each event goes to every observer first, in their configured
+ * the broker follows, and observing listeners beside it (but the responses the deciding listener takes itself with
+ * {@code NetworkProcessor.pollResponse}, which reach its {@code onResponseReady} only). Each event goes to every
+ * observer first, in their configured
  * order, then to the deciding listener, whose answer is returned; an observer's answer is ignored, and a throwable of
  * an observer is caught and counted ({@link Interceptor#hookFault()}, as a deciding listener's is), the event going on
  * to the next listener. An observer must not call the processor's actions (it owns no connection); {@link

@@ -340,13 +340,13 @@ public final class KpipePlugin implements MetricsReporter, BrokerHooks.Owner {
         }
     }
 
-    /** @return this broker's pipelining coordinator, or {@code null} if kpipe is not installed on it */
     /** @return the listener this broker's events go to, or {@code null} while kpipe does not run; thread: any */
     NetworkEventListener<Object, Object> events() {
         BrokerHookInstaller i = installer;
         return i == null ? null : i.events();
     }
 
+    /** @return this broker's pipelining coordinator, or {@code null} if kpipe is not installed on it */
     PipelineCoordinator<Object, Object> coordinator() {
         KpipeRuntime r = runtime;
         return r == null ? null : r.coordinator();

@@ -32,6 +32,7 @@ class KpipeNetworkListenerTest {
     @Test
     void pipelinesOnAProcessorOfItsListenersWithNoAdvice() throws Exception {
         Interceptor.Installation before = Interceptor.installation();
+        int generation = Interceptor.brokersGeneration(); // moves whenever a broker's advice hooks are registered
         try (KpipeNetworkListener listener = new KpipeNetworkListener()) {
             listener.configure(broker("41", "PLAINTEXT"));
             FakeProcessor processor = new FakeProcessor(fake(listener));
@@ -52,6 +53,7 @@ class KpipeNetworkListenerTest {
             assertEquals(List.of(), processor.violations());
             processor.verify();
             assertEquals(before, Interceptor.installation(), "no advice installed");
+            assertEquals(generation, Interceptor.brokersGeneration(), "no broker hooks registered with the advice");
             assertTrue(listener.plugin().kpipeMetrics().isPresent());
         }
     }

@@ -112,9 +112,10 @@ public interface NetworkProcessor<Q, S> {
     /**
      * Whether responses wait in this processor's response queue (Kafka's {@code Processor.responseQueue}, which {@code
      * RequestChannel.sendResponse} fills and wakes the processor for). The processor takes every one of them in a
-     * round, and {@link NetworkEventListener#onProcessorRound} follows that round: a plugin that hands news to the
-     * processor's thread and sees {@code true} after handing it over need not {@link #wakeup()} it as well. Thread:
-     * any.
+     * round, and {@link NetworkEventListener#onProcessorRound} follows that round, provided the listener's {@code
+     * onResponseReady} answers {@code null} only once the queue is empty (it may take the queued ones itself with
+     * {@link #pollResponse}): a plugin that hands news to the processor's thread and sees {@code true} after handing it
+     * over need not {@link #wakeup()} it as well. Thread: any.
      *
      * @return true if a response is queued and not yet taken; false if none is, or the broker does not tell (then a
      *     plugin wakes the processor)
