@@ -103,10 +103,9 @@ final class KafkaNetworkProcessor implements NetworkProcessor<Object, Object> {
         this.broker = broker;
         this.generation = generation;
         this.model = model;
-        this.listenerName = listenerNameOf(processor);
-        this.pipelined = broker != null && broker.pipelines(listenerName);
         this.selector = processor.selector();
         try {
+            this.listenerName = ((ListenerName) LISTENER_NAME.invoke(processor)).value();
             this.responseQueue = (LinkedBlockingDeque<?>) RESPONSE_QUEUE.invoke(processor);
             this.requestChannel = (RequestChannel) REQUEST_CHANNEL.invoke(processor);
         } catch (VirtualMachineError vme) {
@@ -114,6 +113,7 @@ final class KafkaNetworkProcessor implements NetworkProcessor<Object, Object> {
         } catch (Throwable t) {
             throw new IllegalStateException("kpipe: cannot read processor " + processor.id(), t);
         }
+        this.pipelined = broker != null && broker.pipelines(listenerName);
     }
 
     /**
@@ -131,16 +131,6 @@ final class KafkaNetworkProcessor implements NetworkProcessor<Object, Object> {
      */
     boolean stale() {
         return generation != Interceptor.brokersGeneration() && (broker == null || broker.listener() == null);
-    }
-
-    static String listenerNameOf(Processor processor) {
-        try {
-            return ((ListenerName) LISTENER_NAME.invoke(processor)).value();
-        } catch (VirtualMachineError vme) {
-            throw vme;
-        } catch (Throwable t) {
-            throw new IllegalStateException("kpipe: cannot read the processor's listener", t);
-        }
     }
 
     @Override
