@@ -49,7 +49,7 @@ class ContractCheckTest {
 
     @Test
     void aBrokerThatKeepsTheContractIsPassedThroughUnchanged() {
-        check.onInstalled(new BrokerCapabilities("test", EnumSet.of(ApiKeys.PRODUCE), ""));
+        check.onInstalled(new BrokerCapabilities("test", EnumSet.of(ApiKeys.PRODUCE)));
         String a = "a";
         String b = "b";
         assertSame(Admission.PIPELINED, check.onRequestRead(null, a, context(ApiKeys.PRODUCE, "c1"), null, 10));
@@ -68,8 +68,8 @@ class ContractCheckTest {
     @Test
     void eachBrokenRuleIsReportedOnceWithoutDisturbingThePlugin() {
         check.onProcessorRound(null);
-        check.onInstalled(new BrokerCapabilities("test", Set.of(), "no hooks"));
-        check.onInstalled(new BrokerCapabilities("test", Set.of(), "no hooks"));
+        check.onInstalled(new BrokerCapabilities("test", Set.of()));
+        check.onInstalled(new BrokerCapabilities("test", Set.of()));
         String a = "a";
         check.onRequestRead(null, a, context(ApiKeys.PRODUCE, "c1"), null, 10);
         check.onRequestRead(null, a, context(ApiKeys.PRODUCE, "c1"), null, 10);
@@ -93,7 +93,7 @@ class ContractCheckTest {
 
     @Test
     void aDeferralAfterTheDispatchIsReported() {
-        check.onInstalled(new BrokerCapabilities("test", EnumSet.of(ApiKeys.PRODUCE), ""));
+        check.onInstalled(new BrokerCapabilities("test", EnumSet.of(ApiKeys.PRODUCE)));
         check.onRequestRead(null, "a", context(ApiKeys.PRODUCE, "c1"), null, 10);
         check.onRequestDispatched("a", context(ApiKeys.PRODUCE, "c1"));
         check.onDispatchDeferred("a", context(ApiKeys.PRODUCE, "c1"));

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.kpipe.plugin.pipeline;
+
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+import dev.kpipe.spi.NetworkProcessor;
+import java.lang.reflect.Proxy;
+import org.junit.jupiter.api.Test;
+
+/** {@link ProcessorTable}: each processor object its own state, found by id, and an id reused replaces the old one. */
+class ProcessorTableTest {
+
+    @Test
+    void aProcessorKeepsItsStateAndAnotherWithTheSameIdGetsItsOwn() {
+        ProcessorTable<Object, Object> table = new ProcessorTable<>();
+        NetworkProcessor<Object, Object> a = processor("PLAINTEXT", 3);
+        assertNull(table.peek(a), "nothing before first use");
+        ProcessorPipelines<Object, Object> pa = table.of(a);
+        assertSame(pa, table.of(a));
+        assertSame(pa, table.peek(a));
+        assertSame(a, pa.processor());
+
+        NetworkProcessor<Object, Object> low = processor("PLAINTEXT", 0);
+        assertSame(low, table.of(low).processor(), "a lower id after a higher one");
+        assertSame(pa, table.peek(a));
+
+        NetworkProcessor<Object, Object> other = processor("SASL_PLAINTEXT", 3);
+        ProcessorPipelines<Object, Object> po = table.of(other);
+        assertNotSame(pa, po, "same id on another listener: its own state");
+        assertSame(pa, table.peek(a));
+
+        NetworkProcessor<Object, Object> again = processor("PLAINTEXT", 3);
+        ProcessorPipelines<Object, Object> pn = table.of(again);
+        assertNotSame(pa, pn, "a new processor with a known id is never given the old one's state");
+        assertNull(table.peek(a), "the old processor of that listener and id is gone");
+        assertSame(po, table.peek(other));
+        assertSame(pn, table.peek(again));
+    }
+
+    @SuppressWarnings("unchecked") // a proxy of the SPI interface
+    private static NetworkProcessor<Object, Object> processor(String listener, int id) {
+        return (NetworkProcessor<Object, Object>) Proxy.newProxyInstance(
+                NetworkProcessor.class.getClassLoader(), new Class<?>[] {NetworkProcessor.class}, (proxy, m, args) -> {
+                    switch (m.getName()) {
+                        case "id":
+                            return id;
+                        case "listenerName":
+                            return listener;
+                        case "hashCode":
+                            return System.identityHashCode(proxy);
+                        case "equals":
+                            return proxy == args[0];
+                        case "toString":
+                            return listener + "-" + id;
+                        default:
+                            throw new UnsupportedOperationException(m.getName());
+                    }
+                });
+    }
+}
