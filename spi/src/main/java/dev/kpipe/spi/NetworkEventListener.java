@@ -27,7 +27,7 @@ import org.apache.kafka.common.requests.RequestContext;
  * serves many connections, must not block and must not throw (a throwable is caught and counted by the broker, which
  * then proceeds as if the method had returned its default).
  *
- * <p>Lifecycle, per broker, as Kafka's other broker plugins ({@code Authorizer}, {@code ClientQuotaCallback}): the
+ * <p>Lifecycle, per broker, as Kafka's other broker plugins ({@code Authorizer}, {@code CreateTopicPolicy}): the
  * broker creates the listener from its configuration, calls {@link #configure} once with that configuration, then
  * {@link #onInstalled} and the events, and {@link #close} once at shutdown. Brokers sharing a JVM each have their own
  * instance. A listener that also implements {@code org.apache.kafka.common.metrics.Monitorable} (KIP-877, Kafka 4.1+)

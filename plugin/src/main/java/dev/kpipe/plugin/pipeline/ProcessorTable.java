@@ -13,7 +13,8 @@ import java.util.Arrays;
  * different processor with the same id (a binding that numbers per listener, a processor made again for the same
  * Kafka processor, a test's stubs) is never given another's state. A new processor replaces the state of an earlier
  * one of its listener with the same id (that one is gone: ids are unique per broker); one of another listener gets
- * its own entry. Stale entries are thus bounded by the processors alive at once.
+ * its own entry. Kafka never reuses an id, so the entry of a processor a reconfiguration removed stays (its queues
+ * hold at most what its last round left): the table is bounded by the processors the broker ever made.
  *
  * <p>Threads: {@link #of} and {@link #peek} on the processor's network thread, one volatile read and no allocation
  * once the processor is known; a first look-up copies the table under a lock (copy on write: a published array is
