@@ -4,8 +4,10 @@ package dev.kpipe.plugin.pipeline;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kpipe.spi.NetworkProcessor;
+import java.lang.management.ManagementFactory;
 import java.lang.reflect.Proxy;
 import org.junit.jupiter.api.Test;
 
@@ -37,6 +39,31 @@ class ProcessorTableTest {
         assertNull(table.peek(a), "the old processor of that listener and id is gone");
         assertSame(po, table.peek(other));
         assertSame(pn, table.peek(again));
+    }
+
+    @Test
+    void aLookUpOfAKnownProcessorAllocatesNothing() {
+        ProcessorTable<Object, Object> table = new ProcessorTable<>();
+        TopicPressureTest.Processor processor = new TopicPressureTest.Processor();
+        ProcessorPipelines<Object, Object> p = table.of(processor);
+        int calls = 100_000;
+        int found = 0;
+        for (int i = 0; i < calls; i++) { // warm-up
+            found += table.of(processor) == p ? 1 : 0;
+        }
+        long before = allocatedBytes();
+        for (int i = 0; i < calls; i++) {
+            found += table.of(processor) == p ? 1 : 0;
+        }
+        long allocated = allocatedBytes() - before;
+        assertTrue(found == 2 * calls, "every look-up found the processor's state");
+        assertTrue(allocated < 1024, () -> allocated + " bytes for " + calls + " look-ups");
+    }
+
+    /** @return the bytes this thread allocated so far (HotSpot) */
+    private static long allocatedBytes() {
+        return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean())
+                .getThreadAllocatedBytes(Thread.currentThread().getId());
     }
 
     @SuppressWarnings("unchecked") // a proxy of the SPI interface

@@ -48,6 +48,28 @@ class ContractCheckTest {
     private final ContractCheck<Object, Object> check = new ContractCheck<>(plugin, violations::add);
 
     @Test
+    void configureAndCloseReachThePluginsListener() {
+        List<String> calls = new ArrayList<>();
+        NetworkEventListener<String, String> plugin = new NetworkEventListener<>() {
+            @Override
+            public void configure(java.util.Map<String, ?> configs) {
+                calls.add("configure " + configs.get("node.id"));
+            }
+
+            @Override
+            public void close() {
+                calls.add("close");
+            }
+        };
+        List<String> violations = new ArrayList<>();
+        ContractCheck<String, String> check = new ContractCheck<>(plugin, violations::add);
+        check.configure(java.util.Map.of("node.id", "1"));
+        check.close();
+        assertEquals(List.of("configure 1", "close"), calls);
+        assertEquals(List.of(), violations);
+    }
+
+    @Test
     void aBrokerThatKeepsTheContractIsPassedThroughUnchanged() {
         check.onInstalled(new BrokerCapabilities("test", EnumSet.of(ApiKeys.PRODUCE)));
         String a = "a";
