@@ -11,7 +11,6 @@ import dev.kpipe.plugin.pipeline.PipelineStats;
 import dev.kpipe.plugin.pipeline.WakeupTimer;
 import dev.kpipe.spi.Admission;
 import dev.kpipe.spi.NetworkProcessor;
-import dev.kpipe.spi.ProcessorAttachment;
 import dev.kpipe.spi.Reauthentication;
 import dev.kpipe.spi.ResponseKind;
 import java.net.InetAddress;
@@ -74,7 +73,6 @@ public class RequestPathBenchmark {
 
     /** The least a network processor must do for the plugin: nothing but answer accessors. */
     static class BenchProcessor implements NetworkProcessor<Object, Object> {
-        private ProcessorAttachment attachment;
         long unmutes;
 
         @Override
@@ -119,16 +117,6 @@ public class RequestPathBenchmark {
 
         @Override
         public void discard(Object response) {}
-
-        @Override
-        public void attach(ProcessorAttachment attachment) {
-            this.attachment = attachment;
-        }
-
-        @Override
-        public ProcessorAttachment attachment() {
-            return attachment;
-        }
 
         @Override
         public void wakeup() {}

@@ -20,6 +20,8 @@ import net.bytebuddy.dynamic.Nexus;
 import net.bytebuddy.matcher.ElementMatchers;
 import net.bytebuddy.utility.JavaModule;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Installs kpipe's advice into the running broker, once per JVM; each broker of the JVM then has its own {@link
@@ -32,6 +34,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
  * not. Until {@link #install} succeeds the broker is untouched.
  */
 public final class Interceptor {
+    private static final Logger LOG = LoggerFactory.getLogger(Interceptor.class);
 
     private static final AtomicLong HOOK_FAULTS = new AtomicLong();
     private static final AtomicLong ORPHANED_RECEIVES = new AtomicLong();
@@ -233,8 +236,10 @@ public final class Interceptor {
             }
         }
         binding.deferredDispatch(deferrable);
-        BrokerCapabilities capabilities = new BrokerCapabilities(
-                version, deferrable, missingDeferred.isEmpty() ? "" : "Kafka " + version + " lacks " + missingDeferred);
+        if (!missingDeferred.isEmpty()) {
+            LOG.warn("kpipe: Kafka {} lacks the hook points of deferred dispatch for {}", version, missingDeferred);
+        }
+        BrokerCapabilities capabilities = new BrokerCapabilities(version, deferrable);
         if (!inst.isRetransformClassesSupported()) {
             throw new UnsupportedBrokerException(
                     "kpipe cannot hook Kafka " + version + ": the JVM does not support class retransformation");

@@ -20,6 +20,10 @@ import org.apache.kafka.common.requests.RequestContext;
  * an observer is caught and counted ({@link Interceptor#hookFault()}, as a deciding listener's is), the event going on
  * to the next listener. An observer must not call the processor's actions (it owns no connection); {@link
  * NetworkProcessor#wakeup()} and the accessors it may. Thread-safety: that of the listeners; the list is fixed.
+ *
+ * <p>Lifecycle: {@code configure} and {@code close} are not passed on. Whoever created a listener configures and closes
+ * it, once per broker (kpipe's plugin does so for the observers of {@code kpipe.spi.observer.classes}, and its runtime
+ * owns the deciding listener).
  */
 public final class ObservedListener implements NetworkEventListener<Object, Object> {
 

@@ -187,8 +187,8 @@ public final class KpipeConfig extends AbstractConfig {
                     Type.LIST,
                     "",
                     Importance.LOW,
-                    "dev.kpipe.spi.NetworkEventListener classes (optionally Configurable, AutoCloseable), one instance "
-                            + "each per broker, told every event of the pipelined listeners before kpipe; their answers are "
+                    "dev.kpipe.spi.NetworkEventListener classes, one instance "
+                            + "each per broker (configured with the broker's configuration, closed with kpipe), told every event of the pipelined listeners before kpipe; their answers are "
                             + "ignored, a throwable is caught and counted (docs/plugin-authors.md).")
             .define(
                     TOPICS_INCLUDE,

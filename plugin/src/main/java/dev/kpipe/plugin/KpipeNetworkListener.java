@@ -9,7 +9,6 @@ import dev.kpipe.spi.NetworkEventListener;
 import dev.kpipe.spi.NetworkProcessor;
 import dev.kpipe.spi.Reauthentication;
 import java.util.Map;
-import org.apache.kafka.common.Configurable;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.RequestContext;
 
@@ -24,7 +23,7 @@ import org.apache.kafka.common.requests.RequestContext;
  * <p>Threads: as {@link NetworkEventListener}'s. Not reconfigurable at runtime: the broker does not hand the listener
  * its dynamic configuration.
  */
-public final class KpipeNetworkListener implements NetworkEventListener<Object, Object>, Configurable, AutoCloseable {
+public final class KpipeNetworkListener implements NetworkEventListener<Object, Object> {
 
     /** The broker setting of the reference patch that names the listener class. */
     public static final String BROKER_SETTING = "network.event.listener.class";

@@ -37,7 +37,7 @@ class BrokerEventCheckTest {
                 BrokerEventCheck.wrap(coordinator, " " + ContractCheck.class.getName() + " ");
         ContractCheck<?, ?> check = (ContractCheck<?, ?>) wrapped;
         wrapped.onProcessorRound(null); // before onInstalled: a violation, logged at ERROR
-        wrapped.onInstalled(new BrokerCapabilities("4.4.0", Set.of(), ""));
+        wrapped.onInstalled(new BrokerCapabilities("4.4.0", Set.of()));
         assertEquals(List.of("installed 4.4.0"), events);
         assertEquals(1, check.violations());
     }

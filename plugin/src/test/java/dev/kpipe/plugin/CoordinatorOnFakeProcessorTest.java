@@ -41,7 +41,7 @@ class CoordinatorOnFakeProcessorTest {
 
     @Test
     void aPipelinedProducerKeepsThePluginSideOfTheContract() throws Exception {
-        coordinator.onInstalled(new BrokerCapabilities("4.4.0", Set.of(), ""));
+        coordinator.onInstalled(new BrokerCapabilities("4.4.0", Set.of()));
         FakeRequest a = produce("c1", 1);
         assertEquals(Admission.PIPELINED, processor.admission(a));
         processor.dispatch(a);
@@ -82,7 +82,7 @@ class CoordinatorOnFakeProcessorTest {
      */
     @Test
     void aDispatchWakesTheProcessorOnlyWhenNoResponseIsQueued() throws Exception {
-        coordinator.onInstalled(new BrokerCapabilities("4.4.0", Set.of(), ""));
+        coordinator.onInstalled(new BrokerCapabilities("4.4.0", Set.of()));
         FakeRequest a = produce("c1", 1);
         FakeRequest b = produce("c2", 1);
         processor.dispatch(a);

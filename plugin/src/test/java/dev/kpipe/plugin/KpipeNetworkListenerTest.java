@@ -36,7 +36,7 @@ class KpipeNetworkListenerTest {
         try (KpipeNetworkListener listener = new KpipeNetworkListener()) {
             listener.configure(broker("41", "PLAINTEXT"));
             FakeProcessor processor = new FakeProcessor(fake(listener));
-            listener.onInstalled(new BrokerCapabilities("4.3.1", Set.of(), "handle-return only"));
+            listener.onInstalled(new BrokerCapabilities("4.3.1", Set.of()));
             FakeRequest a = produce(processor, 1);
             assertEquals(Admission.PIPELINED, processor.admission(a));
             processor.dispatch(a);
@@ -63,7 +63,7 @@ class KpipeNetworkListenerTest {
         try (KpipeNetworkListener listener = new KpipeNetworkListener()) {
             listener.configure(broker("42", "INTERNAL"));
             FakeProcessor processor = new FakeProcessor(fake(listener));
-            listener.onInstalled(new BrokerCapabilities("4.3.1", Set.of(), "handle-return only"));
+            listener.onInstalled(new BrokerCapabilities("4.3.1", Set.of()));
             FakeRequest a = produce(processor, 1);
             assertEquals(Admission.CLASSIC, processor.admission(a));
             processor.dispatch(a);

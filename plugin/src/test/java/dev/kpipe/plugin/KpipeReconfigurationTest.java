@@ -16,7 +16,6 @@ import dev.kpipe.plugin.testkit.KafkaRequests;
 import dev.kpipe.spi.Admission;
 import dev.kpipe.spi.BrokerCapabilities;
 import dev.kpipe.spi.NetworkProcessor;
-import dev.kpipe.spi.ProcessorAttachment;
 import dev.kpipe.spi.Reauthentication;
 import dev.kpipe.spi.ResponseKind;
 import java.util.ArrayList;
@@ -220,7 +219,7 @@ class KpipeReconfigurationTest {
         runtime.start(config(KpipeConfig.ENABLE, "true"));
         PipelineCoordinator<Object, Object> coordinator = runtime.coordinator();
         coordinator.onInstalled(
-                new BrokerCapabilities("test", java.util.Set.of(org.apache.kafka.common.protocol.ApiKeys.PRODUCE), ""));
+                new BrokerCapabilities("test", java.util.Set.of(org.apache.kafka.common.protocol.ApiKeys.PRODUCE)));
         StubProcessor processor = new StubProcessor();
         assertEquals(Admission.PIPELINED, receiveTransactionalProduce(coordinator, processor, "t1"));
 
@@ -230,8 +229,7 @@ class KpipeReconfigurationTest {
 
         runtime.reconfigure(config(KpipeConfig.ENABLE, "true", KpipeConfig.TRANSACTIONS_PIPELINED, "true"));
         assertEquals(Admission.PIPELINED, receiveTransactionalProduce(coordinator, processor, "t4"));
-        coordinator.onInstalled(
-                new BrokerCapabilities("9.9", java.util.Set.of(), "Kafka 9.9 lacks [PRODUCE [a hook point]]"));
+        coordinator.onInstalled(new BrokerCapabilities("9.9", java.util.Set.of()));
         assertEquals(
                 Admission.CLASSIC,
                 receiveTransactionalProduce(coordinator, processor, "t5"),
@@ -265,7 +263,7 @@ class KpipeReconfigurationTest {
         runtime.start(config(KpipeConfig.ENABLE, "true", KpipeConfig.TRANSACTIONS_PIPELINED, "false"));
         PipelineCoordinator<Object, Object> coordinator = runtime.coordinator();
         coordinator.onInstalled(
-                new BrokerCapabilities("test", java.util.Set.of(org.apache.kafka.common.protocol.ApiKeys.PRODUCE), ""));
+                new BrokerCapabilities("test", java.util.Set.of(org.apache.kafka.common.protocol.ApiKeys.PRODUCE)));
         assertEquals(Admission.CLASSIC, receiveTransactionalProduce(coordinator, new StubProcessor(), "t1"));
     }
 
@@ -420,7 +418,6 @@ class KpipeReconfigurationTest {
 
     /** Only what admitting a first request uses. */
     private static final class StubProcessor implements NetworkProcessor<Object, Object> {
-        private ProcessorAttachment attachment;
 
         @Override
         public String listenerName() {
@@ -469,16 +466,6 @@ class KpipeReconfigurationTest {
         @Override
         public void discard(Object response) {
             throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void attach(ProcessorAttachment attachment) {
-            this.attachment = attachment;
-        }
-
-        @Override
-        public ProcessorAttachment attachment() {
-            return attachment;
         }
 
         @Override

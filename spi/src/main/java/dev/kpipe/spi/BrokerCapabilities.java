@@ -13,10 +13,8 @@ import org.apache.kafka.common.protocol.ApiKeys;
  *     {@code KafkaApis.handle} returned ({@link NetworkEventListener#onDispatchDeferred}, then
  *     {@link NetworkEventListener#onRequestDispatched}); for any other API {@code onRequestDispatched} comes at
  *     handle-return, so a request of such an API whose step comes later must not be pipelined
- * @param deferredDispatchDetail why an API is missing from {@code deferredDispatch} (the missing hook points), or
- *     empty
  */
-public record BrokerCapabilities(String kafkaVersion, Set<ApiKeys> deferredDispatch, String deferredDispatchDetail) {
+public record BrokerCapabilities(String kafkaVersion, Set<ApiKeys> deferredDispatch) {
 
     /** Copies the set: the record is immutable. */
     public BrokerCapabilities {

@@ -2,8 +2,10 @@
 package dev.kpipe.spi;
 
 /**
- * Read-only gauges of the broker's own queues, offered by the broker for a default
- * {@link StoragePressure}. Thread: any; every method is cheap and never blocks.
+ * Read-only gauges of the broker's own queues behind the network layer: requests waiting for a request handler
+ * ({@code RequestChannel}'s request queue, bounded by {@code queued.max.requests}) and produce requests waiting for
+ * their acks ({@code ReplicaManager}'s produce purgatory). A listener reads them to tell whether the request handlers
+ * or replication lag behind what it lets in. Thread: any; every method is cheap and never blocks.
  */
 public interface BrokerLoad {
 

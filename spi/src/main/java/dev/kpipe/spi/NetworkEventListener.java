@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.spi;
 
+import java.util.Map;
+import org.apache.kafka.common.Configurable;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.RequestContext;
 
@@ -25,10 +27,36 @@ import org.apache.kafka.common.requests.RequestContext;
  * serves many connections, must not block and must not throw (a throwable is caught and counted by the broker, which
  * then proceeds as if the method had returned its default).
  *
+ * <p>Lifecycle, per broker, as Kafka's other broker plugins ({@code Authorizer}, {@code CreateTopicPolicy}): the
+ * broker creates the listener from its configuration, calls {@link #configure} once with that configuration, then
+ * {@link #onInstalled} and the events, and {@link #close} once at shutdown. Brokers sharing a JVM each have their own
+ * instance. A listener that also implements {@code org.apache.kafka.common.metrics.Monitorable} (KIP-877, Kafka 4.1+)
+ * is given its {@code PluginMetrics} by the broker after {@code configure}; the broker removes those metrics when it
+ * closes the listener.
+ *
  * @param <Q> the broker's request type
  * @param <S> the broker's response type
  */
-public interface NetworkEventListener<Q, S> {
+public interface NetworkEventListener<Q, S> extends Configurable, AutoCloseable {
+
+    /**
+     * Configures the listener with the broker's configuration, once, before any event. Thread: the broker's start-up
+     * thread.
+     *
+     * @param configs every setting the broker was started with ({@code KafkaConfig.originals})
+     * @throws org.apache.kafka.common.config.ConfigException if a setting the listener reads is invalid: the broker
+     *     does not start
+     */
+    @Override
+    default void configure(Map<String, ?> configs) {}
+
+    /**
+     * The broker shuts down: called once, when it reports no more events (its network processors and request
+     * handlers stopped). Thread: the broker's shutdown thread. A throwable is logged by the broker and does not stop
+     * its shutdown.
+     */
+    @Override
+    default void close() {}
 
     /**
      * The plugin was installed: what the broker can report. Called once, before any other event. Thread: the
@@ -100,16 +128,18 @@ public interface NetworkEventListener<Q, S> {
     default void onDispatchDeferred(Q request, RequestContext context) {}
 
     /**
-     * The processor took a response from its response queue, or found it empty. The plugin returns the response the
-     * processor handles now: this one (the default), one it held back earlier, or one taken with
-     * {@link NetworkProcessor#pollResponse}; or {@code null}, and the processor stops handling responses for this
-     * round. A response the plugin holds back is its to hand over later (or to {@link NetworkProcessor#discard} if its
-     * connection closed): it must return every response it takes exactly once. Thread: the processor's network
-     * thread.
+     * The processor dequeued a response ({@code Processor.dequeueResponse}, which {@code processNewResponses} calls
+     * until it returns {@code null}). The listener returns the response the processor processes now: this one (the
+     * default), one it was given by an earlier call and did not return then, or one taken with
+     * {@link NetworkProcessor#pollResponse}; or {@code null}, which means what {@code dequeueResponse}'s {@code null}
+     * for an empty queue means: nothing to process now, and {@code processNewResponses} ends. A response the listener
+     * does not return stays with it: it returns it from a later call, or completes it with
+     * {@link NetworkProcessor#discard} if its connection closed; each response is returned or discarded exactly once.
+     * Thread: the processor's network thread.
      *
      * @param processor the processor
-     * @param response the response taken from the queue, or {@code null} if the queue was empty
-     * @return the response to handle now, or {@code null}
+     * @param response the response dequeued, or {@code null} if the queue was empty
+     * @return the response to process now, or {@code null} for none
      */
     default S onResponseReady(NetworkProcessor<Q, S> processor, S response) {
         return response;

@@ -19,7 +19,10 @@ public interface NetworkProcessor<Q, S> {
     /** @return the listener this processor serves, e.g. {@code PLAINTEXT}; thread: any */
     String listenerName();
 
-    /** @return the processor id, unique within its listener; thread: any */
+    /**
+     * @return the processor id ({@code Processor.id}: Kafka's {@code SocketServer} numbers its processors from 0 with one
+     *     counter per broker, a new id for each processor a reconfiguration adds); thread: any
+     */
     int id();
 
     /**
@@ -95,16 +98,6 @@ public interface NetworkProcessor<Q, S> {
      * @param response the response
      */
     void discard(S response);
-
-    /**
-     * Attaches the plugin's state for this processor (see {@link ProcessorAttachment}).
-     *
-     * @param attachment the state, or {@code null}
-     */
-    void attach(ProcessorAttachment attachment);
-
-    /** @return the state last given to {@link #attach}, or {@code null} */
-    ProcessorAttachment attachment();
 
     /** Wakes the processor so that it runs a round promptly. Thread: any. */
     void wakeup();

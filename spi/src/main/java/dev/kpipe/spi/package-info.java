@@ -58,7 +58,7 @@
  *       ordered.</li>
  *   <li>{@code onConnectionClosed} comes once per connection; a response of a closed connection is completed with
  *       {@code onResponseWritten} (by the broker) or {@link dev.kpipe.spi.NetworkProcessor#discard} (by the plugin,
- *       for one it held).</li>
+ *       for one it did not return from {@code onResponseReady}).</li>
  * </ul>
  *
  * <h2>Ownership of a connection</h2>

@@ -5,7 +5,6 @@ import dev.kpipe.interceptor.BrokerHooks;
 import dev.kpipe.interceptor.Interceptor;
 import dev.kpipe.spi.NetworkEventListener;
 import dev.kpipe.spi.NetworkProcessor;
-import dev.kpipe.spi.ProcessorAttachment;
 import dev.kpipe.spi.Reauthentication;
 import dev.kpipe.spi.ResponseKind;
 import java.io.IOException;
@@ -83,7 +82,6 @@ final class KafkaNetworkProcessor implements NetworkProcessor<Object, Object> {
      */
     boolean reauthenticating;
 
-    private ProcessorAttachment attachment;
     /** The connections the plugin owns. Network thread only. */
     private final Set<String> owned = new HashSet<>();
 
@@ -347,16 +345,6 @@ final class KafkaNetworkProcessor implements NetworkProcessor<Object, Object> {
     @Override
     public void discard(Object response) {
         model.discard(response);
-    }
-
-    @Override
-    public void attach(ProcessorAttachment attachment) {
-        this.attachment = attachment;
-    }
-
-    @Override
-    public ProcessorAttachment attachment() {
-        return attachment;
     }
 
     @Override

@@ -38,6 +38,7 @@ final class Admissions<Q, S> {
     private final FaultLog reauthenticationWhileMuted = new FaultLog(LOG);
 
     private final RequestClassifier classifier;
+    private final ProcessorTable<Q, S> processors;
     private final ConnectionTable<Q, S> connections;
     private final PipelineStats stats;
     private final Ticker ticker;
@@ -49,6 +50,7 @@ final class Admissions<Q, S> {
     private final BooleanSupplier perTopicPressure;
 
     Admissions(
+            ProcessorTable<Q, S> processors,
             RequestClassifier classifier,
             ConnectionTable<Q, S> connections,
             PipelineStats stats,
@@ -58,6 +60,7 @@ final class Admissions<Q, S> {
             Drains.Release<Q, S> release,
             BooleanSupplier enabled,
             BooleanSupplier perTopicPressure) {
+        this.processors = processors;
         this.classifier = classifier;
         this.connections = connections;
         this.stats = stats;
@@ -154,11 +157,11 @@ final class Admissions<Q, S> {
             // applies). When its response is written, kpipe takes the connection over, muted, and it waits for
             // budget in line with the others.
             stats.upgradesDeferred.increment();
-            ProcessorPipelines.of(processor).upgradeDeferred(context.connectionId, sizeInBytes);
+            processors.of(processor).upgradeDeferred(context.connectionId, sizeInBytes);
             return Admission.CLASSIC;
         }
         ConnectionPipeline<Q, S> conn =
-                new ConnectionPipeline<>(context.connectionId, ProcessorPipelines.of(processor), stats, ticker, 0);
+                new ConnectionPipeline<>(context.connectionId, processors.of(processor), stats, ticker, 0);
         connections.add(conn);
         return read(conn, request, context, body, sizeInBytes, true);
     }

@@ -75,9 +75,8 @@ final class DeferredDispatch<Q, S> {
      * {@link DispatchPoint#AFTER_VERIFICATION} row without them stay exclusive, with one ERROR naming them.
      *
      * @param apis the APIs the binding reports deferred dispatch for
-     * @param detail what it lacks, when some are missing
      */
-    void support(Set<ApiKeys> apis, String detail) {
+    void support(Set<ApiKeys> apis) {
         classifier.deferredDispatch(apis);
         List<String> missing = new ArrayList<>();
         for (PipelinedApi row : PipelinedApi.values()) {
@@ -87,10 +86,9 @@ final class DeferredDispatch<Q, S> {
         }
         if (!missing.isEmpty()) {
             LOG.error(
-                    "kpipe: cannot see when a verified transactional write happens (KIP-890) for {}: {}; their "
-                            + "transactional requests stay exclusive on this broker, everything else is pipelined",
-                    missing,
-                    detail);
+                    "kpipe: the broker does not report when a verified transactional write happens (KIP-890) for {}; "
+                            + "their transactional requests stay exclusive on this broker, everything else is pipelined",
+                    missing);
         }
     }
 }

@@ -21,6 +21,7 @@ import java.util.function.BooleanSupplier;
  */
 final class Ownership<Q, S> {
 
+    private final ProcessorTable<Q, S> processors;
     private final ConnectionTable<Q, S> connections;
     private final PipelineStats stats;
     private final Ticker ticker;
@@ -30,6 +31,7 @@ final class Ownership<Q, S> {
     private final BooleanSupplier enabled;
 
     Ownership(
+            ProcessorTable<Q, S> processors,
             ConnectionTable<Q, S> connections,
             PipelineStats stats,
             Ticker ticker,
@@ -37,6 +39,7 @@ final class Ownership<Q, S> {
             Reservations reservations,
             Throttles throttles,
             BooleanSupplier enabled) {
+        this.processors = processors;
         this.connections = connections;
         this.stats = stats;
         this.ticker = ticker;
@@ -72,10 +75,10 @@ final class Ownership<Q, S> {
      * @return true if kpipe takes it over (Kafka must not unmute it); false if it stays Kafka's
      */
     boolean takeOver(NetworkProcessor<Q, S> processor, String connectionId) {
-        if (processor.attachment() == null) {
+        ProcessorPipelines<Q, S> p = processors.peek(processor);
+        if (p == null) {
             return false;
         }
-        ProcessorPipelines<Q, S> p = ProcessorPipelines.of(processor);
         Integer deferred = p.takeDeferredUpgrade(connectionId);
         if (deferred == null || !enabled.getAsBoolean()) {
             return false; // disabled since the upgrade was deferred: the connection stays Kafka's
@@ -98,8 +101,9 @@ final class Ownership<Q, S> {
     void closed(NetworkProcessor<Q, S> processor, String connectionId) {
         ConnectionPipeline<Q, S> conn = connections.get(connectionId);
         if (conn == null) {
-            if (processor.attachment() != null) {
-                ProcessorPipelines.of(processor).takeDeferredUpgrade(connectionId);
+            ProcessorPipelines<Q, S> p = processors.peek(processor);
+            if (p != null) {
+                p.takeDeferredUpgrade(connectionId);
             }
             return;
         }

@@ -94,6 +94,8 @@ public final class PipelineCoordinator<Q, S> implements NetworkEventListener<Q, 
     private final Ownership<Q, S> ownership;
     /** Transactional produce and TXN_OFFSET_COMMIT whose write the broker defers past handle (KIP-890). */
     private final DeferredDispatch<Q, S> deferredDispatch;
+    /** kpipe's state of each processor of this broker. */
+    private final ProcessorTable<Q, S> processors = new ProcessorTable<>();
     /** Connections kpipe owns, by connection id (unique among a broker's open connections). */
     private final ConnectionTable<Q, S> connections;
 
@@ -121,25 +123,32 @@ public final class PipelineCoordinator<Q, S> implements NetworkEventListener<Q, 
         this.stats = stats;
         this.connections = new ConnectionTable<>(stats);
         this.reservations = new Reservations(budget, ticker, stats.reservationsRevoked, stats.pluginFaults);
-        this.sequencer = new ResponseSequencer<>(connections, stats, budget);
+        this.sequencer = new ResponseSequencer<>(processors, connections, stats, budget);
         this.throttles = new Throttles(stats, ticker);
-        this.ownership =
-                new Ownership<>(connections, stats, ticker, budget, reservations, throttles, settings::enabled);
+        this.ownership = new Ownership<>(
+                processors, connections, stats, ticker, budget, reservations, throttles, settings::enabled);
         QuietPeriod quiet = new QuietPeriod(ticker, wakeupTimer);
-        Drains<Q, S> drains = new Drains<>(reservations, quiet, ownership::release);
+        Drains.Release<Q, S> release = ownership::release;
+        Drains<Q, S> drains = new Drains<>(reservations, quiet, release);
         this.admissions = new Admissions<>(
+                processors,
                 classifier,
                 connections,
                 stats,
                 ticker,
                 reservations,
                 quiet,
-                ownership::release,
+                release,
                 settings::enabled,
                 signal::perTopic);
         this.rounds = new Rounds<>(
-                stats, settings, signal, reservations, drains, ownership::release, ticker, classifier::topicName);
+                processors, stats, settings, signal, reservations, drains, release, ticker, classifier::topicName);
         this.deferredDispatch = new DeferredDispatch<>(connections, classifier, stats);
+    }
+
+    /** @return kpipe's state of each processor of this broker (for the tests of this package) */
+    ProcessorTable<Q, S> processorTable() {
+        return processors;
     }
 
     /**
@@ -281,7 +290,7 @@ public final class PipelineCoordinator<Q, S> implements NetworkEventListener<Q, 
      */
     @Override
     public void onInstalled(BrokerCapabilities capabilities) {
-        deferredDispatch.support(capabilities.deferredDispatch(), capabilities.deferredDispatchDetail());
+        deferredDispatch.support(capabilities.deferredDispatch());
     }
 
     /**

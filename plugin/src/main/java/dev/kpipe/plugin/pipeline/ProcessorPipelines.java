@@ -5,20 +5,19 @@ import dev.kpipe.backpressure.Reservation;
 import dev.kpipe.backpressure.ReservationHolders;
 import dev.kpipe.backpressure.Reservations;
 import dev.kpipe.spi.NetworkProcessor;
-import dev.kpipe.spi.ProcessorAttachment;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 
 /**
- * kpipe's per-processor state, attached to the {@link NetworkProcessor}, and the only writer of it: the queues its
+ * kpipe's per-processor state, found in the coordinator's {@link ProcessorTable}, and the only writer of it: the queues its
  * connections join ({@link ProcessorQueues}: what a connection tells it), the round's storage-side signal, the
  * deferred upgrades. {@link Rounds} drives a round through the methods below; nothing outside writes a field.
  *
  * <p>Thread: the processor's network thread, except {@link #signalled} (handler threads, the budget's releasing
  * thread, the config thread).
  */
-final class ProcessorPipelines<Q, S> implements ProcessorAttachment, ProcessorQueues<Q, S, ConnectionPipeline<Q, S>> {
+final class ProcessorPipelines<Q, S> implements ProcessorQueues<Q, S, ConnectionPipeline<Q, S>> {
     private final NetworkProcessor<Q, S> processor;
     /**
      * Responses released in order (each the head of its connection), handed to the broker before anything else still
@@ -66,21 +65,6 @@ final class ProcessorPipelines<Q, S> implements ProcessorAttachment, ProcessorQu
 
     ProcessorPipelines(NetworkProcessor<Q, S> processor) {
         this.processor = processor;
-    }
-
-    /**
-     * @param processor a processor of a pipelined listener
-     * @return its kpipe state, attached on first use; network thread
-     */
-    @SuppressWarnings("unchecked") // kpipe attaches only its own ProcessorPipelines of the processor's types
-    static <Q, S> ProcessorPipelines<Q, S> of(NetworkProcessor<Q, S> processor) {
-        ProcessorAttachment a = processor.attachment();
-        if (a == null) {
-            ProcessorPipelines<Q, S> p = new ProcessorPipelines<>(processor);
-            processor.attach(p);
-            return p;
-        }
-        return (ProcessorPipelines<Q, S>) a;
     }
 
     // ---------------------------------------------------------------- ProcessorQueues: what a connection says

@@ -30,6 +30,7 @@ final class ResponseSequencer<Q, S> {
 
     private static final Logger LOG = LoggerFactory.getLogger(ResponseSequencer.class);
 
+    private final ProcessorTable<Q, S> processors;
     private final ConnectionTable<Q, S> connections;
     private final PipelineStats stats;
     private final ByteBudget budget;
@@ -39,7 +40,12 @@ final class ResponseSequencer<Q, S> {
      * @param stats where to count faults
      * @param budget the budget whose permits the requests hold
      */
-    ResponseSequencer(ConnectionTable<Q, S> connections, PipelineStats stats, ByteBudget budget) {
+    ResponseSequencer(
+            ProcessorTable<Q, S> processors,
+            ConnectionTable<Q, S> connections,
+            PipelineStats stats,
+            ByteBudget budget) {
+        this.processors = processors;
         this.connections = connections;
         this.stats = stats;
         this.budget = budget;
@@ -54,7 +60,7 @@ final class ResponseSequencer<Q, S> {
      * @return the response to process, or {@code null} for none
      */
     S dequeued(NetworkProcessor<Q, S> processor, S response) {
-        ProcessorPipelines<Q, S> p = ProcessorPipelines.of(processor);
+        ProcessorPipelines<Q, S> p = processors.of(processor);
         if (connections.isEmpty() && p.noneReady()) {
             return response;
         }

@@ -33,6 +33,7 @@ final class Rounds<Q, S> {
     /** Faults that could repeat per request: WARN once each, then DEBUG (see {@link FaultLog}). */
     private final FaultLog evaluateFailed = new FaultLog(LOG);
 
+    private final ProcessorTable<Q, S> processors;
     private final PipelineStats stats;
     private final DynamicSettings settings;
     private final StorageSignal signal;
@@ -57,6 +58,7 @@ final class Rounds<Q, S> {
      * @param topicNames resolves the topics connections keep for the per-topic pressure check
      */
     Rounds(
+            ProcessorTable<Q, S> processors,
             PipelineStats stats,
             DynamicSettings settings,
             StorageSignal signal,
@@ -65,6 +67,7 @@ final class Rounds<Q, S> {
             Drains.Release<Q, S> release,
             Ticker ticker,
             java.util.function.Function<Object, String> topicNames) {
+        this.processors = processors;
         this.stats = stats;
         this.settings = settings;
         this.signal = signal;
@@ -81,7 +84,7 @@ final class Rounds<Q, S> {
      * @param processor the processor
      */
     void run(NetworkProcessor<Q, S> processor) {
-        ProcessorPipelines<Q, S> p = ProcessorPipelines.of(processor);
+        ProcessorPipelines<Q, S> p = processors.of(processor);
         p.roundStarted(reservations);
         if (p.pressureWaits() && pressureMayHaveCleared(p)) {
             p.pressureRechecked(signal.clears(), ticker.nanos());

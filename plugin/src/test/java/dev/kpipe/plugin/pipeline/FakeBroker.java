@@ -16,7 +16,6 @@ import dev.kpipe.spi.BrokerLoad;
 import dev.kpipe.spi.BrokerServices;
 import dev.kpipe.spi.NetworkEventListener;
 import dev.kpipe.spi.NetworkProcessor;
-import dev.kpipe.spi.ProcessorAttachment;
 import dev.kpipe.spi.Reauthentication;
 import dev.kpipe.spi.ResponseKind;
 import dev.kpipe.spi.TopicNames;
@@ -316,7 +315,6 @@ final class FakeBroker {
         /** This iteration did something. */
         boolean effect;
 
-        ProcessorAttachment attachment;
         int wakeups;
 
         Proc(int index) {
@@ -494,16 +492,6 @@ final class FakeBroker {
         }
 
         @Override
-        public void attach(ProcessorAttachment attachment) {
-            this.attachment = attachment;
-        }
-
-        @Override
-        public ProcessorAttachment attachment() {
-            return attachment;
-        }
-
-        @Override
         public boolean responsesQueued() {
             return !responseQueue.isEmpty();
         }
@@ -541,9 +529,9 @@ final class FakeBroker {
             return request.context();
         }
 
-        @SuppressWarnings("unchecked") // kpipe attaches its ProcessorPipelines of this processor's types
+        /** @return kpipe's state of this processor, or {@code null} if it has none */
         ProcessorPipelines<Request, Response> pipelines() {
-            return (ProcessorPipelines<Request, Response>) attachment;
+            return coordinator.processorTable().peek(this);
         }
 
         @Override
@@ -738,8 +726,7 @@ final class FakeBroker {
                         ? java.util.EnumSet.of(
                                 org.apache.kafka.common.protocol.ApiKeys.PRODUCE,
                                 org.apache.kafka.common.protocol.ApiKeys.TXN_OFFSET_COMMIT)
-                        : java.util.EnumSet.noneOf(org.apache.kafka.common.protocol.ApiKeys.class),
-                scenario.transactions ? "" : "a binding without the hooks"));
+                        : java.util.EnumSet.noneOf(org.apache.kafka.common.protocol.ApiKeys.class)));
         Scenario.Faults faults = scenario.faults;
         TopicNames topicNames = id -> {
             if (faults.topicNamesEvery() > 0 && ++topicNamesCalls % faults.topicNamesEvery() == 0) {
@@ -1133,7 +1120,7 @@ final class FakeBroker {
                 ungrant(cp);
                 if (!wasDirty) {
                     // The processor was idle, so nothing was signalled before: the callback listed the connection.
-                    unlist(Internals.signalled(ProcessorPipelines.of(cp.processor())), cp);
+                    unlist(Internals.signalled(coordinator.processorTable().of(cp.processor())), cp);
                 }
                 // else an earlier signal may have listed it (a connection is listed once for all its signals): left
                 // listed, it is evaluated, and without its grant it keeps waiting
@@ -2508,7 +2495,10 @@ final class FakeBroker {
                         Internals.reservation(cp).reserved() > 0
                                         && nanos() - Internals.reservation(cp).reservedAtNanos()
                                                 >= PipelineCoordinator.IDLE_RESERVATION_NANOS
-                                        && ProcessorPipelines.of(cp.processor()).round()
+                                        && coordinator
+                                                                .processorTable()
+                                                                .of(cp.processor())
+                                                                .round()
                                                         - Internals.reservation(cp)
                                                                 .reservedAtRound()
                                                 >= 2

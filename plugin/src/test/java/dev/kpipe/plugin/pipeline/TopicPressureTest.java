@@ -12,7 +12,6 @@ import dev.kpipe.plugin.classify.RequestClassifier;
 import dev.kpipe.plugin.testkit.KafkaRequests;
 import dev.kpipe.spi.Admission;
 import dev.kpipe.spi.NetworkProcessor;
-import dev.kpipe.spi.ProcessorAttachment;
 import dev.kpipe.spi.Reauthentication;
 import dev.kpipe.spi.ResponseKind;
 import java.util.HashSet;
@@ -58,7 +57,6 @@ class TopicPressureTest {
     static final class Processor implements NetworkProcessor<Object, Object> {
         final Set<String> muted = new HashSet<>();
         int wakeups;
-        private ProcessorAttachment attachment;
 
         @Override
         public String listenerName() {
@@ -104,16 +102,6 @@ class TopicPressureTest {
 
         @Override
         public void discard(Object response) {}
-
-        @Override
-        public void attach(ProcessorAttachment attachment) {
-            this.attachment = attachment;
-        }
-
-        @Override
-        public ProcessorAttachment attachment() {
-            return attachment;
-        }
 
         @Override
         public void wakeup() {

@@ -88,6 +88,18 @@ public final class ContractCheck<Q, S> implements NetworkEventListener<Q, S> {
         return violationCount.get();
     }
 
+    /** Passes the broker's configuration on to the plugin's listener. */
+    @Override
+    public void configure(Map<String, ?> configs) {
+        delegate.configure(configs);
+    }
+
+    /** Closes the plugin's listener. */
+    @Override
+    public void close() {
+        delegate.close();
+    }
+
     @Override
     public void onInstalled(BrokerCapabilities capabilities) {
         if (!installed.compareAndSet(false, true)) {

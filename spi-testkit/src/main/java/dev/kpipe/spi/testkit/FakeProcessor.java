@@ -4,7 +4,6 @@ package dev.kpipe.spi.testkit;
 import dev.kpipe.spi.Admission;
 import dev.kpipe.spi.NetworkEventListener;
 import dev.kpipe.spi.NetworkProcessor;
-import dev.kpipe.spi.ProcessorAttachment;
 import dev.kpipe.spi.Reauthentication;
 import dev.kpipe.spi.ResponseKind;
 import java.util.ArrayList;
@@ -42,7 +41,7 @@ import org.apache.kafka.common.requests.RequestContext;
  *
  * Made with {@link #observing}, the fake plays a broker that carries the listener as an observer beside another: its
  * answers are ignored (a request stays {@code CLASSIC}, each response is handled as taken, no connection is taken
- * over), and every action but {@code isOpen}, {@code attachment}, {@code wakeup} and the accessors is a violation.
+ * over), and every action but {@code isOpen}, {@code wakeup} and the accessors is a violation.
  * {@link #verify} adds what is still held at the end and throws if anything was found. An action called on another
  * thread is reported and not performed. Not modelled: throttles, re-authentication, input ending, deferred dispatch.
  *
@@ -71,7 +70,6 @@ public final class FakeProcessor implements NetworkProcessor<FakeRequest, FakeRe
     private final List<FakeResponse> written = new ArrayList<>();
     private final AtomicInteger wakeups = new AtomicInteger();
     private int requests;
-    private ProcessorAttachment attachment;
 
     /**
      * @param listener the listener under test
@@ -345,18 +343,6 @@ public final class FakeProcessor implements NetworkProcessor<FakeRequest, FakeRe
     }
 
     @Override
-    public void attach(ProcessorAttachment attachment) {
-        if (act("attach")) {
-            this.attachment = attachment;
-        }
-    }
-
-    @Override
-    public ProcessorAttachment attachment() {
-        return act("attachment") ? attachment : null;
-    }
-
-    @Override
     public void wakeup() {
         wakeups.incrementAndGet();
     }
@@ -384,7 +370,7 @@ public final class FakeProcessor implements NetworkProcessor<FakeRequest, FakeRe
 
     /** @return whether the listener may take the action now: on the processor's thread, and not as an observer */
     private boolean act(String name) {
-        if (observer && !name.equals("isOpen") && !name.equals("attachment")) {
+        if (observer && !name.equals("isOpen")) {
             custody.violation("an observer called " + name + ": it owns no connection");
             return false;
         }

@@ -48,8 +48,30 @@ class ContractCheckTest {
     private final ContractCheck<Object, Object> check = new ContractCheck<>(plugin, violations::add);
 
     @Test
+    void configureAndCloseReachThePluginsListener() {
+        List<String> calls = new ArrayList<>();
+        NetworkEventListener<String, String> plugin = new NetworkEventListener<>() {
+            @Override
+            public void configure(java.util.Map<String, ?> configs) {
+                calls.add("configure " + configs.get("node.id"));
+            }
+
+            @Override
+            public void close() {
+                calls.add("close");
+            }
+        };
+        List<String> violations = new ArrayList<>();
+        ContractCheck<String, String> check = new ContractCheck<>(plugin, violations::add);
+        check.configure(java.util.Map.of("node.id", "1"));
+        check.close();
+        assertEquals(List.of("configure 1", "close"), calls);
+        assertEquals(List.of(), violations);
+    }
+
+    @Test
     void aBrokerThatKeepsTheContractIsPassedThroughUnchanged() {
-        check.onInstalled(new BrokerCapabilities("test", EnumSet.of(ApiKeys.PRODUCE), ""));
+        check.onInstalled(new BrokerCapabilities("test", EnumSet.of(ApiKeys.PRODUCE)));
         String a = "a";
         String b = "b";
         assertSame(Admission.PIPELINED, check.onRequestRead(null, a, context(ApiKeys.PRODUCE, "c1"), null, 10));
@@ -68,8 +90,8 @@ class ContractCheckTest {
     @Test
     void eachBrokenRuleIsReportedOnceWithoutDisturbingThePlugin() {
         check.onProcessorRound(null);
-        check.onInstalled(new BrokerCapabilities("test", Set.of(), "no hooks"));
-        check.onInstalled(new BrokerCapabilities("test", Set.of(), "no hooks"));
+        check.onInstalled(new BrokerCapabilities("test", Set.of()));
+        check.onInstalled(new BrokerCapabilities("test", Set.of()));
         String a = "a";
         check.onRequestRead(null, a, context(ApiKeys.PRODUCE, "c1"), null, 10);
         check.onRequestRead(null, a, context(ApiKeys.PRODUCE, "c1"), null, 10);
@@ -93,7 +115,7 @@ class ContractCheckTest {
 
     @Test
     void aDeferralAfterTheDispatchIsReported() {
-        check.onInstalled(new BrokerCapabilities("test", EnumSet.of(ApiKeys.PRODUCE), ""));
+        check.onInstalled(new BrokerCapabilities("test", EnumSet.of(ApiKeys.PRODUCE)));
         check.onRequestRead(null, "a", context(ApiKeys.PRODUCE, "c1"), null, 10);
         check.onRequestDispatched("a", context(ApiKeys.PRODUCE, "c1"));
         check.onDispatchDeferred("a", context(ApiKeys.PRODUCE, "c1"));

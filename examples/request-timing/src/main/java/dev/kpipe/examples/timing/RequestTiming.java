@@ -45,7 +45,7 @@ import org.apache.kafka.common.utils.Time;
  * @param <Q> the broker's request type
  * @param <S> the broker's response type
  */
-public final class RequestTiming<Q, S> implements NetworkEventListener<Q, S>, Configurable, AutoCloseable {
+public final class RequestTiming<Q, S> implements NetworkEventListener<Q, S> {
 
     /** Requests timed at once. */
     public static final String MAX_TRACKED = "request.timing.max.tracked";
