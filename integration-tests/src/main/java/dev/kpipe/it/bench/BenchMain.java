@@ -58,9 +58,16 @@ public final class BenchMain {
     private final Map<String, Object> run = new LinkedHashMap<>();
     private final List<Report> reports = new ArrayList<>();
     private final List<CommitReport> commitReports = new ArrayList<>();
+    private final Map<String, Object> pinning;
 
-    private BenchMain(BenchOptions options, HarnessSettings settings, Progress progress, Path jsonFile) {
+    private BenchMain(
+            BenchOptions options,
+            HarnessSettings settings,
+            Progress progress,
+            Path jsonFile,
+            Map<String, Object> pinning) {
         this.options = options;
+        this.pinning = pinning;
         this.settings = settings;
         this.progress = progress;
         this.jsonFile = jsonFile;
@@ -105,6 +112,7 @@ public final class BenchMain {
 
     private static int run(BenchOptions o) throws Exception {
         BenchSetup.configureHarness(o);
+        Map<String, Object> pinning = Pinning.apply(o.sides()); // sets the harness's kpipe.it.broker.cpus
         HarnessSettings settings = HarnessSettings.load();
         settings.kafkaHome(); // fails early with a hint if the distribution is not laid out
         BenchSetup.checkPluginJar(settings.pluginJar());
@@ -128,7 +136,7 @@ public final class BenchMain {
                                 }
                             },
                             "bench-interrupt"));
-            return new BenchMain(o, settings, progress, json).runAll();
+            return new BenchMain(o, settings, progress, json, pinning).runAll();
         } finally {
             done.set(true);
         }
@@ -144,6 +152,21 @@ public final class BenchMain {
         run.put("kpipe_version", settings.pluginVersion());
         run.put("options", optionsMap());
         run.put("host", HostInfo.hostMap());
+        if (!pinning.isEmpty()) {
+            run.put("pinning", pinning);
+        }
+        if (options.sides().kpipeObserver() != null) {
+            KpipeObserver observer = options.sides().kpipeObserver();
+            run.put(
+                    "kpipe_observer",
+                    Map.of(
+                            "id",
+                            observer.id,
+                            "class",
+                            observer.className,
+                            "jar",
+                            observer.jar().toString()));
+        }
         Map<String, Object> clients = new LinkedHashMap<>();
         for (BenchClient c : ClientRound.external(scenarios)) { // fails early, saying what is missing
             clients.put(c.id, ClientProcess.prepare(c, buildDir()));
@@ -171,6 +194,20 @@ public final class BenchMain {
                 options.rounds(),
                 options.durationSeconds(),
                 Runtime.getRuntime().availableProcessors());
+        if (!pinning.isEmpty()) {
+            out.printf(
+                    Locale.ROOT,
+                    "pinning: brokers on CPU(s) %s (taskset -c), the runner and its clients on %s%n",
+                    pinning.get("broker_cpus"),
+                    pinning.get("client_cpus"));
+        }
+        if (options.sides().kpipeObserver() != null) {
+            out.printf(
+                    Locale.ROOT,
+                    "kpipe side: the SPI observer %s (%s) beside kpipe; the stock side without it%n",
+                    options.sides().kpipeObserver().id,
+                    options.sides().kpipeObserver().className);
+        }
         for (Scenario s : scenarios) {
             reports.add(runScenario(s, scenarioMaps));
         }
@@ -267,6 +304,20 @@ public final class BenchMain {
             progress.context(s.label + ": creating topics");
             for (Cluster c : clusters) {
                 BenchClusters.createTopic(c, s);
+            }
+            if (s.isS9() && options.raw().s9SlowQuotaKib() > 0) {
+                progress.context(s.label + ": setting the slow readers' quota");
+                for (Cluster c : clusters) {
+                    SlowReaderQuota.set(c, options.raw().s9SlowQuotaKib());
+                }
+                progress.clear();
+                out.printf(
+                        Locale.ROOT,
+                        "%s: %s = %d KiB/s for client.id %s on every cluster (describeClientQuotas reports it)%n",
+                        s.label,
+                        SlowReaderQuota.PRODUCER_BYTE_RATE,
+                        options.raw().s9SlowQuotaKib(),
+                        SlowReaders.CLIENT_ID);
             }
             for (int round = 1; round <= options.rounds(); round++) {
                 for (Cluster c : RoundOrder.of(round, stock, kpipe, control)) {
@@ -399,6 +450,21 @@ public final class BenchMain {
         m.put("kpipe_excl_side", options.commits().excl());
         m.put("s9_slow_readers", options.raw().s9SlowReaders());
         m.put("s9_window_ms", options.raw().s9WindowsMs());
+        m.put("s9_slow_quota_kib", options.raw().s9SlowQuotaKib());
+        m.put("s9_slow_reader_client_id", SlowReaders.CLIENT_ID);
+        m.put(
+                "broker_cpus",
+                options.sides().brokerCpus() == null
+                        ? ""
+                        : options.sides().brokerCpus().text());
+        m.put(
+                "client_cpus",
+                options.sides().clientCpus() == null
+                        ? ""
+                        : options.sides().clientCpus().text());
+        m.put(
+                "kpipe_observer",
+                options.sides().kpipeObserver() == null ? "" : options.sides().kpipeObserver().id);
         m.put("s10_connections", options.raw().s10Connections());
         return m;
     }

@@ -94,6 +94,8 @@ class BenchOptionsTest {
         "--s9-slow-readers",
         "3",
         "--s9-active",
+        "--s9-slow-quota-kib",
+        "2048",
         "--s10-connections",
         "1000, 5000",
         "--s11-excluded-producers",
@@ -104,6 +106,12 @@ class BenchOptionsTest {
         "3",
         "--s11-pipelined-rate",
         "3000",
+        "--broker-cpus",
+        "1",
+        "--client-cpus",
+        "0,2-3",
+        "--kpipe-observer",
+        "request-timing",
     };
 
     @Test
@@ -137,12 +145,14 @@ class BenchOptionsTest {
                         128 * 1024,
                         new MeasureOptions(20_000, 4, true, 250, 64 * 1024 * 1024, 0, List.of(), 6_400, 16, 5, -1),
                         new CommitOptions(2_000, 3_000_000, true),
-                        new RawOptions(8, false, List.of(2), List.of(1000)),
-                        new FleetOptions(50, 5_000, 5, 5_000, List.of(2))),
+                        new RawOptions(8, false, 0, List.of(2), List.of(1000)),
+                        new FleetOptions(50, 5_000, 5, 5_000, List.of(2)),
+                        new SideOptions(null, null, null)),
                 o);
         assertEquals(MeasureOptions.DEFAULTS, o.measure());
         assertEquals(CommitOptions.DEFAULTS, o.commits());
         assertEquals(RawOptions.DEFAULTS, o.raw());
+        assertEquals(SideOptions.DEFAULTS, o.sides());
     }
 
     @Test
@@ -187,8 +197,10 @@ class BenchOptionsTest {
                                 0,
                                 12),
                         new CommitOptions(500, 70_000, false),
-                        new RawOptions(3, true, List.of(50, 250), List.of(1000, 5000)),
-                        new FleetOptions(40, 4_000, 3, 3_000, List.of(50, 250))),
+                        new RawOptions(3, true, 2048, List.of(50, 250), List.of(1000, 5000)),
+                        new FleetOptions(40, 4_000, 3, 3_000, List.of(50, 250)),
+                        new SideOptions(
+                                CpuList.parse("1", "x"), CpuList.parse("0,2-3", "x"), KpipeObserver.REQUEST_TIMING)),
                 o);
     }
 
@@ -295,6 +307,25 @@ class BenchOptionsTest {
         BenchOptions s9Active = parse("--scenario S9 --s9-active --rounds 4 --duration-s 20 --warmup-s 10");
         assertTrue(s9Active.raw().s9Active());
         assertEquals(List.of(2), s9Active.raw().s9WindowsMs());
+        // docs/benchmark.md, "Equal hostile work: a quota on the slow readers", "CPU pinning", "An observer beside
+        // kpipe"
+        assertEquals(
+                2048,
+                parse("--scenario S9 --s9-active --s9-slow-quota-kib 2048 --rounds 4 --duration-s 20 --warmup-s 10")
+                        .raw()
+                        .s9SlowQuotaKib());
+        SideOptions pinned = parse("--scenario S8 --window-ms 1,2 --broker-cpus 1 --client-cpus 0")
+                .sides();
+        assertEquals(
+                List.of(List.of(1), List.of(0)),
+                List.of(
+                        List.copyOf(pinned.brokerCpus().cpus()),
+                        List.copyOf(pinned.clientCpus().cpus())));
+        assertEquals(
+                KpipeObserver.REQUEST_TIMING,
+                parse("--scenario S1 --window-ms 100 --kpipe-observer request-timing")
+                        .sides()
+                        .kpipeObserver());
 
         // docs/benchmark.md, "S10: connections at scale": one run per connection count
         BenchOptions s10 = parse("--scenario S10 --s10-connections 1000,5000 --rounds 4 --duration-s 20");
@@ -358,6 +389,7 @@ class BenchOptionsTest {
             "--s8-rate",
             "--s8-producers",
             "--s9-slow-readers",
+            "--s9-slow-quota-kib",
             "--s10-connections"
         }) {
             assertEquals(flag + " needs a number: x", fails(flag, "x"));
@@ -379,6 +411,23 @@ class BenchOptionsTest {
         assertEquals("unknown scenario: S4", fails("--scenario", "S1,S4"));
         assertEquals("--s10-connections must be > 0: 0", fails("--s10-connections", "1000,0"));
         assertEquals("unknown argument: --bogus", fails("--bogus"));
+        for (String flag : new String[] {"--broker-cpus", "--client-cpus"}) {
+            for (String bad : new String[] {"x", "1-0", "-1", "0,", "0;1"}) {
+                assertEquals(flag + " takes a CPU list as taskset -c does (e.g. 1 or 0,2-3): " + bad, fails(flag, bad));
+            }
+            assertEquals(flag + " needs a value", fails(flag));
+        }
+        assertEquals(
+                "--client-cpus 0,5: CPU 5 does not exist (online CPUs: 0-1)",
+                assertThrows(
+                                IllegalArgumentException.class,
+                                () -> CpuList.parse("0,5", "--client-cpus")
+                                        .checkExists(CpuList.parse("0-1", "online"), "--client-cpus"))
+                        .getMessage());
+        assertEquals(
+                "--kpipe-observer: unknown observer timing (known: request-timing)",
+                fails("--kpipe-observer", "timing"));
+        assertEquals("--kpipe-observer needs a value", fails("--kpipe-observer"));
         assertEquals("--out needs a value", fails("--out"));
         assertEquals("--warmup-s needs a number: x", fails("--warmup-s", "x"), "not Integer.parseInt's message");
         assertEquals("--warmup-s needs a value", fails("--warmup-s"));
