@@ -193,7 +193,7 @@ public final class BenchMain {
                         .collect(Collectors.joining(", ")),
                 options.rounds(),
                 options.durationSeconds(),
-                Runtime.getRuntime().availableProcessors());
+                HostInfo.cpus());
         if (!pinning.isEmpty()) {
             out.printf(
                     Locale.ROOT,
@@ -328,6 +328,12 @@ public final class BenchMain {
                     double loadBefore = LoadAverage.now();
                     RoundResult r =
                             runRound(s, c, v, round).withExtra(LoadAverage.around(loadBefore, LoadAverage.now()));
+                    KpipeObserver observer = options.sides().kpipeObserver();
+                    if (observer != null && c == kpipe) {
+                        r = r.withExtra(Map.of(
+                                "kpipe_observer_produce_requests_counted_at_end",
+                                observer.produceRequestsCounted(c.node(1))));
+                    }
                     if (c == control) {
                         report.addControl(r);
                     } else {

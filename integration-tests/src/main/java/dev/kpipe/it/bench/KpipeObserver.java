@@ -2,6 +2,7 @@
 package dev.kpipe.it.bench;
 
 import dev.kpipe.it.harness.ClusterSpec;
+import dev.kpipe.it.harness.KafkaNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -10,6 +11,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import javax.management.ObjectName;
 
 /**
  * {@code --kpipe-observer}: an SPI observer from {@code examples/} installed on the kpipe side's brokers beside kpipe
@@ -19,7 +21,11 @@ import java.util.stream.Stream;
  */
 enum KpipeObserver {
     /** {@code examples/request-timing}: read-to-dispatch and dispatch-to-written times per API, as metrics. */
-    REQUEST_TIMING("request-timing", "dev.kpipe.examples.timing.RequestTiming", "kpipe-example-request-timing");
+    REQUEST_TIMING(
+            "request-timing",
+            "dev.kpipe.examples.timing.RequestTiming",
+            "kpipe-example-request-timing",
+            "dev.kpipe.examples:type=request-timing-metrics,broker=1,request=Produce");
 
     /** The system property naming the observer's jar. */
     static final String JAR_PROPERTY = "kpipe.bench.observer.jar";
@@ -27,11 +33,27 @@ enum KpipeObserver {
     final String id;
     final String className;
     private final String artifact;
+    private final String leaderProduceMBean;
 
-    KpipeObserver(String id, String className, String artifact) {
+    KpipeObserver(String id, String className, String artifact, String leaderProduceMBean) {
         this.id = id;
         this.className = className;
         this.artifact = artifact;
+        this.leaderProduceMBean = leaderProduceMBean;
+    }
+
+    /**
+     * @param leader node 1 of the kpipe side
+     * @return the produce requests the observer counted on it since the broker started ({@code request-total}), NaN
+     *     if it reports none: evidence that it runs
+     */
+    double produceRequestsCounted(KafkaNode leader) {
+        try {
+            return ((Number) leader.jmx().getAttribute(new ObjectName(leaderProduceMBean), "request-total"))
+                    .doubleValue();
+        } catch (Exception e) {
+            return Double.NaN;
+        }
     }
 
     /**
