@@ -96,6 +96,13 @@ public final class BenchMain {
             System.exit(2);
             return;
         }
+        try {
+            Pinning.check(o.sides()); // a missing taskset or CPU: the flag's message, without a stack trace
+        } catch (IllegalArgumentException | IOException | InterruptedException e) {
+            System.err.println(e.getMessage());
+            System.exit(2);
+            return;
+        }
         int code;
         try {
             code = run(o);

@@ -40,14 +40,8 @@ final class Pinning {
         if (o.brokerCpus() == null && o.clientCpus() == null) {
             return m;
         }
-        String flag = o.clientCpus() != null ? "--client-cpus" : "--broker-cpus";
-        CpuList online = CpuList.parse(Files.readString(ONLINE).trim(), ONLINE.toString());
-        if (o.brokerCpus() != null) {
-            o.brokerCpus().checkExists(online, "--broker-cpus");
-        }
-        if (o.clientCpus() != null) {
-            o.clientCpus().checkExists(online, "--client-cpus");
-        }
+        check(o);
+        String flag = flag(o);
         long pid = ProcessHandle.current().pid();
         String before = affinity(pid, flag);
         m.put("bench_jvm_affinity_before", before);
@@ -66,6 +60,32 @@ final class Pinning {
             m.put("client_cpus", "not pinned (" + before + ")");
         }
         return m;
+    }
+
+    /**
+     * Checks, changing nothing, that the CPUs asked for exist and that {@code taskset} runs.
+     *
+     * @param o the side options
+     * @throws IllegalArgumentException naming the flag, if {@code taskset} is missing or fails, or a CPU does not exist
+     * @throws IOException if {@code /sys/devices/system/cpu/online} cannot be read
+     * @throws InterruptedException if interrupted while taskset runs
+     */
+    static void check(SideOptions o) throws IOException, InterruptedException {
+        if (o.brokerCpus() == null && o.clientCpus() == null) {
+            return;
+        }
+        CpuList online = CpuList.parse(Files.readString(ONLINE).trim(), ONLINE.toString());
+        if (o.brokerCpus() != null) {
+            o.brokerCpus().checkExists(online, "--broker-cpus");
+        }
+        if (o.clientCpus() != null) {
+            o.clientCpus().checkExists(online, "--client-cpus");
+        }
+        affinity(ProcessHandle.current().pid(), flag(o));
+    }
+
+    private static String flag(SideOptions o) {
+        return o.clientCpus() != null ? "--client-cpus" : "--broker-cpus";
     }
 
     /**

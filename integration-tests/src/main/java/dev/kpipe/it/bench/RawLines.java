@@ -113,6 +113,19 @@ final class RawLines {
                 sb.append(perSide(
                         r, "slow readers replaced in the window (active)", "slow_reader_reconnects_in_window", 0));
             }
+            if (r.rounds(Variant.STOCK).stream()
+                    .anyMatch(x -> x.extra().containsKey("slow_reader_quota_throttle_ms_avg_at_end"))) {
+                sb.append(perSide(
+                        r,
+                        "slow readers' quota throttle avg ms at each round's end",
+                        "slow_reader_quota_throttle_ms_avg_at_end",
+                        0));
+                sb.append(perSide(
+                        r,
+                        "slow readers' produce byte rate B/s at each round's end (the quota's window)",
+                        "slow_reader_quota_byte_rate_at_end",
+                        0));
+            }
             sb.append(String.format(
                     Locale.ROOT,
                     "  kpipe at each round's end: held responses %s, requests in flight %s%n",
