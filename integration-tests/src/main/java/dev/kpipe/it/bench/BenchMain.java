@@ -159,21 +159,7 @@ public final class BenchMain {
         run.put("kpipe_version", settings.pluginVersion());
         run.put("options", optionsMap());
         run.put("host", HostInfo.hostMap());
-        if (!pinning.isEmpty()) {
-            run.put("pinning", pinning);
-        }
-        if (options.sides().kpipeObserver() != null) {
-            KpipeObserver observer = options.sides().kpipeObserver();
-            run.put(
-                    "kpipe_observer",
-                    Map.of(
-                            "id",
-                            observer.id,
-                            "class",
-                            observer.className,
-                            "jar",
-                            observer.jar().toString()));
-        }
+        run.putAll(SideSetup.runMap(pinning, options.sides()));
         Map<String, Object> clients = new LinkedHashMap<>();
         for (BenchClient c : ClientRound.external(scenarios)) { // fails early, saying what is missing
             clients.put(c.id, ClientProcess.prepare(c, buildDir()));
@@ -201,20 +187,7 @@ public final class BenchMain {
                 options.rounds(),
                 options.durationSeconds(),
                 HostInfo.cpus());
-        if (!pinning.isEmpty()) {
-            out.printf(
-                    Locale.ROOT,
-                    "pinning: brokers on CPU(s) %s (taskset -c), the runner and its clients on %s%n",
-                    pinning.get("broker_cpus"),
-                    pinning.get("client_cpus"));
-        }
-        if (options.sides().kpipeObserver() != null) {
-            out.printf(
-                    Locale.ROOT,
-                    "kpipe side: the SPI observer %s (%s) beside kpipe; the stock side without it%n",
-                    options.sides().kpipeObserver().id,
-                    options.sides().kpipeObserver().className);
-        }
+        out.print(SideSetup.header(pinning, options.sides()));
         for (Scenario s : scenarios) {
             reports.add(runScenario(s, scenarioMaps));
         }
@@ -314,17 +287,9 @@ public final class BenchMain {
             }
             if (s.isS9() && options.raw().s9SlowQuotaKib() > 0) {
                 progress.context(s.label + ": setting the slow readers' quota");
-                for (Cluster c : clusters) {
-                    SlowReaderQuota.set(c, options.raw().s9SlowQuotaKib());
-                }
+                String done = SlowReaderQuota.setAll(clusters, options.raw().s9SlowQuotaKib());
                 progress.clear();
-                out.printf(
-                        Locale.ROOT,
-                        "%s: %s = %d KiB/s for client.id %s on every cluster (describeClientQuotas reports it)%n",
-                        s.label,
-                        SlowReaderQuota.PRODUCER_BYTE_RATE,
-                        options.raw().s9SlowQuotaKib(),
-                        SlowReaders.CLIENT_ID);
+                out.println(s.label + ": " + done);
             }
             for (int round = 1; round <= options.rounds(); round++) {
                 for (Cluster c : RoundOrder.of(round, stock, kpipe, control)) {
@@ -335,11 +300,8 @@ public final class BenchMain {
                     double loadBefore = LoadAverage.now();
                     RoundResult r =
                             runRound(s, c, v, round).withExtra(LoadAverage.around(loadBefore, LoadAverage.now()));
-                    KpipeObserver observer = options.sides().kpipeObserver();
-                    if (observer != null && c == kpipe) {
-                        r = r.withExtra(Map.of(
-                                "kpipe_observer_produce_requests_counted_at_end",
-                                observer.produceRequestsCounted(c.node(1))));
+                    if (c == kpipe) {
+                        r = SideSetup.withObserverEvidence(r, options.sides(), c);
                     }
                     if (c == control) {
                         report.addControl(r);
@@ -361,7 +323,7 @@ public final class BenchMain {
             out.print(report.table(options));
             if (options.demo() && report.hasPairs() && s.id.equals("S1")) {
                 out.println();
-                out.println(demoSentence(report));
+                out.println(ScenarioText.demoSentence(report, settings.kafkaVersion()));
             }
             out.flush();
         } finally {
@@ -406,30 +368,6 @@ public final class BenchMain {
         return new LoadRound(c, s, v, round, progress).run(warmup, duration);
     }
 
-    private String demoSentence(Report r) {
-        Scenario s = r.scenario();
-        double stockReq =
-                r.stat(Variant.STOCK, RoundResult::produceRequestsPerSec).median();
-        double kpipeReq =
-                r.stat(Variant.KPIPE, RoundResult::produceRequestsPerSec).median();
-        return String.format(
-                Locale.ROOT,
-                "What it shows: with acks=all and a follower that acknowledges every %d ms, stock Kafka %s serves one"
-                        + " produce request per connection at a time (%.1f req/s, its limit being 1/W = %s), while kpipe keeps"
-                        + " the producer's %d requests in flight on the same connection (%.1f req/s = %s of the %s req/s"
-                        + " ceiling), so the same unchanged producer moves %.1fx the records/s, with p99 latency %.2fx stock's.",
-                s.windowMs,
-                settings.kafkaVersion(),
-                stockReq,
-                Report.fmt(1000.0 / s.windowMs),
-                s.maxInFlight,
-                kpipeReq,
-                Report.pct(kpipeReq / s.ceilingRequestsPerSec()),
-                Report.fmt(s.ceilingRequestsPerSec()),
-                r.ratio(RoundResult::recordsPerSec).median(),
-                r.ratio(RoundResult::p99Ms).median());
-    }
-
     /** @return {@code integration-tests/target}: where KafkaJS is installed ({@link ClientProcess#prepare}) */
     private Path buildDir() {
         return settings.workDir().getParent();
@@ -465,19 +403,7 @@ public final class BenchMain {
         m.put("s9_window_ms", options.raw().s9WindowsMs());
         m.put("s9_slow_quota_kib", options.raw().s9SlowQuotaKib());
         m.put("s9_slow_reader_client_id", SlowReaders.CLIENT_ID);
-        m.put(
-                "broker_cpus",
-                options.sides().brokerCpus() == null
-                        ? ""
-                        : options.sides().brokerCpus().text());
-        m.put(
-                "client_cpus",
-                options.sides().clientCpus() == null
-                        ? ""
-                        : options.sides().clientCpus().text());
-        m.put(
-                "kpipe_observer",
-                options.sides().kpipeObserver() == null ? "" : options.sides().kpipeObserver().id);
+        m.putAll(SideSetup.optionsMap(options.sides()));
         m.put("s10_connections", options.raw().s10Connections());
         return m;
     }

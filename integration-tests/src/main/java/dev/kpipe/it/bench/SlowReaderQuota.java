@@ -5,6 +5,7 @@ import dev.kpipe.it.harness.Cluster;
 import dev.kpipe.it.harness.KafkaNode;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -30,6 +31,26 @@ final class SlowReaderQuota {
     private static final Duration AWAIT = Duration.ofSeconds(30);
 
     private SlowReaderQuota() {}
+
+    /**
+     * Sets the quota on every cluster of a scenario ({@link #set}).
+     *
+     * @param clusters stock, kpipe and any A/A control, started
+     * @param kibPerSec the quota, KiB/s
+     * @return one line for the output, saying what was set
+     * @throws Exception if a cluster does not take or report it
+     */
+    static String setAll(Cluster[] clusters, int kibPerSec) throws Exception {
+        for (Cluster c : clusters) {
+            set(c, kibPerSec);
+        }
+        return String.format(
+                Locale.ROOT,
+                "%s = %d KiB/s for client.id %s on every cluster (describeClientQuotas reports it)",
+                PRODUCER_BYTE_RATE,
+                kibPerSec,
+                SlowReaders.CLIENT_ID);
+    }
 
     /**
      * Sets the quota on {@code c} and waits until {@code describeClientQuotas} returns it.

@@ -307,25 +307,6 @@ class BenchOptionsTest {
         BenchOptions s9Active = parse("--scenario S9 --s9-active --rounds 4 --duration-s 20 --warmup-s 10");
         assertTrue(s9Active.raw().s9Active());
         assertEquals(List.of(2), s9Active.raw().s9WindowsMs());
-        // docs/benchmark.md, "Equal hostile work: a quota on the slow readers", "CPU pinning", "An observer beside
-        // kpipe"
-        assertEquals(
-                2048,
-                parse("--scenario S9 --s9-active --s9-slow-quota-kib 2048 --rounds 4 --duration-s 20 --warmup-s 10")
-                        .raw()
-                        .s9SlowQuotaKib());
-        SideOptions pinned = parse("--scenario S8 --window-ms 1,2 --broker-cpus 1 --client-cpus 0")
-                .sides();
-        assertEquals(
-                List.of(List.of(1), List.of(0)),
-                List.of(
-                        List.copyOf(pinned.brokerCpus().cpus()),
-                        List.copyOf(pinned.clientCpus().cpus())));
-        assertEquals(
-                KpipeObserver.REQUEST_TIMING,
-                parse("--scenario S1 --window-ms 100 --kpipe-observer request-timing")
-                        .sides()
-                        .kpipeObserver());
 
         // docs/benchmark.md, "S10: connections at scale": one run per connection count
         BenchOptions s10 = parse("--scenario S10 --s10-connections 1000,5000 --rounds 4 --duration-s 20");
@@ -411,23 +392,6 @@ class BenchOptionsTest {
         assertEquals("unknown scenario: S4", fails("--scenario", "S1,S4"));
         assertEquals("--s10-connections must be > 0: 0", fails("--s10-connections", "1000,0"));
         assertEquals("unknown argument: --bogus", fails("--bogus"));
-        for (String flag : new String[] {"--broker-cpus", "--client-cpus"}) {
-            for (String bad : new String[] {"x", "1-0", "-1", "0,", "0;1"}) {
-                assertEquals(flag + " takes a CPU list as taskset -c does (e.g. 1 or 0,2-3): " + bad, fails(flag, bad));
-            }
-            assertEquals(flag + " needs a value", fails(flag));
-        }
-        assertEquals(
-                "--client-cpus 0,5: CPU 5 does not exist (online CPUs: 0-1)",
-                assertThrows(
-                                IllegalArgumentException.class,
-                                () -> CpuList.parse("0,5", "--client-cpus")
-                                        .checkExists(CpuList.parse("0-1", "online"), "--client-cpus"))
-                        .getMessage());
-        assertEquals(
-                "--kpipe-observer: unknown observer timing (known: request-timing)",
-                fails("--kpipe-observer", "timing"));
-        assertEquals("--kpipe-observer needs a value", fails("--kpipe-observer"));
         assertEquals("--out needs a value", fails("--out"));
         assertEquals("--warmup-s needs a number: x", fails("--warmup-s", "x"), "not Integer.parseInt's message");
         assertEquals("--warmup-s needs a value", fails("--warmup-s"));
