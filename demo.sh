@@ -84,10 +84,17 @@ for j in integration-tests/target/bench-libs/*.jar; do # the runner's chart libr
 done
 plugin=$(ls plugin/target/kpipe-plugin-*[0-9T].jar | head -1)
 cp "$plugin" $b/plugin/.tmp.$$ && mv -f $b/plugin/.tmp.$$ "$b/plugin/$(basename "$plugin")"
+# --kpipe-observer request-timing: the example observer's jar, copied as the kpipe jar is
+observer_opt=""
+for j in examples/request-timing/target/kpipe-example-request-timing-*[0-9T].jar; do
+  [ -e "$j" ] || continue
+  mkdir -p $b/observer && cp "$j" $b/observer/.tmp.$$ && mv -f $b/observer/.tmp.$$ "$b/observer/$(basename "$j")"
+  observer_opt="-Dkpipe.bench.observer.jar=$b/observer/$(basename "$j")"
+done
 tty=false; [ -t 2 ] && tty=true
 # S10 holds thousands of sockets in this JVM and in its broker (a child process, which inherits the limit): open files
 # up to the hard limit (HotSpot on Linux raises its own soft limit too; this does not depend on it)
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-exec java ${BENCH_JAVA_OPTS:-} -Djava.awt.headless=true -Dkpipe.bench.tty=$tty -Dkpipe.it.plugin.jar="$b/plugin/$(basename "$plugin")" \
+exec java ${BENCH_JAVA_OPTS:-} $observer_opt -Djava.awt.headless=true -Dkpipe.bench.tty=$tty -Dkpipe.it.plugin.jar="$b/plugin/$(basename "$plugin")" \
   -cp "$b/kpipe-bench.jar:$b/libs/*:integration-tests/target/kafka-4.4.0/libs/*" \
   dev.kpipe.it.bench.BenchMain "$@"

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import javax.management.ObjectName;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -95,14 +96,44 @@ final class BenchClusters {
 
     /**
      * Creates the scenario's topics ({@link Scenario#newTopics()}) and waits until node 1 leads every partition of each
-     * with the full ISR.
+     * with the full ISR, in the cluster's metadata and in node 1's own replica manager (a broker slow to apply the
+     * metadata, e.g. pinned to one busy CPU, otherwise answers the first produce requests NOT_LEADER_OR_FOLLOWER).
      */
     static void createTopic(Cluster c, Scenario s) throws Exception {
         Admin admin = c.admin();
         List<NewTopic> topics = s.newTopics();
         admin.createTopics(topics).all().get(60, TimeUnit.SECONDS);
+        int partitions = 0;
         for (NewTopic t : topics) {
             awaitLedByNode1(c, t.name(), t.replicasAssignments().size());
+            partitions += t.replicasAssignments().size();
+        }
+        awaitLeaderCount(c, partitions);
+    }
+
+    /**
+     * Waits until node 1's {@code kafka.server:type=ReplicaManager,name=LeaderCount} reaches {@code partitions}: the
+     * broker has created the partitions it leads. Without JMX it says so and returns.
+     */
+    private static void awaitLeaderCount(Cluster c, int partitions) throws Exception {
+        ObjectName leaderCount = new ObjectName("kafka.server:type=ReplicaManager,name=LeaderCount");
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        double led = Double.NaN;
+        while (true) {
+            try {
+                led = ((Number) c.node(1).jmx().getAttribute(leaderCount, "Value")).doubleValue();
+            } catch (Exception e) {
+                System.err.println("bench: node 1's LeaderCount not readable over JMX (" + e + "); not awaited");
+                return;
+            }
+            if (led >= partitions) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(
+                        "node 1 leads " + led + " partitions, not " + partitions + ", 60 s after the topics' creation");
+            }
+            Thread.sleep(100);
         }
     }
 

@@ -58,9 +58,16 @@ public final class BenchMain {
     private final Map<String, Object> run = new LinkedHashMap<>();
     private final List<Report> reports = new ArrayList<>();
     private final List<CommitReport> commitReports = new ArrayList<>();
+    private final Map<String, Object> pinning;
 
-    private BenchMain(BenchOptions options, HarnessSettings settings, Progress progress, Path jsonFile) {
+    private BenchMain(
+            BenchOptions options,
+            HarnessSettings settings,
+            Progress progress,
+            Path jsonFile,
+            Map<String, Object> pinning) {
         this.options = options;
+        this.pinning = pinning;
         this.settings = settings;
         this.progress = progress;
         this.jsonFile = jsonFile;
@@ -89,6 +96,13 @@ public final class BenchMain {
             System.exit(2);
             return;
         }
+        try {
+            Pinning.check(o.sides()); // a missing taskset or CPU: the flag's message, without a stack trace
+        } catch (IllegalArgumentException | IOException | InterruptedException e) {
+            System.err.println(e.getMessage());
+            System.exit(2);
+            return;
+        }
         int code;
         try {
             code = run(o);
@@ -105,6 +119,7 @@ public final class BenchMain {
 
     private static int run(BenchOptions o) throws Exception {
         BenchSetup.configureHarness(o);
+        Map<String, Object> pinning = Pinning.apply(o.sides()); // sets the harness's kpipe.it.broker.cpus
         HarnessSettings settings = HarnessSettings.load();
         settings.kafkaHome(); // fails early with a hint if the distribution is not laid out
         BenchSetup.checkPluginJar(settings.pluginJar());
@@ -128,7 +143,7 @@ public final class BenchMain {
                                 }
                             },
                             "bench-interrupt"));
-            return new BenchMain(o, settings, progress, json).runAll();
+            return new BenchMain(o, settings, progress, json, pinning).runAll();
         } finally {
             done.set(true);
         }
@@ -144,6 +159,7 @@ public final class BenchMain {
         run.put("kpipe_version", settings.pluginVersion());
         run.put("options", optionsMap());
         run.put("host", HostInfo.hostMap());
+        run.putAll(SideSetup.runMap(pinning, options.sides()));
         Map<String, Object> clients = new LinkedHashMap<>();
         for (BenchClient c : ClientRound.external(scenarios)) { // fails early, saying what is missing
             clients.put(c.id, ClientProcess.prepare(c, buildDir()));
@@ -170,7 +186,8 @@ public final class BenchMain {
                         .collect(Collectors.joining(", ")),
                 options.rounds(),
                 options.durationSeconds(),
-                Runtime.getRuntime().availableProcessors());
+                HostInfo.cpus());
+        out.print(SideSetup.header(pinning, options.sides()));
         for (Scenario s : scenarios) {
             reports.add(runScenario(s, scenarioMaps));
         }
@@ -268,6 +285,12 @@ public final class BenchMain {
             for (Cluster c : clusters) {
                 BenchClusters.createTopic(c, s);
             }
+            if (s.isS9() && options.raw().s9SlowQuotaKib() > 0) {
+                progress.context(s.label + ": setting the slow readers' quota");
+                String done = SlowReaderQuota.setAll(clusters, options.raw().s9SlowQuotaKib());
+                progress.clear();
+                out.println(s.label + ": " + done);
+            }
             for (int round = 1; round <= options.rounds(); round++) {
                 for (Cluster c : RoundOrder.of(round, stock, kpipe, control)) {
                     Variant v = c == kpipe ? Variant.KPIPE : Variant.STOCK;
@@ -277,6 +300,9 @@ public final class BenchMain {
                     double loadBefore = LoadAverage.now();
                     RoundResult r =
                             runRound(s, c, v, round).withExtra(LoadAverage.around(loadBefore, LoadAverage.now()));
+                    if (c == kpipe) {
+                        r = SideSetup.withObserverEvidence(r, options.sides(), c);
+                    }
                     if (c == control) {
                         report.addControl(r);
                     } else {
@@ -297,7 +323,7 @@ public final class BenchMain {
             out.print(report.table(options));
             if (options.demo() && report.hasPairs() && s.id.equals("S1")) {
                 out.println();
-                out.println(demoSentence(report));
+                out.println(ScenarioText.demoSentence(report, settings.kafkaVersion()));
             }
             out.flush();
         } finally {
@@ -342,30 +368,6 @@ public final class BenchMain {
         return new LoadRound(c, s, v, round, progress).run(warmup, duration);
     }
 
-    private String demoSentence(Report r) {
-        Scenario s = r.scenario();
-        double stockReq =
-                r.stat(Variant.STOCK, RoundResult::produceRequestsPerSec).median();
-        double kpipeReq =
-                r.stat(Variant.KPIPE, RoundResult::produceRequestsPerSec).median();
-        return String.format(
-                Locale.ROOT,
-                "What it shows: with acks=all and a follower that acknowledges every %d ms, stock Kafka %s serves one"
-                        + " produce request per connection at a time (%.1f req/s, its limit being 1/W = %s), while kpipe keeps"
-                        + " the producer's %d requests in flight on the same connection (%.1f req/s = %s of the %s req/s"
-                        + " ceiling), so the same unchanged producer moves %.1fx the records/s, with p99 latency %.2fx stock's.",
-                s.windowMs,
-                settings.kafkaVersion(),
-                stockReq,
-                Report.fmt(1000.0 / s.windowMs),
-                s.maxInFlight,
-                kpipeReq,
-                Report.pct(kpipeReq / s.ceilingRequestsPerSec()),
-                Report.fmt(s.ceilingRequestsPerSec()),
-                r.ratio(RoundResult::recordsPerSec).median(),
-                r.ratio(RoundResult::p99Ms).median());
-    }
-
     /** @return {@code integration-tests/target}: where KafkaJS is installed ({@link ClientProcess#prepare}) */
     private Path buildDir() {
         return settings.workDir().getParent();
@@ -399,6 +401,9 @@ public final class BenchMain {
         m.put("kpipe_excl_side", options.commits().excl());
         m.put("s9_slow_readers", options.raw().s9SlowReaders());
         m.put("s9_window_ms", options.raw().s9WindowsMs());
+        m.put("s9_slow_quota_kib", options.raw().s9SlowQuotaKib());
+        m.put("s9_slow_reader_client_id", SlowReaders.CLIENT_ID);
+        m.putAll(SideSetup.optionsMap(options.sides()));
         m.put("s10_connections", options.raw().s10Connections());
         return m;
     }

@@ -41,6 +41,7 @@ import java.util.Locale;
  * @param commits the offset-commit scenarios' options (S6, S7)
  * @param raw the raw-socket scenarios' options (S9, S10)
  * @param fleet the mixed-fleet scenario's options (S11)
+ * @param sides CPU pinning and the observer beside kpipe
  */
 record BenchOptions(
         boolean demo,
@@ -70,10 +71,10 @@ record BenchOptions(
         MeasureOptions measure,
         CommitOptions commits,
         RawOptions raw,
-        FleetOptions fleet) {
+        FleetOptions fleet,
+        SideOptions sides) {
 
-    static final String USAGE =
-            """
+    static final String USAGE = """
       usage: BenchMain demo [options]      S1 at W=100 ms, 3 rounds x 15 s per side (+3 s warm-up)
              BenchMain [options]
       options:
@@ -117,7 +118,8 @@ record BenchOptions(
         --s3-record-bytes N         (default 1024)     --s3-buffer-kib N   S3 buffer.memory (default 128)
         --batch-bytes N             batch.size (default 16384)
         --out DIR                   JSON output folder (default integration-tests/target/bench)
-      """ + MeasureOptions.USAGE + CommitOptions.USAGE + RawOptions.USAGE + FleetOptions.USAGE;
+      """ + MeasureOptions.USAGE + CommitOptions.USAGE + RawOptions.USAGE + FleetOptions.USAGE
+            + SideOptions.USAGE;
 
     /**
      * @param args the command line
@@ -153,6 +155,7 @@ record BenchOptions(
         CommitOptions.Parser commits = new CommitOptions.Parser();
         RawOptions.Parser raw = new RawOptions.Parser();
         FleetOptions.Parser fleet = new FleetOptions.Parser();
+        SideOptions.Parser sides = new SideOptions.Parser();
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -222,6 +225,9 @@ record BenchOptions(
                         last = fleet.parse(args, i);
                     }
                     if (last < 0) {
+                        last = sides.parse(args, i);
+                    }
+                    if (last < 0) {
                         throw new IllegalArgumentException("unknown argument: " + a);
                     }
                     i = last;
@@ -285,7 +291,8 @@ record BenchOptions(
                 measure.build(),
                 commits.build(),
                 raw.build(windowsGiven),
-                fleet.build(windowsGiven));
+                fleet.build(windowsGiven),
+                sides.build());
     }
 
     /** {@code --warmup-s} takes 0 (no warm-up), so not {@link Flags#positiveInt}; a bad value names the flag. */

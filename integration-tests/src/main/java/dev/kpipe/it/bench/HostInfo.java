@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.it.bench;
 
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,13 +17,30 @@ final class HostInfo {
     /** @return CPUs, load average, JVM and OS of this machine, for the JSON */
     static Map<String, Object> hostMap() {
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("cpus", Runtime.getRuntime().availableProcessors());
+        m.put("cpus", cpus());
         m.put(
                 "load_average_1m_at_start",
                 ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
         m.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
         m.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version"));
         return m;
+    }
+
+    /**
+     * @return the machine's online CPUs ({@code /sys/devices/system/cpu/online}), whatever this JVM's affinity
+     *     ({@code --client-cpus} narrows {@link Runtime#availableProcessors()}); that count where the file is absent
+     */
+    static int cpus() {
+        try {
+            return CpuList.parse(
+                            Files.readString(Path.of("/sys/devices/system/cpu/online"))
+                                    .trim(),
+                            "online")
+                    .cpus()
+                    .size();
+        } catch (IOException | IllegalArgumentException e) {
+            return Runtime.getRuntime().availableProcessors();
+        }
     }
 
     /** @return Kafka broker JVMs on this machine that this JVM did not start (pid and command line, shortened) */

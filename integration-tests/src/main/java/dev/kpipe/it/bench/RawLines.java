@@ -44,7 +44,7 @@ final class RawLines {
         if (x.containsKey("ack_gap_max_ms")) {
             return String.format(
                     Locale.ROOT,
-                    "  ack gap max %.1f ms p99 %.1f ms  slow-reader requests %.0f, stalled %.0f%s%s",
+                    "  ack gap max %.1f ms p99 %.1f ms  slow-reader requests %.0f, stalled %.0f%s%s%s",
                     extra(r, "ack_gap_max_ms"),
                     extra(r, "ack_gap_p99_ms"),
                     extra(r, "slow_reader_requests_written"),
@@ -52,6 +52,13 @@ final class RawLines {
                     x.containsKey("slow_reader_reconnects_in_window")
                             ? String.format(
                                     Locale.ROOT, ", replaced %.0f", extra(r, "slow_reader_reconnects_in_window"))
+                            : "",
+                    x.containsKey("slow_reader_quota_throttle_ms_avg_at_end")
+                            ? String.format(
+                                    Locale.ROOT,
+                                    ", quota throttle avg %.0f ms at %.0f KiB/s",
+                                    extra(r, "slow_reader_quota_throttle_ms_avg_at_end"),
+                                    extra(r, "slow_reader_quota_byte_rate_at_end") / 1024)
                             : "",
                     x.containsKey("kpipe_held_responses_at_end")
                             ? String.format(
@@ -105,6 +112,19 @@ final class RawLines {
             if (r.scenario().slowReadersActive) {
                 sb.append(perSide(
                         r, "slow readers replaced in the window (active)", "slow_reader_reconnects_in_window", 0));
+            }
+            if (r.rounds(Variant.STOCK).stream()
+                    .anyMatch(x -> x.extra().containsKey("slow_reader_quota_throttle_ms_avg_at_end"))) {
+                sb.append(perSide(
+                        r,
+                        "slow readers' quota throttle avg ms at each round's end",
+                        "slow_reader_quota_throttle_ms_avg_at_end",
+                        0));
+                sb.append(perSide(
+                        r,
+                        "slow readers' produce byte rate B/s at each round's end (the quota's window)",
+                        "slow_reader_quota_byte_rate_at_end",
+                        0));
             }
             sb.append(String.format(
                     Locale.ROOT,

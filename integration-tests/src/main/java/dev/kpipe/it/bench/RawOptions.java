@@ -12,23 +12,32 @@ import java.util.List;
  * @param s9SlowReaders S9: raw connections to the leader that write produce requests and never read a response
  * @param s9Active S9: a slow reader the broker stopped reading is replaced by a new connection, so that slow readers
  *     keep writing through the window (the active regime); false: they stall and stay (the stalled regime)
+ * @param s9SlowQuotaKib S9: Kafka's {@code producer_byte_rate} quota for the slow readers' client id ({@link
+ *     SlowReaders#CLIENT_ID}) on both sides, KiB/s, set before the rounds ({@link SlowReaderQuota}); 0: none
  * @param s9WindowsMs S9: the follower's {@code replica.fetch.wait.max.ms} values W, ms (one S9 run per W): {@code
  *     --window-ms} if given, else {@link #S9_DEFAULT_WINDOW_MS}
  * @param s10Connections S10: raw connections to the broker, one S10 run per value
  */
-record RawOptions(int s9SlowReaders, boolean s9Active, List<Integer> s9WindowsMs, List<Integer> s10Connections) {
+record RawOptions(
+        int s9SlowReaders,
+        boolean s9Active,
+        int s9SlowQuotaKib,
+        List<Integer> s9WindowsMs,
+        List<Integer> s10Connections) {
 
     /** S9's W when {@code --window-ms} is not given: the ordinary regime of fast acks. */
     static final int S9_DEFAULT_WINDOW_MS = 2;
 
     /** The defaults: 8 slow readers that stall, W = 2 ms; 1,000 connections. */
-    static final RawOptions DEFAULTS = new RawOptions(8, false, List.of(S9_DEFAULT_WINDOW_MS), List.of(1000));
+    static final RawOptions DEFAULTS = new RawOptions(8, false, 0, List.of(S9_DEFAULT_WINDOW_MS), List.of(1000));
 
     static final String USAGE = """
         --s9-slow-readers N         S9: raw connections writing ~31 KiB acks=all produce requests to the leader and
                                     never reading a response (default 8); S9's W is 2 ms unless --window-ms is given
         --s9-active                 S9: a slow reader the broker stops reading reconnects, so slow readers keep
                                     writing through the window (default: they stall and stay)
+        --s9-slow-quota-kib N       S9: Kafka's producer_byte_rate quota, N KiB/s, for the slow readers' client id on
+                                    both sides (Admin API, before the rounds); default: no quota
         --s10-connections N,M       S10: raw connections to the broker, one run per value (default 1000; e.g.
                                     1000,5000): one in ten produces 1 request/s (acks=1), the rest idle after one
       """;
@@ -37,6 +46,7 @@ record RawOptions(int s9SlowReaders, boolean s9Active, List<Integer> s9WindowsMs
     static final class Parser {
         private int s9SlowReaders = DEFAULTS.s9SlowReaders;
         private boolean s9Active = DEFAULTS.s9Active;
+        private int s9SlowQuotaKib = DEFAULTS.s9SlowQuotaKib;
         private List<Integer> s10Connections = DEFAULTS.s10Connections;
 
         /**
@@ -50,6 +60,7 @@ record RawOptions(int s9SlowReaders, boolean s9Active, List<Integer> s9WindowsMs
             switch (a) {
                 case "--s9-slow-readers" -> s9SlowReaders = Flags.positiveInt(Flags.value(args, ++i, a), a);
                 case "--s9-active" -> s9Active = true;
+                case "--s9-slow-quota-kib" -> s9SlowQuotaKib = Flags.positiveInt(Flags.value(args, ++i, a), a);
                 case "--s10-connections" -> {
                     List<Integer> l = new ArrayList<>();
                     for (String s : Flags.value(args, ++i, a).split(",")) {
@@ -72,6 +83,7 @@ record RawOptions(int s9SlowReaders, boolean s9Active, List<Integer> s9WindowsMs
             return new RawOptions(
                     s9SlowReaders,
                     s9Active,
+                    s9SlowQuotaKib,
                     windowsMs != null ? windowsMs : List.of(S9_DEFAULT_WINDOW_MS),
                     s10Connections);
         }

@@ -40,6 +40,14 @@ final class RawProduce {
      *     can be changed in place with {@link #setCorrelationId}
      */
     static ByteBuffer request(String topic, int partition, short acks, int records, int valueBytes) {
+        return request(topic, partition, acks, records, valueBytes, CLIENT_ID);
+    }
+
+    /**
+     * @param clientId the header's {@code client.id} (what Kafka's client-id quotas match)
+     * @see #request(String, int, short, int, int)
+     */
+    static ByteBuffer request(String topic, int partition, short acks, int records, int valueBytes, String clientId) {
         byte[] value = new byte[valueBytes];
         for (int i = 0; i < value.length; i++) {
             value[i] = (byte) ('a' + i % 26);
@@ -57,7 +65,7 @@ final class RawProduce {
         ProduceRequestData data =
                 new ProduceRequestData().setAcks(acks).setTimeoutMs(30_000).setTopicData(topics);
         ProduceRequest request = new ProduceRequest.Builder(VERSION, VERSION, data).build(VERSION);
-        ByteBuffer body = request.serializeWithHeader(header(0));
+        ByteBuffer body = request.serializeWithHeader(new RequestHeader(ApiKeys.PRODUCE, VERSION, clientId, 0));
         ByteBuffer framed = ByteBuffer.allocate(4 + body.remaining());
         framed.putInt(body.remaining()).put(body).flip();
         return framed;

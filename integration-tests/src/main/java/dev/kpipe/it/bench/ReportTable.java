@@ -158,7 +158,7 @@ final class ReportTable {
                     "  CPU of other processes during the windows: median %.2f, max %.2f cores" + " of %d%s%n",
                     other.median(),
                     other.max(),
-                    Runtime.getRuntime().availableProcessors(),
+                    HostInfo.cpus(),
                     other.max() > DISTURBED_CORES
                             ? "  (WARNING: disturbed by other load; rerun on a quiet machine)"
                             : ""));

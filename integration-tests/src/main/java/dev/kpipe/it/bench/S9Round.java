@@ -77,6 +77,11 @@ final class S9Round {
                 m.put("slow_reader_reconnects", (double) readers.reconnects());
                 m.put("slow_reader_reconnects_in_window", (double) readers.reconnectsInWindow());
             }
+            double throttle = SlowReaderQuota.brokerFigure(leader, "throttle-time");
+            if (!Double.isNaN(throttle)) { // Kafka records quota sensors only with a quota set
+                m.put("slow_reader_quota_throttle_ms_avg_at_end", throttle);
+                m.put("slow_reader_quota_byte_rate_at_end", SlowReaderQuota.brokerFigure(leader, "byte-rate"));
+            }
             if (readers.firstFailure() != null) {
                 m.put("slow_reader_first_failure", readers.firstFailure());
             }

@@ -288,6 +288,10 @@ final class Scenario {
         variant.apply(b, o.stockInstallsPlugin());
         if (variant == Variant.KPIPE) {
             kpipeConfig.forEach(b::brokerConfig);
+            KpipeObserver observer = o.sides().kpipeObserver();
+            if (observer != null) {
+                observer.install(b, observer.jar());
+            }
         }
         nodeConfig.forEach((node, m) -> m.forEach((k, v) -> b.nodeConfig(node, k, v)));
         return b.build();

@@ -2,6 +2,7 @@
 package dev.kpipe.it.bench;
 
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 
 /** A {@link Scenario} in words: its JSON description and its table headline. Stateless. */
@@ -117,5 +118,34 @@ final class ScenarioText {
                                         : "")
                                 + ")"
                         : "");
+    }
+
+    /**
+     * @param r the demo's S1 report, with round pairs
+     * @param kafkaVersion the brokers' Kafka version
+     * @return the demo's closing sentence: what the table shows, in words
+     */
+    static String demoSentence(Report r, String kafkaVersion) {
+        Scenario s = r.scenario();
+        double stockReq =
+                r.stat(Variant.STOCK, RoundResult::produceRequestsPerSec).median();
+        double kpipeReq =
+                r.stat(Variant.KPIPE, RoundResult::produceRequestsPerSec).median();
+        return String.format(
+                Locale.ROOT,
+                "What it shows: with acks=all and a follower that acknowledges every %d ms, stock Kafka %s serves one"
+                        + " produce request per connection at a time (%.1f req/s, its limit being 1/W = %s), while kpipe keeps"
+                        + " the producer's %d requests in flight on the same connection (%.1f req/s = %s of the %s req/s"
+                        + " ceiling), so the same unchanged producer moves %.1fx the records/s, with p99 latency %.2fx stock's.",
+                s.windowMs,
+                kafkaVersion,
+                stockReq,
+                Report.fmt(1000.0 / s.windowMs),
+                s.maxInFlight,
+                kpipeReq,
+                Report.pct(kpipeReq / s.ceilingRequestsPerSec()),
+                Report.fmt(s.ceilingRequestsPerSec()),
+                r.ratio(RoundResult::recordsPerSec).median(),
+                r.ratio(RoundResult::p99Ms).median());
     }
 }

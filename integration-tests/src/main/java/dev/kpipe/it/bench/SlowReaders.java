@@ -33,6 +33,8 @@ final class SlowReaders implements AutoCloseable {
     static final int RECEIVE_BUFFER_BYTES = 4096;
     /** Records per request. */
     static final int RECORDS = 30;
+    /** The {@code client.id} of the slow readers' requests, theirs alone: {@code --s9-slow-quota-kib} quotas it. */
+    static final String CLIENT_ID = "kpipe-bench-slow-reader";
     /** Each record's value, bytes: 30 x 1 KiB, about 31 KiB on the wire with the batch and request headers. */
     static final int VALUE_BYTES = 1024;
     /** Active: a connection that completed no write for this long (ns) is closed and replaced by a new one. */
@@ -75,7 +77,8 @@ final class SlowReaders implements AutoCloseable {
      * @return the size of one of their requests on the wire, size prefix included, bytes
      */
     static int requestBytes(String topic) {
-        return RawProduce.request(topic, 0, (short) -1, RECORDS, VALUE_BYTES).remaining();
+        return RawProduce.request(topic, 0, (short) -1, RECORDS, VALUE_BYTES, CLIENT_ID)
+                .remaining();
     }
 
     /**
@@ -129,7 +132,7 @@ final class SlowReaders implements AutoCloseable {
     }
 
     private void write(int index, String topic) {
-        ByteBuffer request = RawProduce.request(topic, 0, (short) -1, RECORDS, VALUE_BYTES);
+        ByteBuffer request = RawProduce.request(topic, 0, (short) -1, RECORDS, VALUE_BYTES, CLIENT_ID);
         int correlationId = 0;
         SocketChannel ch = channels.get(index);
         while (!closing) {

@@ -11,7 +11,8 @@ import java.util.List;
 
 /**
  * The command line of a {@link KafkaNode}'s broker JVM: heap, GC, log4j2, JMX, tmpdir, KAFKA_OPTS, class path, and the
- * {@link ParentWatchdog} that ends it when the JVM that started it is gone.
+ * {@link ParentWatchdog} that ends it when the JVM that started it is gone; through {@code taskset -c} when {@link
+ * HarnessSettings#brokerCpus()} names CPUs.
  */
 final class BrokerCommand {
     private BrokerCommand() {}
@@ -85,6 +86,7 @@ final class BrokerCommand {
         int id = node.id();
         List<String> cmd = new ArrayList<>();
         HarnessSettings s = cluster.settings();
+        s.brokerCpus().ifPresent(cpus -> cmd.addAll(List.of("taskset", "-c", cpus))); // taskset execs java: same pid
         cmd.add(s.javaExecutable().toString());
         String heap = cluster.spec().heap() != null ? cluster.spec().heap() : s.heap();
         cmd.add("-Xmx" + heap);

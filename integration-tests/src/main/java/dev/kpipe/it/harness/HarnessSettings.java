@@ -36,7 +36,9 @@ import java.util.stream.Stream;
  *   <li>{@code kpipe.it.start.timeout.seconds}: how long a node may take to become ready (default 180; a node of an idle 2-core machine takes 10 to 20 s, of one at a load average of 40 up to 140 s);
  *   <li>{@code kpipe.it.network.event.listener}: {@code true} names kpipe in {@code network.event.listener.class} as
  *       well, on a distribution with kpipe's reference patch ({@link #networkEventListener()});
- *   <li>{@code kpipe.it.jvm.opts}: extra JVM options for every broker JVM, space separated.
+ *   <li>{@code kpipe.it.jvm.opts}: extra JVM options for every broker JVM, space separated;
+ *   <li>{@code kpipe.it.broker.cpus}: a CPU list as {@code taskset -c} takes it (e.g. {@code 1} or {@code 0,2-3}): every
+ *       node JVM is started through {@code taskset -c <list>} ({@link #brokerCpus()}); unset: no prefix.
  * </ul>
  *
  * <p>Immutable and thread-safe.
@@ -257,5 +259,13 @@ public final class HarnessSettings {
     public String[] extraJvmOptions() {
         String v = get("kpipe.it.jvm.opts", "");
         return v.isEmpty() ? new String[0] : v.split("\\s+");
+    }
+
+    /**
+     * @return the CPU list every node JVM is pinned to ({@code kpipe.it.broker.cpus}, as {@code taskset -c} takes it),
+     *     or empty: no pinning, the command line as without this setting
+     */
+    public Optional<String> brokerCpus() {
+        return Optional.ofNullable(get("kpipe.it.broker.cpus", null));
     }
 }

@@ -94,6 +94,8 @@ class BenchOptionsTest {
         "--s9-slow-readers",
         "3",
         "--s9-active",
+        "--s9-slow-quota-kib",
+        "2048",
         "--s10-connections",
         "1000, 5000",
         "--s11-excluded-producers",
@@ -104,6 +106,12 @@ class BenchOptionsTest {
         "3",
         "--s11-pipelined-rate",
         "3000",
+        "--broker-cpus",
+        "1",
+        "--client-cpus",
+        "0,2-3",
+        "--kpipe-observer",
+        "request-timing",
     };
 
     @Test
@@ -137,12 +145,14 @@ class BenchOptionsTest {
                         128 * 1024,
                         new MeasureOptions(20_000, 4, true, 250, 64 * 1024 * 1024, 0, List.of(), 6_400, 16, 5, -1),
                         new CommitOptions(2_000, 3_000_000, true),
-                        new RawOptions(8, false, List.of(2), List.of(1000)),
-                        new FleetOptions(50, 5_000, 5, 5_000, List.of(2))),
+                        new RawOptions(8, false, 0, List.of(2), List.of(1000)),
+                        new FleetOptions(50, 5_000, 5, 5_000, List.of(2)),
+                        new SideOptions(null, null, null)),
                 o);
         assertEquals(MeasureOptions.DEFAULTS, o.measure());
         assertEquals(CommitOptions.DEFAULTS, o.commits());
         assertEquals(RawOptions.DEFAULTS, o.raw());
+        assertEquals(SideOptions.DEFAULTS, o.sides());
     }
 
     @Test
@@ -187,8 +197,10 @@ class BenchOptionsTest {
                                 0,
                                 12),
                         new CommitOptions(500, 70_000, false),
-                        new RawOptions(3, true, List.of(50, 250), List.of(1000, 5000)),
-                        new FleetOptions(40, 4_000, 3, 3_000, List.of(50, 250))),
+                        new RawOptions(3, true, 2048, List.of(50, 250), List.of(1000, 5000)),
+                        new FleetOptions(40, 4_000, 3, 3_000, List.of(50, 250)),
+                        new SideOptions(
+                                CpuList.parse("1", "x"), CpuList.parse("0,2-3", "x"), KpipeObserver.REQUEST_TIMING)),
                 o);
     }
 
@@ -358,6 +370,7 @@ class BenchOptionsTest {
             "--s8-rate",
             "--s8-producers",
             "--s9-slow-readers",
+            "--s9-slow-quota-kib",
             "--s10-connections"
         }) {
             assertEquals(flag + " needs a number: x", fails(flag, "x"));

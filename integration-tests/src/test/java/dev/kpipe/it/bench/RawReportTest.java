@@ -48,6 +48,33 @@ class RawReportTest {
     }
 
     @Test
+    void s9ShowsTheSlowReadersQuotaFiguresWhenTheBrokersRecordThem() {
+        BenchOptions o = BenchOptions.parse(new String[] {"--scenario", "S9", "--s9-slow-quota-kib", "2048"});
+        Report r = new Report(Scenarios.s9(2, o));
+        for (Variant v : Variant.values()) {
+            RoundResult x = s9Round(v, 1, 500, 40)
+                    .withExtra(Map.of(
+                            "slow_reader_quota_throttle_ms_avg_at_end",
+                            v == Variant.STOCK ? 350.0 : 700.0,
+                            "slow_reader_quota_byte_rate_at_end",
+                            2048.0 * 1024));
+            r.add(x);
+            assertTrue(
+                    x.line().contains(", quota throttle avg " + (v == Variant.STOCK ? 350 : 700) + " ms at 2048 KiB/s"),
+                    x.line());
+        }
+        String table = r.table(o);
+        assertTrue(
+                table.contains("slow readers' quota throttle avg ms at each round's end: stock 350 [350..350], kpipe"
+                        + " 700 [700..700]"),
+                table);
+        Report without = new Report(Scenarios.s9(2, o));
+        without.add(s9Round(Variant.STOCK, 1, 500, 40));
+        without.add(s9Round(Variant.KPIPE, 1, 500, 40));
+        assertFalse(without.table(o).contains("quota throttle"), "no quota figures, no line");
+    }
+
+    @Test
     void s9ComparesTheLongestAckGapPerRoundPair() {
         BenchOptions o = BenchOptions.parse(new String[] {"--scenario", "S9"});
         Report r = new Report(Scenarios.s9(2, o));

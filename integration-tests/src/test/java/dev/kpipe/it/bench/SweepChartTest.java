@@ -51,6 +51,20 @@ class SweepChartTest {
     }
 
     @Test
+    void drawsTheShortEndFromOneMs(@TempDir Path dir) throws Exception {
+        // docs/benchmark.md, "S1 at short W": a sweep at W = 1, 2, 5, 10 ms draws on the same log axes
+        List<SweepPoint> shortEnd = Arrays.stream(new int[] {1, 2, 5, 10})
+                .mapToObj(w -> new SweepPoint(w, 5, stat(15 * 600.0 / w), stat(15 * 5 * 600.0 / w), stat(5.0), 15.0))
+                .toList();
+        Path png = dir.resolve("short-end.png");
+
+        SweepChart.write(shortEnd, 15.0, "fixed results for the test", png);
+
+        assertTrue(Files.size(png) > 10_000, "a chart, not an empty image: " + Files.size(png));
+        assertEquals(SweepChart.WIDTH, ImageIO.read(png.toFile()).getWidth());
+    }
+
+    @Test
     void ceilingsScaleWithRecordsPerRequest() {
         SweepPoint p = points().get(3); // W = 100 ms
         assertEquals(150.0, p.stockCeiling(15.0), 1e-9, "1 request per 100 ms x 15 records");
