@@ -194,7 +194,7 @@ class RequestTimingIT {
     }
 
     /** The example's classes as a jar: its Maven jar, or its classes packed when the reactor gives a folder. */
-    private static Path exampleJar() throws Exception {
+    static Path exampleJar() throws Exception {
         Path where = Path.of(RequestTiming.class
                 .getProtectionDomain()
                 .getCodeSource()

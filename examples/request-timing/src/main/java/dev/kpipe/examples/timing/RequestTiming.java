@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.Configurable;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.metrics.JmxReporter;
+import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.metrics.MetricsReporter;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.requests.AbstractRequest;
@@ -42,10 +43,13 @@ import org.apache.kafka.common.utils.Time;
  * {@code close} on the broker's start-up and shutdown threads. It never calls an action of the processor, and never
  * throws from an event. Thread-safe.
  *
+ * <p>On Kafka 4.1 and later, {@link MonitoredRequestTiming} registers the same metrics through the broker's plugin
+ * metrics (KIP-877) instead; this class names no type of KIP-877, so it loads on 3.8 to 4.0 as well.
+ *
  * @param <Q> the broker's request type
  * @param <S> the broker's response type
  */
-public final class RequestTiming<Q, S> implements NetworkEventListener<Q, S> {
+public class RequestTiming<Q, S> implements NetworkEventListener<Q, S> {
 
     /** Requests timed at once. */
     public static final String MAX_TRACKED = "request.timing.max.tracked";
@@ -85,13 +89,35 @@ public final class RequestTiming<Q, S> implements NetworkEventListener<Q, S> {
         long max = number(configs, MAX_TRACKED, DEFAULT_MAX_TRACKED, 16, 1 << 24);
         long abandonMs = number(configs, ABANDON_MS, DEFAULT_ABANDON_MS, 1, Long.MAX_VALUE / 1_000_000);
         Object node = configs.containsKey("node.id") ? configs.get("node.id") : configs.get("broker.id");
-        List<MetricsReporter> r = reporters != null ? reporters : List.of(new JmxReporter());
+        table = new InFlightTable((int) max, time.nanoseconds(), TimeUnit.MILLISECONDS.toNanos(abandonMs));
+        install(newMetrics(node == null ? "unknown" : node.toString()));
+    }
+
+    /**
+     * @param broker the broker's node id
+     * @return the metrics {@link #configure} installs: here in a {@link Metrics} of their own, reported to JMX;
+     *     {@code null} for none yet
+     */
+    TimingMetrics newMetrics(String broker) {
+        return new TimingMetrics(broker, reporters != null ? reporters : List.of(new JmxReporter()), time);
+    }
+
+    /**
+     * Puts metrics in place, closing (unregistering) those they replace. Thread: configuration (start-up).
+     *
+     * @param m the new metrics, or {@code null} for none
+     */
+    final void install(TimingMetrics m) {
         TimingMetrics old = metrics;
-        if (old != null) { // configured again: the new names replace the old
+        metrics = m;
+        if (old != null && old != m) { // configured again: the new names replace the old
             old.close();
         }
-        table = new InFlightTable((int) max, time.nanoseconds(), TimeUnit.MILLISECONDS.toNanos(abandonMs));
-        metrics = new TimingMetrics(node == null ? "unknown" : node.toString(), r, time);
+    }
+
+    /** @return the clock */
+    final Time time() {
+        return time;
     }
 
     @Override

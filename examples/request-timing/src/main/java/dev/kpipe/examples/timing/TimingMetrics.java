@@ -6,11 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
-import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.KafkaMetric;
-import org.apache.kafka.common.metrics.KafkaMetricsContext;
-import org.apache.kafka.common.metrics.MetricConfig;
-import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.metrics.MetricsReporter;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.metrics.stats.Avg;
@@ -39,6 +35,9 @@ import org.apache.kafka.common.utils.Time;
  * completed whose slot a new request took), {@code written-before-dispatch-total}. Every metric carries the tag {@code
  * broker} (the broker's {@code node.id}), so brokers sharing a JVM do not share names. A sensor per API is made at its
  * first request. Thread-safety: every method, any thread (Kafka's sensors synchronize per sensor).
+ *
+ * <p>The same metrics can be registered elsewhere ({@link TimingRegistry}): {@link MonitoredRequestTiming} registers
+ * them through the broker's plugin metrics (KIP-877), without the {@code broker} tag.
  */
 final class TimingMetrics implements AutoCloseable {
 
@@ -49,7 +48,7 @@ final class TimingMetrics implements AutoCloseable {
 
     private static final double NANOS_PER_MS = TimeUnit.MILLISECONDS.toNanos(1);
 
-    private final Metrics metrics;
+    private final TimingRegistry metrics;
     private final AtomicReferenceArray<Sensor> readToDispatch;
     private final AtomicReferenceArray<Sensor> dispatchToWrite;
     private final Sensor untracked;
@@ -62,8 +61,12 @@ final class TimingMetrics implements AutoCloseable {
      * @param time the clock the sensors' windows follow
      */
     TimingMetrics(String broker, List<MetricsReporter> reporters, Time time) {
-        MetricConfig config = new MetricConfig().tags(Map.of("broker", broker));
-        this.metrics = new Metrics(config, reporters, time, new KafkaMetricsContext(DOMAIN));
+        this(TimingRegistry.own(broker, reporters, time));
+    }
+
+    /** @param registry where the sensors are made and named; closed by {@link #close} */
+    TimingMetrics(TimingRegistry registry) {
+        this.metrics = registry;
         int size = 0;
         for (ApiKeys api : ApiKeys.values()) {
             size = Math.max(size, api.id + 1);
@@ -105,11 +108,11 @@ final class TimingMetrics implements AutoCloseable {
      * @return its value, or {@code NaN} if it does not exist (yet)
      */
     double value(String name, ApiKeys api) {
-        Map<String, String> tags = new LinkedHashMap<>(metrics.config().tags());
+        Map<String, String> tags = new LinkedHashMap<>();
         if (api != null) {
             tags.put("request", api.name);
         }
-        KafkaMetric m = metrics.metric(metrics.metricName(name, GROUP, "", tags));
+        KafkaMetric m = metrics.find(metrics.name(name, "", tags));
         return m == null ? Double.NaN : ((Number) m.metricValue()).doubleValue();
     }
 
@@ -119,13 +122,12 @@ final class TimingMetrics implements AutoCloseable {
             return s;
         }
         // once per API: Metrics.sensor is synchronized and returns the same sensor for the same name
-        Map<String, String> tags = new LinkedHashMap<>(metrics.config().tags());
-        tags.put("request", api.name);
+        Map<String, String> tags = Map.of("request", api.name);
         s = metrics.sensor(prefix + ":" + api.name);
-        s.add(metrics.metricName(prefix + "-avg", GROUP, "average over the sampled window, ms", tags), new Avg());
-        s.add(metrics.metricName(prefix + "-max", GROUP, "maximum over the sampled window, ms", tags), new Max());
+        s.add(metrics.name(prefix + "-avg", "average over the sampled window, ms", tags), new Avg());
+        s.add(metrics.name(prefix + "-max", "maximum over the sampled window, ms", tags), new Max());
         if (sensors == dispatchToWrite) {
-            s.add(metrics.metricName("request-total", GROUP, "requests timed", tags), new CumulativeCount());
+            s.add(metrics.name("request-total", "requests timed", tags), new CumulativeCount());
         }
         sensors.set(api.id, s);
         return s;
@@ -133,11 +135,11 @@ final class TimingMetrics implements AutoCloseable {
 
     private Sensor counter(String name, String description) {
         Sensor s = metrics.sensor(name);
-        s.add(metrics.metricName(name, GROUP, description), new CumulativeSum());
+        s.add(metrics.name(name, description, Map.of()), new CumulativeSum());
         return s;
     }
 
-    /** Removes every metric (and its MBean). */
+    /** Removes every metric (and its MBean) this instance registered. */
     @Override
     public void close() {
         metrics.close();
