@@ -112,6 +112,7 @@ class MetricsJmxIT {
             "wait-undrained-total",
             "wait-storage-pressure-total",
             "wait-throttled-total",
+            "wait-client-throttled-total",
             "wait-drain-exclusive-total",
             "wait-drain-reauthentication-total",
             "wait-drain-disabled-total",

@@ -48,6 +48,8 @@ final class Admissions<Q, S> {
     private final BooleanSupplier enabled;
     /** A storage plugin checks topics: a produce's topics are kept with its connection. */
     private final BooleanSupplier perTopicPressure;
+    /** A connection's first read: on probation if its client is marked. */
+    private final Throttles throttles;
 
     Admissions(
             ProcessorTable<Q, S> processors,
@@ -59,7 +61,9 @@ final class Admissions<Q, S> {
             QuietPeriod quiet,
             Drains.Release<Q, S> release,
             BooleanSupplier enabled,
-            BooleanSupplier perTopicPressure) {
+            BooleanSupplier perTopicPressure,
+            Throttles throttles) {
+        this.throttles = throttles;
         this.processors = processors;
         this.classifier = classifier;
         this.connections = connections;
@@ -184,6 +188,9 @@ final class Admissions<Q, S> {
             return holdUntilClose(conn, request);
         }
         PipelinedApi api = PipelinedApi.of(context.header.apiKey());
+        if (conn.context() == null) {
+            throttles.upgraded(conn, context);
+        }
         conn.requestRead(request, context, sizeInBytes, api, reservations, upgrade);
         if (api.topicPolicy() && perTopicPressure.getAsBoolean()) {
             conn.producedTo(classifier.topicsOf((ProduceRequest) body, conn.produceTopics()));

@@ -17,9 +17,8 @@ import org.apache.kafka.common.requests.RequestContext;
  * class sees: requests in flight ({@link InflightRequests}, read through the read-only {@link #inflight()}), the
  * dispatch phase ({@link DispatchPhase}), throttle windows ({@link ThrottleWindows}), the byte-budget
  * {@link Reservation}, Kafka's channel as kpipe keeps it (its superclass {@link ConnectionChannel}), what a drain holds
- * ({@link DrainHold}), the storage-side wait ({@link PressureWait}). Callers say what happened ({@link #dispatchEnded},
- * {@link #responseReady}, {@link #throttleStarted}, ...) and it moves its fields, and tells its processor
- * ({@link ProcessorQueues}). A connection Kafka owns (classic) has no such object.
+ * ({@link DrainHold}), the storage-side wait ({@link PressureWait}), its client's probation ({@link ClientProbation}).
+ * Callers say what happened ({@link #dispatchEnded}, ...); it moves its fields and tells its processor.
  *
  * <p>Thread: the network thread, except {@link #dispatchEnded}, {@link #dispatchDeferred} (a handler: compare-and-set)
  * and {@link #admitted} (any), and the queries the dump reads ({@link ConnectionSnapshot}, a JMX thread): volatile,
@@ -49,6 +48,8 @@ final class ConnectionPipeline<Q, S> extends ConnectionChannel<Q, S, ConnectionP
     private int largestRequest;
     /** Counts its waits at a per-connection limit and undrained ({@link WaitReason#UNDRAINED}) when they start. */
     private final WaitStarts waits;
+    /** Its client once seen throttled, and its probation ({@link ThrottledClients}). */
+    private final ClientProbation client = new ClientProbation();
 
     /** {@code largestRequest}: of those seen on it so far, bytes (0 for none); {@code queues}: its processor's. */
     ConnectionPipeline(
@@ -88,11 +89,7 @@ final class ConnectionPipeline<Q, S> extends ConnectionChannel<Q, S, ConnectionP
 
     // ---------------------------------------------------------------- what happened (network thread unless noted)
 
-    /**
-     * A pipelined request of {@code size} bytes (charged on the budget: its slot's permit) was read after a legal
-     * {@link ConnectionEvent#REQUEST_READ}: the reservation settles ({@code upgrade}: its bytes were admitted by
-     * {@code tryAdmitRead}), it is in flight and in the dispatch phase, Kafka's read muted the channel.
-     */
+    /** A pipelined request of {@code size} bytes was read (a legal REQUEST_READ): in flight, its dispatch begins. */
     void requestRead(
             Q request, RequestContext ctx, int size, PipelinedApi api, Reservations reservations, boolean upgrade) {
         reservations.settle(reservation, size, upgrade);
@@ -142,10 +139,7 @@ final class ConnectionPipeline<Q, S> extends ConnectionChannel<Q, S, ConnectionP
         return placement;
     }
 
-    /**
-     * The broker finished with a response: if it was the outstanding send (then true), the request leaves, its permit
-     * goes back to {@code budget}, and the next response, if ready, is released to the processor.
-     */
+    /** A response's send ended: if it was the outstanding one (true), its request leaves and the next is released. */
     boolean responseWritten(S response, ByteBudget budget) {
         if (!inflight.written(response, budget)) {
             return false;
@@ -168,6 +162,11 @@ final class ConnectionPipeline<Q, S> extends ConnectionChannel<Q, S, ConnectionP
         return throttle.ended(nowNanos);
     }
 
+    /** @return its client once seen throttled, and its probation; thread: any for its queries */
+    ClientProbation client() {
+        return client;
+    }
+
     /** Holds an exclusive request for the drain (its reservation goes back); counted in {@code held-requests}. */
     void hold(Q request, Reservations reservations) {
         reservations.release(reservation);
@@ -180,7 +179,7 @@ final class ConnectionPipeline<Q, S> extends ConnectionChannel<Q, S, ConnectionP
         reservations.release(reservation);
     }
 
-    /** @return the held request, no longer held (nor counted); {@code null} if none */
+    /** @return the held request, no longer held (nor counted), or {@code null} */
     Q takeHeldRequest() {
         return hold.takeRequest();
     }
@@ -212,20 +211,14 @@ final class ConnectionPipeline<Q, S> extends ConnectionChannel<Q, S, ConnectionP
         return hold.takeRequest();
     }
 
-    /**
-     * kpipe lets go of it (handed back or closed): its reservation and every request's permit go back, once.
-     * @return how long it has been throttled, ns, if a window is open (its windows end for kpipe); -1 otherwise
-     */
+    /** Let go of (handed back, closed): reservation and permits go back. @return its throttled ns if windowed, or -1 */
     long released(Reservations reservations, ByteBudget budget) {
         reservations.release(reservation);
         inflight.releaseAll(budget);
         return throttle.throttledFor(ticker.nanos());
     }
 
-    /**
-     * @return why it must stay muted now, {@link WaitReason#bit()}s (0 if none): in the dispatch phase (or awaiting a
-     *     deferred write), throttled, at a per-connection limit, undrained (the last two counted when they start)
-     */
+    /** @return why it must stay muted now, {@link WaitReason#bit()}s (0 if none); edge-counted: {@link WaitStarts} */
     int muteReasons(InflightLimits limits) {
         int r = inflight.undrained() ? WaitReason.UNDRAINED.bit() : 0;
         if (!limits.admitsAnother(inflight.size(), inflight.bytes())) {
@@ -236,6 +229,9 @@ final class ConnectionPipeline<Q, S> extends ConnectionChannel<Q, S, ConnectionP
         }
         if (throttle.throttled()) {
             r |= WaitReason.THROTTLED.bit();
+        }
+        if (client.holds(inflight.isEmpty())) {
+            r |= WaitReason.CLIENT_THROTTLED.bit();
         }
         waits.evaluated(r);
         return r;

@@ -85,6 +85,9 @@ public record ConnectionSnapshot(
         if (c.throttled()) {
             reasons.add(WaitReason.THROTTLED);
         }
+        if (!state.draining() && inflight > 0 && c.client().onProbation()) {
+            reasons.add(WaitReason.CLIENT_THROTTLED);
+        }
         WaitReason ofState = state.waitReason();
         if (ofState != null) {
             reasons.add(ofState);

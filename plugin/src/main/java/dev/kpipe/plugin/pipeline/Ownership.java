@@ -60,7 +60,7 @@ final class Ownership<Q, S> {
         conn.transition(event);
         if (connections.remove(conn)) {
             // its reservation and each request's permit, once (none when handed back: that waits for every response)
-            throttles.forgotten(conn.released(reservations, budget));
+            throttles.forgotten(conn, conn.released(reservations, budget));
         }
     }
 

@@ -140,7 +140,8 @@ public final class PipelineCoordinator<Q, S> implements NetworkEventListener<Q, 
                 quiet,
                 release,
                 settings::enabled,
-                signal::perTopic);
+                signal::perTopic,
+                throttles);
         this.rounds = new Rounds<>(
                 processors, stats, settings, signal, reservations, drains, release, ticker, classifier::topicName);
         this.deferredDispatch = new DeferredDispatch<>(connections, classifier, stats);
@@ -151,22 +152,20 @@ public final class PipelineCoordinator<Q, S> implements NetworkEventListener<Q, 
         return processors;
     }
 
+    /** @return the clients seen throttled (for the tests of this package) */
+    ThrottledClients throttledClients() {
+        return throttles.clients();
+    }
+
     /**
-     * Sets the storage-side saturation signal; while it reports saturation no pipelined connection is unmuted
-     * (connections kept muted by it are re-evaluated every processor round, at least every 300 ms). Thread: any.
-     *
-     * @param pressure the signal
+     * @param pressure the storage-side saturation signal: while it reports saturation no pipelined connection is
+     *     unmuted (those it keeps muted are re-evaluated every processor round, at least every 300 ms); thread: any
      */
     public void pressure(StoragePressure pressure) {
         signal.set(pressure);
     }
 
-    /**
-     * Sets how the storage-side signal is built once the broker's queue gauges are ready ({@link #onBrokerServices}).
-     * Thread: any.
-     *
-     * @param factory builds the signal from the gauges
-     */
+    /** @param factory builds the storage-side signal once the broker's gauges are ready ({@link #onBrokerServices}) */
     public void pressureFactory(Function<BrokerLoad, StoragePressure> factory) {
         signal.factory(factory);
     }
@@ -205,12 +204,7 @@ public final class PipelineCoordinator<Q, S> implements NetworkEventListener<Q, 
         return out;
     }
 
-    /**
-     * Changes the per-connection limits; connections pick them up at their next evaluation.
-     * Thread: any.
-     *
-     * @param limits the new limits
-     */
+    /** @param limits the new per-connection limits, picked up at each connection's next evaluation; thread: any */
     public void limits(InflightLimits limits) {
         settings.limits(limits);
     }
@@ -238,12 +232,7 @@ public final class PipelineCoordinator<Q, S> implements NetworkEventListener<Q, 
         return settings.enabled();
     }
 
-    /**
-     * Replaces the topic policy (see {@link RequestClassifier#topics(dev.kpipe.plugin.classify.TopicPolicy)}).
-     * Thread: any.
-     *
-     * @param topics the new policy
-     */
+    /** @param topics the new topic policy ({@link RequestClassifier#topics}); thread: any */
     public void topics(dev.kpipe.plugin.classify.TopicPolicy topics) {
         classifier.topics(topics);
     }
@@ -323,6 +312,7 @@ public final class PipelineCoordinator<Q, S> implements NetworkEventListener<Q, 
         ConnectionPipeline<Q, S> conn = sequencer.completed(processor, response);
         if (conn != null) {
             deferredDispatch.responseWritten(processor, conn, response);
+            throttles.responseWritten(conn);
             conn.schedule();
         }
     }

@@ -2,6 +2,7 @@
 package dev.kpipe.plugin.pipeline;
 
 import dev.kpipe.backpressure.Ticker;
+import org.apache.kafka.common.requests.RequestContext;
 
 /**
  * Client quota throttle windows (KIP-219) on the connections kpipe owns, counted: Kafka's
@@ -12,7 +13,8 @@ import dev.kpipe.backpressure.Ticker;
  *
  * <p>Invariants: {@code throttled-connections} counts exactly the connections kpipe owns with at least one window
  * open; each connection's throttled time is added once per stretch with a window open (overlapping windows count
- * once), when its last window closes or when kpipe lets go of the connection ({@link #forget}).
+ * once), when its last window closes or when kpipe lets go of the connection ({@link #forgotten}). The clients seen
+ * throttled are kept in {@link ThrottledClients}.
  *
  * <p>Thread: the connection's network thread.
  */
@@ -20,6 +22,8 @@ final class Throttles {
 
     private final PipelineStats stats;
     private final Ticker ticker;
+    /** The clients seen throttled: a connection of one upgraded while it is marked is on probation. */
+    private final ThrottledClients clients;
 
     /**
      * @param stats where to count
@@ -28,6 +32,12 @@ final class Throttles {
     Throttles(PipelineStats stats, Ticker ticker) {
         this.stats = stats;
         this.ticker = ticker;
+        this.clients = new ThrottledClients(ticker);
+    }
+
+    /** @return the throttled clients (for the tests of this package) */
+    ThrottledClients clients() {
+        return clients;
     }
 
     /** @param conn a connection a throttle window opened on ({@code THROTTLE_STARTED}) */
@@ -35,29 +45,54 @@ final class Throttles {
         if (conn.throttleStarted(ticker.nanos())) {
             stats.throttledConnections.incrementAndGet();
             stats.waitStarted(WaitReason.THROTTLED);
+            if (conn.context() != null) {
+                conn.client().seen(clients.windowOpened(conn.context()), false);
+            }
         }
         stats.throttleWindows.increment();
     }
 
     /** @param conn a connection a throttle window closed on ({@code THROTTLE_ENDED}) */
     void ended(ConnectionPipeline<?, ?> conn) {
-        account(conn.throttleEnded(ticker.nanos()));
+        account(conn, conn.throttleEnded(ticker.nanos()));
     }
 
     /**
-     * kpipe let go of a connection (handed back or closed): its open windows end for kpipe.
+     * kpipe let go of a connection (handed back or closed): its open windows end for kpipe; its client stays marked.
      *
      * @param throttledFor how long it had been throttled, ns, or negative if no window was open
      */
-    void forgotten(long throttledFor) {
-        account(throttledFor);
+    void forgotten(ConnectionPipeline<?, ?> conn, long throttledFor) {
+        account(conn, throttledFor);
+    }
+
+    /**
+     * A connection is upgraded by its first request, of {@code ctx}: on probation if its client is marked (one
+     * volatile read when none is).
+     */
+    void upgraded(ConnectionPipeline<?, ?> conn, RequestContext ctx) {
+        ThrottledClients.Entry e = clients.probation(ctx);
+        if (e != null) {
+            conn.client().seen(e, true);
+        }
+    }
+
+    /** A response of {@code conn} was written: with no window open, its client (if marked) is under its quota. */
+    void responseWritten(ConnectionPipeline<?, ?> conn) {
+        ThrottledClients.Entry e = conn.client().entry();
+        if (e != null && !conn.throttled()) {
+            clients.responseUnthrottled(e);
+        }
     }
 
     /** @param throttledFor the time the connection was throttled, ns, or negative if it still is (or never was) */
-    private void account(long throttledFor) {
+    private void account(ConnectionPipeline<?, ?> conn, long throttledFor) {
         if (throttledFor >= 0) {
             stats.throttledConnections.decrementAndGet();
             stats.throttleTimeNanos.add(throttledFor);
+            if (conn.client().entry() != null) {
+                clients.windowClosed(conn.client().entry());
+            }
         }
     }
 }

@@ -48,6 +48,15 @@ public enum WaitReason {
     STORAGE_PRESSURE("storage-pressure", "the connection was kept muted because the storage side was saturated"),
     /** A client quota throttle window is open (KIP-219). */
     THROTTLED("throttled", "a client quota throttle window opened on a connection with none open"),
+    /**
+     * On probation: upgraded while its client (principal, client id) was marked throttled ({@code ThrottledClients}),
+     * it reads its next request only once nothing of it is in flight, one at a time as stock Kafka, until a response
+     * of that client is written with no throttle window open.
+     */
+    CLIENT_THROTTLED(
+            "client-throttled",
+            "a connection upgraded while its client was over its quota held its next read until its response was"
+                    + " written"),
     /** Draining: an exclusive request (a FETCH, an admin request, ...) is held until every earlier response is written. */
     DRAIN_EXCLUSIVE("drain-exclusive", "an exclusive request was held until the earlier responses were written"),
     /** Draining: a SASL re-authentication (KIP-368) is held until every earlier response is written and 100 ms passed. */

@@ -3,11 +3,14 @@ package dev.kpipe.plugin.pipeline;
 
 /**
  * Counts the waits of one connection that are found at its evaluations, not told by an event: at a per-connection limit
- * ({@link WaitReason#INFLIGHT_LIMIT}) and undrained ({@link WaitReason#UNDRAINED}), each once when it starts to hold
+ * ({@link WaitReason#INFLIGHT_LIMIT}), undrained ({@link WaitReason#UNDRAINED}) and on probation
+ * ({@link WaitReason#CLIENT_THROTTLED}), each once when it starts to hold
  * ({@code wait-<reason>-total}). Network thread.
  */
 final class WaitStarts {
-    private static final WaitReason[] EDGES = {WaitReason.INFLIGHT_LIMIT, WaitReason.UNDRAINED};
+    private static final WaitReason[] EDGES = {
+        WaitReason.INFLIGHT_LIMIT, WaitReason.UNDRAINED, WaitReason.CLIENT_THROTTLED
+    };
 
     private final PipelineStats stats;
     /** The reasons that held at the last evaluation, {@link WaitReason#bit()}s. */
