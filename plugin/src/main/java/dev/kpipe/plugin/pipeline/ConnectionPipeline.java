@@ -48,8 +48,8 @@ final class ConnectionPipeline<Q, S> extends ConnectionChannel<Q, S, ConnectionP
     private int largestRequest;
     /** Counts its waits at a per-connection limit and undrained ({@link WaitReason#UNDRAINED}) when they start. */
     private final WaitStarts waits;
-    /** Its client once seen throttled, and its probation ({@link ThrottledClients}). */
-    private final ClientProbation client = new ClientProbation();
+    /** Its client once seen throttled, and its probation ({@link ThrottledClients}); {@code null} until then. */
+    private ClientProbation client;
 
     /** {@code largestRequest}: of those seen on it so far, bytes (0 for none); {@code queues}: its processor's. */
     ConnectionPipeline(
@@ -162,9 +162,14 @@ final class ConnectionPipeline<Q, S> extends ConnectionChannel<Q, S, ConnectionP
         return throttle.ended(nowNanos);
     }
 
-    /** @return its client once seen throttled, and its probation; thread: any for its queries */
+    /** @return its client once seen throttled, and its probation, or {@code null}; thread: any (racy, for the dump) */
     ClientProbation client() {
         return client;
+    }
+
+    /** @return its client's probation, made when its client is first seen throttled; network thread */
+    ClientProbation probation() {
+        return client != null ? client : (client = new ClientProbation());
     }
 
     /** Holds an exclusive request for the drain (its reservation goes back); counted in {@code held-requests}. */
@@ -230,7 +235,7 @@ final class ConnectionPipeline<Q, S> extends ConnectionChannel<Q, S, ConnectionP
         if (throttle.throttled()) {
             r |= WaitReason.THROTTLED.bit();
         }
-        if (client.holds(inflight.isEmpty())) {
+        if (client != null && client.holds(inflight.isEmpty())) {
             r |= WaitReason.CLIENT_THROTTLED.bit();
         }
         waits.evaluated(r);

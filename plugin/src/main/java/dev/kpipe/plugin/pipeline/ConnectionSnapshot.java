@@ -85,7 +85,8 @@ public record ConnectionSnapshot(
         if (c.throttled()) {
             reasons.add(WaitReason.THROTTLED);
         }
-        if (!state.draining() && inflight > 0 && c.client().onProbation()) {
+        ClientProbation probation = c.client();
+        if (!state.draining() && inflight > 0 && probation != null && probation.onProbation()) {
             reasons.add(WaitReason.CLIENT_THROTTLED);
         }
         WaitReason ofState = state.waitReason();

@@ -45,8 +45,9 @@ final class Throttles {
         if (conn.throttleStarted(ticker.nanos())) {
             stats.throttledConnections.incrementAndGet();
             stats.waitStarted(WaitReason.THROTTLED);
-            if (conn.context() != null) {
-                conn.client().seen(clients.windowOpened(conn.context()), false);
+            ThrottledClients.Entry e = conn.context() == null ? null : clients.windowOpened(conn.context());
+            if (e != null) {
+                conn.probation().seen(e, false);
             }
         }
         stats.throttleWindows.increment();
@@ -73,13 +74,13 @@ final class Throttles {
     void upgraded(ConnectionPipeline<?, ?> conn, RequestContext ctx) {
         ThrottledClients.Entry e = clients.probation(ctx);
         if (e != null) {
-            conn.client().seen(e, true);
+            conn.probation().seen(e, true);
         }
     }
 
     /** A response of {@code conn} was written: with no window open, its client (if marked) is under its quota. */
     void responseWritten(ConnectionPipeline<?, ?> conn) {
-        ThrottledClients.Entry e = conn.client().entry();
+        ThrottledClients.Entry e = entryOf(conn);
         if (e != null && !conn.throttled()) {
             clients.responseUnthrottled(e);
         }
@@ -90,9 +91,16 @@ final class Throttles {
         if (throttledFor >= 0) {
             stats.throttledConnections.decrementAndGet();
             stats.throttleTimeNanos.add(throttledFor);
-            if (conn.client().entry() != null) {
-                clients.windowClosed(conn.client().entry());
+            ThrottledClients.Entry e = entryOf(conn);
+            if (e != null) {
+                clients.windowClosed(e);
             }
         }
+    }
+
+    /** @return the entry of {@code conn}'s client if it was seen throttled, else {@code null} */
+    private static ThrottledClients.Entry entryOf(ConnectionPipeline<?, ?> conn) {
+        ClientProbation p = conn.client();
+        return p == null ? null : p.entry();
     }
 }
