@@ -312,7 +312,7 @@ public final class PipelineCoordinator<Q, S> implements NetworkEventListener<Q, 
         ConnectionPipeline<Q, S> conn = sequencer.completed(processor, response);
         if (conn != null) {
             deferredDispatch.responseWritten(processor, conn, response);
-            throttles.responseWritten(conn);
+            throttles.responseWritten(conn, processor, response);
             conn.schedule();
         }
     }

@@ -13,8 +13,8 @@ import org.apache.kafka.common.security.auth.KafkaPrincipal;
  * (KIP-219), keyed as Kafka's quota entity (user, client-id) is: the principal and client id of the connection's
  * {@link RequestContext}. A client is <b>marked</b> when a window opens on one of its connections, and stays marked
  * while a window is open on one of them, or after one closed (or was handed back) with a window open, until a
- * response is written on one of its connections with no window open (Kafka throttles every response of a client over
- * its quota). A connection upgraded while its client is marked is on probation: one request in flight at a time, as
+ * PRODUCE response is written on one of its connections with no window open (Kafka throttles every produce response
+ * of a client over its produce quota). A connection upgraded while its client is marked is on probation: one request in flight at a time, as
  * stock ({@link WaitReason#CLIENT_THROTTLED}). Unmarked clients are removed.
  *
  * <p>Bound: at most {@link #MAX_CLIENTS} entries; a full table first drops entries with no window open for
@@ -62,6 +62,8 @@ final class ThrottledClients {
     private final Ticker ticker;
     private final Map<Client, Entry> table = new HashMap<>();
     private volatile int size;
+    /** When {@link #probation} last dropped expired entries (the table's clock, ns). */
+    private long sweptNanos;
 
     /** @param ticker the clock of {@link #EXPIRY_NANOS} */
     ThrottledClients(Ticker ticker) {
@@ -117,13 +119,23 @@ final class ThrottledClients {
         }
     }
 
-    /** @return the entry of {@code ctx}'s client if it is marked: a connection upgraded now is on probation */
+    /**
+     * @return the entry of {@code ctx}'s client if it is marked: a connection upgraded now is on probation. Expired
+     *     entries are dropped here too, at most once per {@link #EXPIRY_NANOS}, so that clients that never came back
+     *     do not keep {@link #anyMarked()} true.
+     */
     Entry probation(RequestContext ctx) {
         if (!anyMarked()) {
             return null;
         }
         synchronized (this) {
-            return live(Client.of(ctx), ticker.nanos());
+            long now = ticker.nanos();
+            if (now - sweptNanos >= EXPIRY_NANOS) {
+                sweptNanos = now;
+                table.values().removeIf(x -> expired(x, now));
+                size = table.size();
+            }
+            return live(Client.of(ctx), now);
         }
     }
 

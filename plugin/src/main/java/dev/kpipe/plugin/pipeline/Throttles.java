@@ -2,6 +2,8 @@
 package dev.kpipe.plugin.pipeline;
 
 import dev.kpipe.backpressure.Ticker;
+import dev.kpipe.spi.NetworkProcessor;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.requests.RequestContext;
 
 /**
@@ -78,12 +80,20 @@ final class Throttles {
         }
     }
 
-    /** A response of {@code conn} was written: with no window open, its client (if marked) is under its quota. */
-    void responseWritten(ConnectionPipeline<?, ?> conn) {
+    /**
+     * A response of {@code conn} was written: a PRODUCE's with no window open says its client is under its produce
+     * quota (Kafka's byte-rate quota throttles PRODUCE responses only; other APIs carry the request quota's alone).
+     */
+    <Q, S> void responseWritten(ConnectionPipeline<Q, S> conn, NetworkProcessor<Q, S> processor, S response) {
         ThrottledClients.Entry e = entryOf(conn);
-        if (e != null && !conn.throttled()) {
+        if (e != null && !conn.throttled() && isProduce(processor, response)) {
             clients.responseUnthrottled(e);
         }
+    }
+
+    private static <Q, S> boolean isProduce(NetworkProcessor<Q, S> processor, S response) {
+        Q request = processor.requestOf(response);
+        return request != null && processor.contextOf(request).header.apiKey() == ApiKeys.PRODUCE;
     }
 
     /** @param throttledFor the time the connection was throttled, ns, or negative if it still is (or never was) */

@@ -5,6 +5,7 @@ import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.COMPLETE;
 import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.DISCONNECT;
 import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.END_THROTTLE;
 import static dev.kpipe.plugin.pipeline.FakeBroker.StepType.WRITE;
+import static dev.kpipe.plugin.pipeline.Scenario.Kind.METADATA;
 import static dev.kpipe.plugin.pipeline.Scenario.Kind.PRODUCE_ACKS_ALL;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -110,6 +111,49 @@ class ClientProbationTest {
         run.settle();
         run.assertReceivedInOrder(1);
         run.assertReceivedInOrder(2);
+        run.finish();
+    }
+
+    /**
+     * Kafka's produce quota throttles PRODUCE responses only: a METADATA response without a window, on a connection on
+     * probation, does not unmark the client; the produce after it is still read alone.
+     */
+    @Test
+    void aResponseOfAnotherApiDoesNotUnmarkTheClient() {
+        Scenario scenario = sharingClientId(new Scenario(
+                1,
+                2,
+                16,
+                Long.MAX_VALUE,
+                false,
+                List.of(
+                        new Client(List.of(produce().throttle(), produce()), Integer.MAX_VALUE, true),
+                        Scenario.client(produce().throttle(), Req.of(METADATA), produce(), produce())),
+                7));
+        Run run = new Run(scenario);
+        FakeBroker b = run.broker;
+
+        b.runFair(Run.MAX_STEPS, only(0, COMPLETE, END_THROTTLE));
+        run.step(COMPLETE, 0);
+        b.runFair(Run.MAX_STEPS, only(0, COMPLETE, END_THROTTLE));
+        assertTrue(run.kpipe(0).throttled());
+        run.step(DISCONNECT, 0);
+        b.runFair(Run.MAX_STEPS, only(0, COMPLETE, END_THROTTLE));
+
+        // The reconnect: its first produce, throttled; the window ends; then METADATA is read alone and answered.
+        b.runFair(Run.MAX_STEPS, only(1, COMPLETE, END_THROTTLE));
+        assertEquals(1, run.kpipe(1).inflight().size());
+        run.step(COMPLETE, b.completions.indexOf(run.request(1, 0)));
+        b.runFair(Run.MAX_STEPS, only(1, COMPLETE, END_THROTTLE));
+        run.step(END_THROTTLE, b.throttleEnds.indexOf(run.request(1, 0)));
+        b.runFair(Run.MAX_STEPS, only(1, COMPLETE, END_THROTTLE));
+
+        assertEquals(1, b.coordinator.throttledClients().size(), "METADATA's response did not unmark the client");
+        assertEquals(1, run.kpipe(1).inflight().size(), "the produce after it is read alone");
+        assertEquals(4, b.conns.get(1).written);
+
+        run.settle();
+        run.assertReceivedInOrder(1);
         run.finish();
     }
 
