@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.it.authors;
 
+import static dev.kpipe.it.BrokerJmx.attribute;
+import static dev.kpipe.it.BrokerJmx.await;
+import static dev.kpipe.it.BrokerJmx.kafkaRequests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -17,8 +20,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import javax.management.InstanceNotFoundException;
-import javax.management.MBeanServerConnection;
 import javax.management.ObjectName;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -112,6 +113,7 @@ class MonitoredRequestTimingIT {
 
         await(
                 "the plugin's request-total for Produce reaches " + REQUESTS,
+                AWAIT,
                 () -> node.jmx().isRegistered(produce) && attribute(node, produce, "request-total") >= REQUESTS);
         assertEquals(REQUESTS, attribute(node, produce, "request-total"), "every produce request timed, once");
         double readToDispatchMax = attribute(node, produce, "read-to-dispatch-time-ms-max");
@@ -141,40 +143,5 @@ class MonitoredRequestTimingIT {
         assertFalse(
                 log.contains("Failed to close network event listener"),
                 "the broker closed the listener and its plugin metrics without an error");
-    }
-
-    /** @return the broker's own count of completed requests of an API, every version summed */
-    private static long kafkaRequests(KafkaNode node, String api) throws Exception {
-        MBeanServerConnection jmx = node.jmx();
-        long count = 0;
-        for (ObjectName n : jmx.queryNames(
-                new ObjectName("kafka.network:type=RequestMetrics,name=RequestsPerSec,request=" + api + ",*"), null)) {
-            try {
-                count += ((Number) jmx.getAttribute(n, "Count")).longValue();
-            } catch (InstanceNotFoundException e) {
-                // removed between the query and the read
-            }
-        }
-        return count;
-    }
-
-    private static double attribute(KafkaNode node, ObjectName name, String attribute) throws Exception {
-        return ((Number) node.jmx().getAttribute(name, attribute)).doubleValue();
-    }
-
-    /** A condition that may throw (a JMX read). */
-    @FunctionalInterface
-    private interface Condition {
-        boolean holds() throws Exception;
-    }
-
-    private static void await(String what, Condition condition) throws Exception {
-        long deadline = System.nanoTime() + AWAIT.toNanos();
-        while (!condition.holds()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within " + AWAIT.toSeconds() + " s: " + what);
-            }
-            TimeUnit.MILLISECONDS.sleep(20); // polling a condition
-        }
     }
 }

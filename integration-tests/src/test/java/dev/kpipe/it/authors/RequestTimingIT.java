@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.it.authors;
 
+import static dev.kpipe.it.BrokerJmx.attribute;
+import static dev.kpipe.it.BrokerJmx.await;
+import static dev.kpipe.it.BrokerJmx.kafkaRequests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -19,12 +22,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import java.util.stream.Stream;
-import javax.management.InstanceNotFoundException;
-import javax.management.MBeanServerConnection;
 import javax.management.ObjectName;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -117,6 +117,7 @@ class RequestTimingIT {
         assertTrue(brokerProduces >= RECORDS, "a produce request per record: " + brokerProduces);
         await(
                 "the observer timed every produce request the broker completed (" + brokerProduces + ")",
+                AWAIT,
                 () -> attribute(node, produce, "request-total") == kafkaRequests(node, "Produce"));
         double readToDispatchAvg = attribute(node, produce, "read-to-dispatch-time-ms-avg");
         double readToDispatchMax = attribute(node, produce, "read-to-dispatch-time-ms-max");
@@ -132,6 +133,7 @@ class RequestTimingIT {
         ObjectName fetch = new ObjectName("dev.kpipe.examples:type=request-timing-metrics,broker=1,request=Fetch");
         await(
                 "the observer timed every fetch request the broker completed",
+                AWAIT,
                 () -> attribute(node, fetch, "request-total") == kafkaRequests(node, "Fetch"));
         assertEquals(0, attribute(node, all, "untracked-total"), "every event was of a request it tracked");
 
@@ -156,41 +158,6 @@ class RequestTimingIT {
                         .doubleValue(),
                 attribute(node, all, "untracked-total"),
                 attribute(node, all, "written-before-dispatch-total"));
-    }
-
-    /** @return the broker's own count of completed requests of an API (e.g. {@code Produce}), every version summed */
-    private static long kafkaRequests(KafkaNode node, String api) throws Exception {
-        MBeanServerConnection jmx = node.jmx();
-        long count = 0;
-        for (ObjectName n : jmx.queryNames(
-                new ObjectName("kafka.network:type=RequestMetrics,name=RequestsPerSec,request=" + api + ",*"), null)) {
-            try {
-                count += ((Number) jmx.getAttribute(n, "Count")).longValue();
-            } catch (InstanceNotFoundException e) {
-                // removed between the query and the read
-            }
-        }
-        return count;
-    }
-
-    private static double attribute(KafkaNode node, ObjectName name, String attribute) throws Exception {
-        return ((Number) node.jmx().getAttribute(name, attribute)).doubleValue();
-    }
-
-    /** A condition that may throw (a JMX read). */
-    @FunctionalInterface
-    private interface Condition {
-        boolean holds() throws Exception;
-    }
-
-    private static void await(String what, Condition condition) throws Exception {
-        long deadline = System.nanoTime() + AWAIT.toNanos();
-        while (!condition.holds()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within " + AWAIT.toSeconds() + " s: " + what);
-            }
-            TimeUnit.MILLISECONDS.sleep(20); // polling a condition
-        }
     }
 
     /** The example's classes as a jar: its Maven jar, or its classes packed when the reactor gives a folder. */

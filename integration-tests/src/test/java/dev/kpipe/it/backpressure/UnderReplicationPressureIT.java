@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.it.backpressure;
 
+import static dev.kpipe.it.BrokerJmx.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -109,6 +110,7 @@ class UnderReplicationPressureIT {
                 PacedProducer free = new PacedProducer("free", FREE)) {
             await(
                     "both producers acknowledged and pipelined",
+                    AWAIT,
                     () -> held.acked() >= 200 && free.acked() >= 200 && kpipe(node1, "pipelined-produce-total") > 0);
             double waitsBefore = kpipe(node1, "wait-storage-pressure-total");
 
@@ -122,18 +124,23 @@ class UnderReplicationPressureIT {
             try {
                 await(
                         "the source reports " + HELD + " saturated",
+                        AWAIT,
                         () -> List.of(HELD).equals(List.of((String[]) attribute(node1, source, "SaturatedTopics"))));
                 await(
                         "kpipe keeps the held producer's connection waiting",
+                        AWAIT,
                         () -> kpipe(node1, "wait-storage-pressure-total") > waitsBefore);
 
                 // Its acknowledgements stop (once the requests already read are answered) while the other producer's go
                 // on.
                 long freeMark = free.acked();
-                await("the free producer goes on", () -> free.acked() >= freeMark + 200);
+                await("the free producer goes on", AWAIT, () -> free.acked() >= freeMark + 200);
                 heldStopped = held.acked();
                 long freeStopped = free.acked();
-                await("the free producer goes on while the held one waits", () -> free.acked() >= freeStopped + 300);
+                await(
+                        "the free producer goes on while the held one waits",
+                        AWAIT,
+                        () -> free.acked() >= freeStopped + 300);
                 assertEquals(
                         heldStopped,
                         held.acked(),
@@ -145,7 +152,7 @@ class UnderReplicationPressureIT {
             } finally {
                 signal(node2, "CONT");
             }
-            await("the held producer is acknowledged again", () -> held.acked() > heldStopped);
+            await("the held producer is acknowledged again", AWAIT, () -> held.acked() > heldStopped);
             long heldMs = (System.nanoTime() - stopped) / 1_000_000;
             long clearedAt = ((Number) attribute(node1, source, "LastClearedEpochMs")).longValue();
             assertTrue(((Number) attribute(node1, source, "Clears")).longValue() > clearsBefore, "the source cleared");
@@ -172,7 +179,7 @@ class UnderReplicationPressureIT {
                     "released within " + RELEASED_WITHIN_MS + " ms of the wake-up: " + released + " ms");
 
             long heldMark = held.acked();
-            await("the held producer goes on", () -> held.acked() >= heldMark + 200);
+            await("the held producer goes on", AWAIT, () -> held.acked() >= heldMark + 200);
             held.stopAndVerifyAcks();
             free.stopAndVerifyAcks();
             assertEquals(0, ((Number) attribute(node1, source, "Faults")).longValue(), "source faults");
@@ -208,22 +215,6 @@ class UnderReplicationPressureIT {
             want.add(i);
         }
         assertEquals(want, stored, topic + ": every acknowledged record once, in order");
-    }
-
-    /** A condition that may throw (a JMX read). */
-    @FunctionalInterface
-    private interface Condition {
-        boolean holds() throws Exception;
-    }
-
-    private static void await(String what, Condition condition) throws Exception {
-        long deadline = System.nanoTime() + AWAIT.toNanos();
-        while (!condition.holds()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within " + AWAIT.toSeconds() + " s: " + what);
-            }
-            TimeUnit.MILLISECONDS.sleep(20); // polling a condition
-        }
     }
 
     /**
