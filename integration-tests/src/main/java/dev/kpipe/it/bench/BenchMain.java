@@ -297,7 +297,7 @@ public final class BenchMain {
                     String side = c == control ? RoundOrder.CONTROL_LABEL : v.label();
                     progress.context(
                             String.format(Locale.ROOT, "%s round %d/%d %s", s.label, round, options.rounds(), side));
-                    double loadBefore = LoadAverage.now();
+                    double loadBefore = LoadAverage.beforeRound(options.sides(), progress, out);
                     RoundResult r =
                             runRound(s, c, v, round).withExtra(LoadAverage.around(loadBefore, LoadAverage.now()));
                     if (c == kpipe) {

@@ -47,7 +47,7 @@ final class CommitBench {
                     progress.context(String.format(
                             Locale.ROOT, "%s round %d/%d %s", s.label(), round, o.rounds(), side.label()));
                     Cluster c = clusters.get(side);
-                    double loadBefore = LoadAverage.now();
+                    double loadBefore = LoadAverage.beforeRound(o.sides(), progress, out);
                     CommitResult r = (s.isStreams()
                                     ? CommitRounds.runS7(c, s, side, round, o, progress)
                                     : CommitRounds.runS6(c, s, side, round, o, progress))

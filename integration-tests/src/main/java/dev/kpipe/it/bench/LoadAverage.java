@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.it.bench;
 
+import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -20,6 +22,58 @@ final class LoadAverage {
     /** @return the 1-minute load average now, or a negative value where the platform has none */
     static double now() {
         return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+    }
+
+    /**
+     * Waits, before a round, until the 1-minute load average is below {@code below} or {@code max} has passed, reading
+     * it every 5 s: the last round's own client and broker threads otherwise carry into the next round's start (the
+     * average decays by e in a minute). Main thread.
+     *
+     * @param below the load average to wait for; 0 or less: returns at once
+     * @param max the longest wait
+     * @param progress shows the wait
+     * @return the seconds waited, or a negative value if the load was still at or above {@code below} after {@code max}
+     * @throws InterruptedException if interrupted while waiting
+     */
+    static long settle(double below, Duration max, Progress progress) throws InterruptedException {
+        if (below <= 0) {
+            return 0;
+        }
+        long start = System.nanoTime();
+        progress.phase(String.format(Locale.ROOT, "waiting for the load average < %.2f", below), start, 0, null);
+        while (true) {
+            double now = now();
+            long waited = Duration.ofNanos(System.nanoTime() - start).toSeconds();
+            if (now < below) {
+                return waited;
+            }
+            if (waited >= max.toSeconds()) {
+                return -1;
+            }
+            Thread.sleep(5_000);
+        }
+    }
+
+    /**
+     * {@link #settle}s as the options ask, then reads the load average a round starts on.
+     *
+     * @param o the side options ({@code --settle-load}, {@code --settle-max-s})
+     * @param progress shows the wait
+     * @param out where a wait that ran out is reported, on a line of its own
+     * @return the load average now, to pass to {@link #around}
+     * @throws InterruptedException if interrupted while waiting
+     */
+    static double beforeRound(SideOptions o, Progress progress, PrintStream out) throws InterruptedException {
+        if (settle(o.settleLoad(), Duration.ofSeconds(o.settleMaxS()), progress) < 0) {
+            progress.clear();
+            out.printf(
+                    Locale.ROOT,
+                    "  (the load average stayed at or above %.2f for %d s; the round starts at %.2f)%n",
+                    o.settleLoad(),
+                    o.settleMaxS(),
+                    now());
+        }
+        return now();
     }
 
     /**

@@ -10,11 +10,16 @@ import dev.kpipe.it.cli.Flags;
  * @param brokerCpus {@code --broker-cpus}: every broker JVM started through {@code taskset -c}, or null
  * @param clientCpus {@code --client-cpus}: this JVM (its client threads) and its client processes pinned, or null
  * @param kpipeObserver {@code --kpipe-observer}: the observer installed on the kpipe side's brokers, or null
+ * @param settleLoad {@code --settle-load}: before every round, wait until the machine's 1-minute load average is below
+ *     this ({@link LoadAverage#settle}); 0: start every round at once
+ * @param settleMaxS {@code --settle-max-s}: the longest wait for it before a round, s; the round then starts anyway,
+ *     its load printed beside it
  */
-record SideOptions(CpuList brokerCpus, CpuList clientCpus, KpipeObserver kpipeObserver) {
+record SideOptions(
+        CpuList brokerCpus, CpuList clientCpus, KpipeObserver kpipeObserver, double settleLoad, int settleMaxS) {
 
-    /** No pinning, no observer. */
-    static final SideOptions DEFAULTS = new SideOptions(null, null, null);
+    /** No pinning, no observer, no waiting for the load to settle (at most 300 s once asked). */
+    static final SideOptions DEFAULTS = new SideOptions(null, null, null, 0, 300);
 
     static final String USAGE = """
         --broker-cpus LIST          every broker JVM started through taskset -c LIST (e.g. 1; taskset's syntax, e.g.
@@ -24,6 +29,10 @@ record SideOptions(CpuList brokerCpus, CpuList clientCpus, KpipeObserver kpipeOb
                                     --broker-cpus is given; default: not pinned
         --kpipe-observer request-timing   the kpipe side's brokers also run examples/request-timing's SPI observer
                                     (its jar in libs/, kpipe.spi.observer.classes); the stock side unchanged
+        --settle-load L             before every round, wait until the 1-minute load average is below L (e.g. 1.5:
+                                    a round then starts on a quiet machine, not on the last round's load); default 0,
+                                    no wait
+        --settle-max-s N            the longest such wait, s (default 300); the round then starts anyway
       """;
 
     /** Collects these options one flag at a time from {@link #DEFAULTS}. Not thread-safe. */
@@ -31,6 +40,8 @@ record SideOptions(CpuList brokerCpus, CpuList clientCpus, KpipeObserver kpipeOb
         private CpuList brokerCpus;
         private CpuList clientCpus;
         private KpipeObserver kpipeObserver;
+        private double settleLoad = DEFAULTS.settleLoad;
+        private int settleMaxS = DEFAULTS.settleMaxS;
 
         /**
          * @param args the command line
@@ -44,6 +55,8 @@ record SideOptions(CpuList brokerCpus, CpuList clientCpus, KpipeObserver kpipeOb
                 case "--broker-cpus" -> brokerCpus = CpuList.parse(Flags.value(args, ++i, a), a);
                 case "--client-cpus" -> clientCpus = CpuList.parse(Flags.value(args, ++i, a), a);
                 case "--kpipe-observer" -> kpipeObserver = KpipeObserver.of(Flags.value(args, ++i, a), a);
+                case "--settle-load" -> settleLoad = load(Flags.value(args, ++i, a), a);
+                case "--settle-max-s" -> settleMaxS = Flags.positiveInt(Flags.value(args, ++i, a), a);
                 default -> {
                     return -1;
                 }
@@ -53,7 +66,20 @@ record SideOptions(CpuList brokerCpus, CpuList clientCpus, KpipeObserver kpipeOb
 
         /** @return the options parsed so far */
         SideOptions build() {
-            return new SideOptions(brokerCpus, clientCpus, kpipeObserver);
+            return new SideOptions(brokerCpus, clientCpus, kpipeObserver, settleLoad, settleMaxS);
+        }
+
+        private static double load(String v, String flag) {
+            double d;
+            try {
+                d = Double.parseDouble(v);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(flag + " needs a load average (e.g. 1.5): " + v, e);
+            }
+            if (!(d > 0 && d < 1000)) {
+                throw new IllegalArgumentException(flag + " must be above 0: " + v);
+            }
+            return d;
         }
     }
 }

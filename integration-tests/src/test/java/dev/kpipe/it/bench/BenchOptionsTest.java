@@ -112,6 +112,10 @@ class BenchOptionsTest {
         "0,2-3",
         "--kpipe-observer",
         "request-timing",
+        "--settle-load",
+        "1.5",
+        "--settle-max-s",
+        "240",
     };
 
     @Test
@@ -147,7 +151,7 @@ class BenchOptionsTest {
                         new CommitOptions(2_000, 3_000_000, true),
                         new RawOptions(8, false, 0, List.of(2), List.of(1000)),
                         new FleetOptions(50, 5_000, 5, 5_000, List.of(2)),
-                        new SideOptions(null, null, null)),
+                        new SideOptions(null, null, null, 0, 300)),
                 o);
         assertEquals(MeasureOptions.DEFAULTS, o.measure());
         assertEquals(CommitOptions.DEFAULTS, o.commits());
@@ -200,7 +204,11 @@ class BenchOptionsTest {
                         new RawOptions(3, true, 2048, List.of(50, 250), List.of(1000, 5000)),
                         new FleetOptions(40, 4_000, 3, 3_000, List.of(50, 250)),
                         new SideOptions(
-                                CpuList.parse("1", "x"), CpuList.parse("0,2-3", "x"), KpipeObserver.REQUEST_TIMING)),
+                                CpuList.parse("1", "x"),
+                                CpuList.parse("0,2-3", "x"),
+                                KpipeObserver.REQUEST_TIMING,
+                                1.5,
+                                240)),
                 o);
     }
 

@@ -50,6 +50,13 @@ class SideOptionsTest {
             }
             assertEquals(flag + " needs a value", fails(flag));
         }
+        for (String bad : new String[] {"x", "0", "-1", "NaN"}) {
+            assertEquals(
+                    bad.equals("x")
+                            ? "--settle-load needs a load average (e.g. 1.5): " + bad
+                            : "--settle-load must be above 0: " + bad,
+                    fails("--settle-load", bad));
+        }
         assertEquals(
                 "--client-cpus 0,5: CPU 5 does not exist (online CPUs: 0-1)",
                 assertThrows(
