@@ -4,6 +4,8 @@ package dev.kpipe.it.bench;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -25,33 +27,50 @@ final class LoadAverage {
     }
 
     /**
-     * Waits, before a round, until the 1-minute load average is below {@code below} or {@code max} has passed, reading
-     * it every 5 s: the last round's own client and broker threads otherwise carry into the next round's start (the
-     * average decays by e in a minute). Main thread.
+     * Waits, before a round, until the 1-minute load average is below {@code below}, or has stopped falling (no lower
+     * than 30 s before: the level the clusters idle at, e.g. followers fetching every millisecond), or {@code max} has
+     * passed; reads it every 5 s. The last round's own client and broker threads otherwise carry into the next round's
+     * start (the average decays by e in a minute). Main thread.
      *
      * @param below the load average to wait for; 0 or less: returns at once
      * @param max the longest wait
      * @param progress shows the wait
-     * @return the seconds waited, or a negative value if the load was still at or above {@code below} after {@code max}
+     * @return how the wait ended
      * @throws InterruptedException if interrupted while waiting
      */
-    static long settle(double below, Duration max, Progress progress) throws InterruptedException {
+    static Settled settle(double below, Duration max, Progress progress) throws InterruptedException {
         if (below <= 0) {
-            return 0;
+            return Settled.BELOW;
         }
         long start = System.nanoTime();
         progress.phase(String.format(Locale.ROOT, "waiting for the load average < %.2f", below), start, 0, null);
+        Deque<Double> last30s = new ArrayDeque<>();
         while (true) {
             double now = now();
-            long waited = Duration.ofNanos(System.nanoTime() - start).toSeconds();
             if (now < below) {
-                return waited;
+                return Settled.BELOW;
             }
-            if (waited >= max.toSeconds()) {
-                return -1;
+            if (last30s.size() == 6) {
+                if (now >= last30s.removeFirst() - 0.05) {
+                    return Settled.IDLE_LEVEL;
+                }
             }
+            if (System.nanoTime() - start >= max.toNanos()) {
+                return Settled.TIMED_OUT;
+            }
+            last30s.addLast(now);
             Thread.sleep(5_000);
         }
+    }
+
+    /** How {@link #settle} ended. */
+    enum Settled {
+        /** below the load average asked for */
+        BELOW,
+        /** above it, but no longer falling: the level the machine idles at with the clusters up */
+        IDLE_LEVEL,
+        /** still falling when the longest wait ran out */
+        TIMED_OUT
     }
 
     /**
@@ -64,11 +83,14 @@ final class LoadAverage {
      * @throws InterruptedException if interrupted while waiting
      */
     static double beforeRound(SideOptions o, Progress progress, PrintStream out) throws InterruptedException {
-        if (settle(o.settleLoad(), Duration.ofSeconds(o.settleMaxS()), progress) < 0) {
+        Settled settled = settle(o.settleLoad(), Duration.ofSeconds(o.settleMaxS()), progress);
+        if (settled != Settled.BELOW) {
             progress.clear();
             out.printf(
                     Locale.ROOT,
-                    "  (the load average stayed at or above %.2f for %d s; the round starts at %.2f)%n",
+                    settled == Settled.IDLE_LEVEL
+                            ? "  (the load average stopped falling at %3$.2f, above %1$.2f: the level the clusters idle at)%n"
+                            : "  (the load average stayed at or above %.2f for %d s; the round starts at %.2f)%n",
                     o.settleLoad(),
                     o.settleMaxS(),
                     now());

@@ -11,7 +11,7 @@ import dev.kpipe.it.cli.Flags;
  * @param clientCpus {@code --client-cpus}: this JVM (its client threads) and its client processes pinned, or null
  * @param kpipeObserver {@code --kpipe-observer}: the observer installed on the kpipe side's brokers, or null
  * @param settleLoad {@code --settle-load}: before every round, wait until the machine's 1-minute load average is below
- *     this ({@link LoadAverage#settle}); 0: start every round at once
+ *     this or has stopped falling ({@link LoadAverage#settle}); 0: start every round at once
  * @param settleMaxS {@code --settle-max-s}: the longest wait for it before a round, s; the round then starts anyway,
  *     its load printed beside it
  */
@@ -29,9 +29,9 @@ record SideOptions(
                                     --broker-cpus is given; default: not pinned
         --kpipe-observer request-timing   the kpipe side's brokers also run examples/request-timing's SPI observer
                                     (its jar in libs/, kpipe.spi.observer.classes); the stock side unchanged
-        --settle-load L             before every round, wait until the 1-minute load average is below L (e.g. 1.5:
-                                    a round then starts on a quiet machine, not on the last round's load); default 0,
-                                    no wait
+        --settle-load L             before every round, wait until the 1-minute load average is below L (e.g. 1.5),
+                                    or has stopped falling (the clusters' own idle level): a round then starts on a
+                                    settled machine, not on the last round's load; default 0, no wait
         --settle-max-s N            the longest such wait, s (default 300); the round then starts anyway
       """;
 
