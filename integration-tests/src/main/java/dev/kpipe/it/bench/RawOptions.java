@@ -14,6 +14,8 @@ import java.util.List;
  *     keep writing through the window (the active regime); false: they stall and stay (the stalled regime)
  * @param s9SlowQuotaKib S9: Kafka's {@code producer_byte_rate} quota for the slow readers' client id ({@link
  *     SlowReaders#CLIENT_ID}) on both sides, KiB/s, set before the rounds ({@link SlowReaderQuota}); 0: none
+ * @param s9GoodRate S9: records/s the good producer offers ({@link RatePacer}), so that both sides carry the same
+ *     work; 0: it sends flat out (kpipe's then does several times stock's)
  * @param s9WindowsMs S9: the follower's {@code replica.fetch.wait.max.ms} values W, ms (one S9 run per W): {@code
  *     --window-ms} if given, else {@link #S9_DEFAULT_WINDOW_MS}
  * @param s10Connections S10: raw connections to the broker, one S10 run per value
@@ -22,14 +24,15 @@ record RawOptions(
         int s9SlowReaders,
         boolean s9Active,
         int s9SlowQuotaKib,
+        int s9GoodRate,
         List<Integer> s9WindowsMs,
         List<Integer> s10Connections) {
 
     /** S9's W when {@code --window-ms} is not given: the ordinary regime of fast acks. */
     static final int S9_DEFAULT_WINDOW_MS = 2;
 
-    /** The defaults: 8 slow readers that stall, W = 2 ms; 1,000 connections. */
-    static final RawOptions DEFAULTS = new RawOptions(8, false, 0, List.of(S9_DEFAULT_WINDOW_MS), List.of(1000));
+    /** The defaults: 8 slow readers that stall, a good producer flat out, W = 2 ms; 1,000 connections. */
+    static final RawOptions DEFAULTS = new RawOptions(8, false, 0, 0, List.of(S9_DEFAULT_WINDOW_MS), List.of(1000));
 
     static final String USAGE = """
         --s9-slow-readers N         S9: raw connections writing ~31 KiB acks=all produce requests to the leader and
@@ -38,6 +41,8 @@ record RawOptions(
                                     writing through the window (default: they stall and stay)
         --s9-slow-quota-kib N       S9: Kafka's producer_byte_rate quota, N KiB/s, for the slow readers' client id on
                                     both sides (Admin API, before the rounds); default: no quota
+        --s9-good-rate N            S9: the good producer offers N records/s (1 KiB) on both sides, so that both
+                                    carry the same work; default: flat out
         --s10-connections N,M       S10: raw connections to the broker, one run per value (default 1000; e.g.
                                     1000,5000): one in ten produces 1 request/s (acks=1), the rest idle after one
       """;
@@ -47,6 +52,7 @@ record RawOptions(
         private int s9SlowReaders = DEFAULTS.s9SlowReaders;
         private boolean s9Active = DEFAULTS.s9Active;
         private int s9SlowQuotaKib = DEFAULTS.s9SlowQuotaKib;
+        private int s9GoodRate = DEFAULTS.s9GoodRate;
         private List<Integer> s10Connections = DEFAULTS.s10Connections;
 
         /**
@@ -61,6 +67,7 @@ record RawOptions(
                 case "--s9-slow-readers" -> s9SlowReaders = Flags.positiveInt(Flags.value(args, ++i, a), a);
                 case "--s9-active" -> s9Active = true;
                 case "--s9-slow-quota-kib" -> s9SlowQuotaKib = Flags.positiveInt(Flags.value(args, ++i, a), a);
+                case "--s9-good-rate" -> s9GoodRate = Flags.positiveInt(Flags.value(args, ++i, a), a);
                 case "--s10-connections" -> {
                     List<Integer> l = new ArrayList<>();
                     for (String s : Flags.value(args, ++i, a).split(",")) {
@@ -84,6 +91,7 @@ record RawOptions(
                     s9SlowReaders,
                     s9Active,
                     s9SlowQuotaKib,
+                    s9GoodRate,
                     windowsMs != null ? windowsMs : List.of(S9_DEFAULT_WINDOW_MS),
                     s10Connections);
         }

@@ -221,17 +221,21 @@ final class Scenarios {
 
     /**
      * @param windowMs W, the follower's {@code replica.fetch.wait.max.ms}
-     * @param o the options: S1's producer settings, {@link RawOptions#s9SlowReaders}, {@link RawOptions#s9Active}
+     * @param o the options: S1's producer settings, {@link RawOptions#s9SlowReaders}, {@link RawOptions#s9Active},
+     *     {@link RawOptions#s9GoodRate}
      * @return scenario S9 at that window: S1's cluster and producer (its own topic) beside the slow readers
      */
     static Scenario s9(int windowMs, BenchOptions o) {
         int n = o.raw().s9SlowReaders();
         boolean active = o.raw().s9Active();
+        int rate = o.raw().s9GoodRate();
         return s1Builder(windowMs, o)
                 .id("S9")
-                .label("S9 W=" + windowMs + "ms " + n + (active ? " active" : "") + " slow readers")
+                .label("S9 W=" + windowMs + "ms " + n + (active ? " active" : "") + " slow readers"
+                        + (rate > 0 ? ", good producer at " + rate + " rec/s" : ""))
                 .topic("bench-s9")
                 .slowReaders(n, S9_SLOW_TOPIC, active)
+                .offeredRecordsPerSec(rate)
                 .build();
     }
 

@@ -96,6 +96,8 @@ class BenchOptionsTest {
         "--s9-active",
         "--s9-slow-quota-kib",
         "2048",
+        "--s9-good-rate",
+        "4000",
         "--s10-connections",
         "1000, 5000",
         "--s11-excluded-producers",
@@ -149,7 +151,7 @@ class BenchOptionsTest {
                         128 * 1024,
                         new MeasureOptions(20_000, 4, true, 250, 64 * 1024 * 1024, 0, List.of(), 6_400, 16, 5, -1),
                         new CommitOptions(2_000, 3_000_000, true),
-                        new RawOptions(8, false, 0, List.of(2), List.of(1000)),
+                        new RawOptions(8, false, 0, 0, List.of(2), List.of(1000)),
                         new FleetOptions(50, 5_000, 5, 5_000, List.of(2)),
                         new SideOptions(null, null, null, 0, 300)),
                 o);
@@ -201,7 +203,7 @@ class BenchOptionsTest {
                                 0,
                                 12),
                         new CommitOptions(500, 70_000, false),
-                        new RawOptions(3, true, 2048, List.of(50, 250), List.of(1000, 5000)),
+                        new RawOptions(3, true, 2048, 4000, List.of(50, 250), List.of(1000, 5000)),
                         new FleetOptions(40, 4_000, 3, 3_000, List.of(50, 250)),
                         new SideOptions(
                                 CpuList.parse("1", "x"),
