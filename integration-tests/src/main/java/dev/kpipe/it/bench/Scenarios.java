@@ -232,7 +232,7 @@ final class Scenarios {
         return s1Builder(windowMs, o)
                 .id("S9")
                 .label("S9 W=" + windowMs + "ms " + n + (active ? " active" : "") + " slow readers"
-                        + (rate > 0 ? ", good producer at " + rate + " rec/s" : ""))
+                        + (rate > 0 ? " good producer " + rate + " rec/s" : ""))
                 .topic("bench-s9")
                 .slowReaders(n, S9_SLOW_TOPIC, active)
                 .offeredRecordsPerSec(rate)

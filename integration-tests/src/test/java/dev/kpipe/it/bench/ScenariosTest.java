@@ -178,6 +178,13 @@ class ScenariosTest {
         Scenario active = Scenarios.s9(2, options("--s9-active"));
         assertEquals("S9 W=2ms 8 active slow readers", active.label);
         assertTrue(active.slowReadersActive);
+        assertFalse(s.isFixedLoad(), "flat out unless --s9-good-rate");
+        Scenario paced = Scenarios.s9(2, options("--s9-active", "--s9-good-rate", "4000"));
+        assertEquals("S9 W=2ms 8 active slow readers good producer 4000 rec/s", paced.label);
+        assertTrue(paced.isFixedLoad());
+        assertEquals(4000.0, paced.offeredRecordsPerSecOf(0), "one good producer offers it all");
+        assertEquals(4000, paced.describe().get("offered_records_per_s"));
+        assertEquals(s.producerConfig("b", "c", Variant.KPIPE), paced.producerConfig("b", "c", Variant.KPIPE));
         assertEquals(
                 List.of("bench-s1"),
                 Scenarios.s1(2, o).newTopics().stream().map(t -> t.name()).toList());

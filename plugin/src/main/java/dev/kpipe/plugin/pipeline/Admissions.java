@@ -188,7 +188,7 @@ final class Admissions<Q, S> {
             return holdUntilClose(conn, request);
         }
         PipelinedApi api = PipelinedApi.of(context.header.apiKey());
-        if (conn.context() == null) {
+        if (conn.identity() == null) {
             throttles.upgraded(conn, context);
         }
         conn.requestRead(request, context, sizeInBytes, api, reservations, upgrade);

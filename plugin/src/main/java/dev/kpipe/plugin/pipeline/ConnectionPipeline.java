@@ -40,8 +40,8 @@ final class ConnectionPipeline<Q, S> extends ConnectionChannel<Q, S, ConnectionP
     private final DrainHold<Q> hold;
     private final PressureWait pressure;
     private final ConnectionStateMachine machine;
-    /** The context of the first request kpipe read on it (listener, principal, client), or {@code null}; the dump's. */
-    private volatile RequestContext context;
+    /** Who it belongs to, from the first request kpipe read on it, or {@code null}; the dump's and the quota's. */
+    private volatile ConnectionIdentity identity;
     /** When the connection last finished writing a response (the coordinator's clock), or 0. */
     private long lastWrittenNanos;
     /** The largest request read so far, bytes: the estimate reserved for the next one. */
@@ -94,8 +94,8 @@ final class ConnectionPipeline<Q, S> extends ConnectionChannel<Q, S, ConnectionP
             Q request, RequestContext ctx, int size, PipelinedApi api, Reservations reservations, boolean upgrade) {
         reservations.settle(reservation, size, upgrade);
         largestRequest = Math.max(largestRequest, size);
-        if (context == null) {
-            context = ctx;
+        if (identity == null && ctx != null) {
+            identity = ConnectionIdentity.of(ctx);
         }
         inflight.add(request, size, ticker.nanos(), api);
         dispatch.start(request);
@@ -281,9 +281,9 @@ final class ConnectionPipeline<Q, S> extends ConnectionChannel<Q, S, ConnectionP
         return machine.state();
     }
 
-    /** @return the context of the first request kpipe read on it, or {@code null}; thread: any (volatile) */
-    RequestContext context() {
-        return context;
+    /** @return who it belongs to, from the first request kpipe read on it, or {@code null}; thread: any (volatile) */
+    ConnectionIdentity identity() {
+        return identity;
     }
 
     /** @return when kpipe took it over (the coordinator's clock, ns); thread: any */

@@ -4,7 +4,6 @@ package dev.kpipe.plugin.pipeline;
 import dev.kpipe.backpressure.InflightLimits;
 import java.util.EnumSet;
 import java.util.Set;
-import org.apache.kafka.common.requests.RequestContext;
 
 /**
  * One connection kpipe owns, as the connection dump shows it: who it is (from the context of the request that upgraded
@@ -60,7 +59,7 @@ public record ConnectionSnapshot(
      * @return the snapshot
      */
     static ConnectionSnapshot of(ConnectionPipeline<?, ?> c, InflightLimits limits, long nowNanos) {
-        RequestContext ctx = c.context();
+        ConnectionIdentity ctx = c.identity();
         ConnectionState state = c.state();
         InflightView<?, ?> requests = c.inflight();
         int inflight = requests.publishedCount();
@@ -98,11 +97,17 @@ public record ConnectionSnapshot(
         }
         return new ConnectionSnapshot(
                 c.id(),
-                ctx == null || ctx.listenerName == null ? null : ctx.listenerName.value(),
+                ctx == null || ctx.listenerName() == null
+                        ? null
+                        : ctx.listenerName().value(),
                 principalOf(ctx),
                 ctx == null ? null : ctx.clientId(),
-                ctx == null || ctx.clientInformation == null ? null : ctx.clientInformation.softwareName(),
-                ctx == null || ctx.clientInformation == null ? null : ctx.clientInformation.softwareVersion(),
+                ctx == null || ctx.clientInformation() == null
+                        ? null
+                        : ctx.clientInformation().softwareName(),
+                ctx == null || ctx.clientInformation() == null
+                        ? null
+                        : ctx.clientInformation().softwareVersion(),
                 state.dumpName(),
                 inflight,
                 bytes,
@@ -116,12 +121,12 @@ public record ConnectionSnapshot(
      * @return the principal as text; a principal builder's own {@code KafkaPrincipal} subclass whose {@code toString}
      *     throws shows as {@code error=<exception class>} instead of failing the whole dump
      */
-    private static String principalOf(RequestContext ctx) {
-        if (ctx == null || ctx.principal == null) {
+    private static String principalOf(ConnectionIdentity ctx) {
+        if (ctx == null || ctx.principal() == null) {
             return null;
         }
         try {
-            return ctx.principal.toString();
+            return ctx.principal().toString();
         } catch (RuntimeException e) {
             return "error=" + e.getClass().getName();
         }

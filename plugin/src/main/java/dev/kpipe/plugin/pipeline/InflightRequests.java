@@ -28,9 +28,9 @@ final class InflightRequests<Q, S> implements InflightView<Q, S> {
 
     private final PipelineStats stats;
     /** Requests read and not yet answered, in arrival order. */
-    private final ArrayDeque<Slot<Q, S>> slots = new ArrayDeque<>();
+    private final ArrayDeque<Slot<Q, S>> slots = new ArrayDeque<>(1);
     /** Slots whose response was written, kept for the next requests (at most the connection's peak in flight). */
-    private final ArrayDeque<Slot<Q, S>> freeSlots = new ArrayDeque<>();
+    private final ArrayDeque<Slot<Q, S>> freeSlots = new ArrayDeque<>(1);
     /** Sum of the slots' sizes, bytes. */
     private long bytes;
     /** The head slot's response was handed to the broker and has not completed. */

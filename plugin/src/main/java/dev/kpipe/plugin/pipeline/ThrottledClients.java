@@ -33,11 +33,7 @@ final class ThrottledClients {
     static final long EXPIRY_NANOS = TimeUnit.SECONDS.toNanos(60);
 
     /** A quota entity as Kafka's {@code ClientQuotaManager} keys it: (user principal, client id). */
-    record Client(KafkaPrincipal principal, String clientId) {
-        static Client of(RequestContext ctx) {
-            return new Client(ctx.principal, ctx.clientId());
-        }
-    }
+    record Client(KafkaPrincipal principal, String clientId) {}
 
     /** One marked client; {@link #marked()} is read by its connections' network threads. */
     static final class Entry {
@@ -81,13 +77,12 @@ final class ThrottledClients {
     }
 
     /**
-     * The first window opened on a connection of {@code ctx}'s client: it is marked.
+     * The first window opened on a connection of {@code client}: it is marked.
      *
      * @return its entry, or {@code null} if the table is full
      */
-    synchronized Entry windowOpened(RequestContext ctx) {
+    synchronized Entry windowOpened(Client client) {
         long now = ticker.nanos();
-        Client client = Client.of(ctx);
         Entry e = live(client, now);
         if (e == null) {
             if (table.size() >= MAX_CLIENTS) {
@@ -120,11 +115,13 @@ final class ThrottledClients {
     }
 
     /**
-     * @return the entry of {@code ctx}'s client if it is marked: a connection upgraded now is on probation. Expired
+     * @param principal a connection's principal
+     * @param clientId its client id
+     * @return the entry of that client if it is marked: a connection upgraded now is on probation. Expired
      *     entries are dropped here too, at most once per {@link #EXPIRY_NANOS}, so that clients that never came back
      *     do not keep {@link #anyMarked()} true.
      */
-    Entry probation(RequestContext ctx) {
+    Entry probation(KafkaPrincipal principal, String clientId) {
         if (!anyMarked()) {
             return null;
         }
@@ -135,7 +132,7 @@ final class ThrottledClients {
                 table.values().removeIf(x -> expired(x, now));
                 size = table.size();
             }
-            return live(Client.of(ctx), now);
+            return live(new Client(principal, clientId), now);
         }
     }
 

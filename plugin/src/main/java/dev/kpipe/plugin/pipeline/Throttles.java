@@ -47,7 +47,8 @@ final class Throttles {
         if (conn.throttleStarted(ticker.nanos())) {
             stats.throttledConnections.incrementAndGet();
             stats.waitStarted(WaitReason.THROTTLED);
-            ThrottledClients.Entry e = conn.context() == null ? null : clients.windowOpened(conn.context());
+            ConnectionIdentity id = conn.identity();
+            ThrottledClients.Entry e = id == null ? null : clients.windowOpened(id.client());
             if (e != null) {
                 conn.probation().seen(e, false);
             }
@@ -74,7 +75,7 @@ final class Throttles {
      * volatile read when none is).
      */
     void upgraded(ConnectionPipeline<?, ?> conn, RequestContext ctx) {
-        ThrottledClients.Entry e = clients.probation(ctx);
+        ThrottledClients.Entry e = clients.probation(ctx.principal, ctx.clientId());
         if (e != null) {
             conn.probation().seen(e, true);
         }

@@ -47,24 +47,28 @@ class ThrottledClientsTest {
                 false);
     }
 
-    private static RequestContext ctx(String clientId) {
-        return context("c-" + clientId, KafkaPrincipal.ANONYMOUS, clientId);
+    private static ThrottledClients.Client ctx(String clientId) {
+        return new ThrottledClients.Client(KafkaPrincipal.ANONYMOUS, clientId);
+    }
+
+    private ThrottledClients.Entry probation(ThrottledClients.Client c) {
+        return table.probation(c.principal(), c.clientId());
     }
 
     @Test
     void noClientMarkedUntilAWindowOpens() {
         assertFalse(table.anyMarked());
-        assertNull(table.probation(ctx("a")));
+        assertNull(probation(ctx("a")));
     }
 
     @Test
     void aWindowMarksTheClientOnlyAndAnUnthrottledResponseUnmarksIt() {
         ThrottledClients.Entry a = table.windowOpened(ctx("a"));
         assertTrue(a.marked());
-        assertSame(a, table.probation(ctx("a")), "a new connection of the client is on probation");
-        assertNull(table.probation(ctx("b")), "another client id is not");
+        assertSame(a, probation(ctx("a")), "a new connection of the client is on probation");
+        assertNull(probation(ctx("b")), "another client id is not");
         assertNull(
-                table.probation(context("c-x", new KafkaPrincipal(KafkaPrincipal.USER_TYPE, "alice"), "a")),
+                table.probation(new KafkaPrincipal(KafkaPrincipal.USER_TYPE, "alice"), "a"),
                 "the same client id of another principal is not");
         table.responseUnthrottled(a);
         assertTrue(a.marked(), "a window is still open on one of its connections");
@@ -73,7 +77,7 @@ class ThrottledClientsTest {
         table.responseUnthrottled(a);
         assertFalse(a.marked());
         assertEquals(0, table.size());
-        assertNull(table.probation(ctx("a")));
+        assertNull(probation(ctx("a")));
     }
 
     @Test
@@ -86,7 +90,7 @@ class ThrottledClientsTest {
         assertTrue(first.marked(), "the other connection still has a window open");
         table.windowClosed(first); // the other closed too
         assertTrue(first.marked());
-        assertSame(first, table.probation(ctx("a")));
+        assertSame(first, probation(ctx("a")));
         table.responseUnthrottled(first);
         assertFalse(first.marked());
         ThrottledClients.Entry again = table.windowOpened(ctx("a"));
@@ -101,11 +105,11 @@ class ThrottledClientsTest {
         }
         assertEquals(ThrottledClients.MAX_CLIENTS, table.size());
         assertNull(table.windowOpened(ctx("late")), "a full table marks no new client");
-        assertNotNull(table.probation(ctx("c0")));
+        assertNotNull(probation(ctx("c0")));
         now.addAndGet(ThrottledClients.EXPIRY_NANOS);
         ThrottledClients.Entry late = table.windowOpened(ctx("late"));
         assertNotNull(late, "expired entries made room");
         assertEquals(1, table.size());
-        assertNull(table.probation(ctx("c0")), "no window for the expiry: not marked any more");
+        assertNull(probation(ctx("c0")), "no window for the expiry: not marked any more");
     }
 }
