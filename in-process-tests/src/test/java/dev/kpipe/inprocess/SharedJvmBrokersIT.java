@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kpipe.plugin.KpipePlugin;
+import dev.kpipe.spi.NetworkEventListener;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,6 +27,7 @@ import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.requests.RequestContext;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
 import org.junit.jupiter.api.Test;
@@ -33,10 +35,11 @@ import org.junit.jupiter.api.Test;
 /**
  * Three brokers in this JVM (Kafka's own {@link KafkaClusterTestKit}, one KRaft controller beside them), each naming
  * kpipe in {@code metric.reporters} with settings of its own: node 0 with kpipe's defaults, node 1 with {@code
- * kpipe.enable=false}, node 2 with {@code kpipe.max.inflight.requests.per.connection=2}. The followers fetch every
- * {@value #W_MS} ms, so an acks=all produce waits up to that long and an idempotent producer keeps 5 requests in flight:
- * each broker pipelines as its own config says, and takes its own dynamic changes. Then node 2 stops, and the other two
- * go on with their own kpipe.
+ * kpipe.enable=false}, node 2 with {@code kpipe.max.inflight.requests.per.connection=2} and an observer that fails at
+ * every dispatch ({@link FaultyObserver}). The followers fetch every {@value #W_MS} ms, so an acks=all produce waits up
+ * to that long and an idempotent producer keeps 5 requests in flight: each broker pipelines as its own config says,
+ * counts its own faults, and takes its own dynamic changes. Then node 2 stops, and the other two go on with their own
+ * kpipe.
  */
 class SharedJvmBrokersIT {
 
@@ -51,8 +54,14 @@ class SharedJvmBrokersIT {
                 .setNumControllerNodes(1)
                 .setNumBrokerNodes(3)
                 .setPerServerProperties(Map.of(
-                        1, Map.of("kpipe.enable", "false"),
-                        2, Map.of("kpipe.max.inflight.requests.per.connection", "2")))
+                        1,
+                        Map.of("kpipe.enable", "false"),
+                        2,
+                        Map.of(
+                                "kpipe.max.inflight.requests.per.connection",
+                                "2",
+                                "kpipe.spi.observer.classes",
+                                FaultyObserver.class.getName())))
                 .build();
         try (KafkaClusterTestKit cluster = new KafkaClusterTestKit.Builder(nodes)
                 .setConfigProp("metric.reporters", KpipePlugin.class.getName())
@@ -85,6 +94,10 @@ class SharedJvmBrokersIT {
             // node 2: its own limit of 2
             assertTrue(gauge(b2, "pipelined-produce-total") >= 10, "node 2 pipelines");
             assertEquals(2.0, gauge(b2, "inflight-produce-per-connection-max"), "node 2: its own limit, 2 in flight");
+            // node 2's observer failed at every dispatch: counted on node 2 only, not summed over the JVM's brokers
+            double faults2 = gauge(b2, "plugin-fault-total");
+            assertTrue(faults2 >= 10, () -> "node 2 counted its observer's faults: " + faults2);
+            assertEquals(0.0, gauge(b0, "plugin-fault-total"), "node 2's faults are not node 0's");
 
             assertEquals(2, mbeans("kafka.server:type=kpipe-connections,*").size(), "one connection dump per kpipe");
 
@@ -126,6 +139,16 @@ class SharedJvmBrokersIT {
             assertTrue(gauge(b0, "pipelined-produce-total") >= pipelined0 + 10, "node 0 pipelined again");
             assertTrue(gauge(b0, "inflight-produce-per-connection-max") >= max0, "node 0's gauge intact");
             assertTrue(gauge(b1, "pipelined-produce-total") >= 10, "node 1's gauges intact");
+            assertEquals(0.0, gauge(b0, "plugin-fault-total"), "no fault on node 0");
+            assertEquals(0.0, gauge(b1, "plugin-fault-total"), "no fault on node 1");
+        }
+    }
+
+    /** An SPI observer ({@code kpipe.spi.observer.classes}) that throws at every dispatch: a fault per request. */
+    public static final class FaultyObserver implements NetworkEventListener<Object, Object> {
+        @Override
+        public void onRequestDispatched(Object request, RequestContext context) {
+            throw new IllegalStateException("an observer's bug");
         }
     }
 

@@ -2,6 +2,7 @@
 package dev.kpipe.interceptor;
 
 import dev.kpipe.spi.NetworkEventListener;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -18,8 +19,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * its metrics. Where no reporter is an owner, the JVM-wide default ({@link Interceptor#attachEveryBroker}) may attach
  * one.
  *
- * <p>Thread-safety: the listener is published through a volatile field; the pipelined listener names are fixed at
- * construction.
+ * <p>Thread-safety: the listener is published through a volatile field; the pipelined listener names and the
+ * counters ({@link HookCounters}, thread-safe) are fixed at construction.
  */
 public final class BrokerHooks {
 
@@ -43,16 +44,19 @@ public final class BrokerHooks {
 
     private final String broker;
     private final Set<String> pipelinedListeners;
+    private final HookCounters counters;
     private final AtomicBoolean servicesPublished = new AtomicBoolean();
     private volatile NetworkEventListener<Object, Object> listener;
 
     /**
      * @param broker the broker, for log lines, e.g. {@code node 1}
      * @param pipelinedListeners the broker listeners (names) whose connections the plugin sees; never the controller's
+     * @param counters where this broker's hooks count the throwables they catch and the receives they drop
      */
-    public BrokerHooks(String broker, Set<String> pipelinedListeners) {
+    public BrokerHooks(String broker, Set<String> pipelinedListeners, HookCounters counters) {
         this.broker = broker;
         this.pipelinedListeners = Set.copyOf(pipelinedListeners);
+        this.counters = Objects.requireNonNull(counters, "counters");
     }
 
     /**
@@ -70,6 +74,11 @@ public final class BrokerHooks {
     /** @return the listener, or {@code null} while the broker's kpipe is not running; thread: any */
     public NetworkEventListener<Object, Object> listener() {
         return listener;
+    }
+
+    /** @return this broker's hook counters; thread: any */
+    public HookCounters counters() {
+        return counters;
     }
 
     /**

@@ -36,8 +36,8 @@ import org.slf4j.LoggerFactory;
 public final class Interceptor {
     private static final Logger LOG = LoggerFactory.getLogger(Interceptor.class);
 
-    private static final AtomicLong HOOK_FAULTS = new AtomicLong();
-    private static final AtomicLong ORPHANED_RECEIVES = new AtomicLong();
+    /** The JVM-level fallback: throwables caught by hooks that did not know their broker yet. */
+    private static final AtomicLong UNATTRIBUTED_HOOK_FAULTS = new AtomicLong();
 
     /**
      * The binding class of each supported Kafka version line ({@code major.minor}). Bindings are loaded by name: each
@@ -335,34 +335,21 @@ public final class Interceptor {
         }
     }
 
-    /** Counts a throwable caught in a hook; called by the bindings. Thread: any. */
-    public static void hookFault() {
-        HOOK_FAULTS.incrementAndGet();
+    /**
+     * Counts a throwable a hook caught before it knew its broker (finding the broker itself failed, or the advice's own
+     * exception handler ran on a thread the hooks have not seen yet); a hook that knows its broker counts on the
+     * broker's {@link HookCounters} instead ({@link HookCounters#faultOn(BrokerHooks)}). Thread: any.
+     */
+    public static void unattributedHookFault() {
+        UNATTRIBUTED_HOOK_FAULTS.incrementAndGet();
     }
 
     /**
-     * Counts requests dropped because their connection was closed in the poll that read them; called by the hooks.
-     * Thread: any.
-     *
-     * @param count how many were dropped now (0 is a no-op)
+     * @return the throwables caught so far by hooks that did not know their broker: the JVM-level fallback, not any
+     *     one broker's (each broker's kpipe adds it to its {@code plugin-fault-total}, so that none is lost); thread:
+     *     any
      */
-    public static void orphanedReceives(int count) {
-        if (count > 0) {
-            ORPHANED_RECEIVES.addAndGet(count);
-        }
-    }
-
-    /**
-     * @return requests read on pipelined listeners in the same poll in which the selector closed their connection,
-     *     dropped unanswered before the broker processed them (see {@code KafkaNetworkProcessor.dropOrphanedReceives});
-     *     thread: any
-     */
-    public static long orphanedReceives() {
-        return ORPHANED_RECEIVES.get();
-    }
-
-    /** @return how many throwables the hooks caught and swallowed so far; thread: any */
-    public static long hookFaults() {
-        return HOOK_FAULTS.get();
+    public static long unattributedHookFaults() {
+        return UNATTRIBUTED_HOOK_FAULTS.get();
     }
 }

@@ -17,8 +17,8 @@ import org.apache.kafka.common.requests.RequestContext;
  * {@code NetworkProcessor.pollResponse}, which reach its {@code onResponseReady} only). Each event goes to every
  * observer first, in their configured
  * order, then to the deciding listener, whose answer is returned; an observer's answer is ignored, and a throwable of
- * an observer is caught and counted ({@link Interceptor#hookFault()}, as a deciding listener's is), the event going on
- * to the next listener. An observer must not call the processor's actions (it owns no connection); {@link
+ * an observer is caught and counted on its broker's {@link HookCounters} (as a deciding listener's is), the event going
+ * on to the next listener. An observer must not call the processor's actions (it owns no connection); {@link
  * NetworkProcessor#wakeup()} and the accessors it may. Thread-safety: that of the listeners; the list is fixed.
  *
  * <p>Lifecycle: {@code configure} and {@code close} are not passed on. Whoever created a listener configures and closes
@@ -29,22 +29,30 @@ public final class ObservedListener implements NetworkEventListener<Object, Obje
 
     private final NetworkEventListener<Object, Object> deciding;
     private final NetworkEventListener<Object, Object>[] observers;
+    /** The broker's counters, where an observer's throwable is counted. */
+    private final HookCounters counters;
 
     @SuppressWarnings("unchecked")
     private ObservedListener(
-            NetworkEventListener<Object, Object> deciding, List<NetworkEventListener<Object, Object>> observers) {
+            NetworkEventListener<Object, Object> deciding,
+            List<NetworkEventListener<Object, Object>> observers,
+            HookCounters counters) {
         this.deciding = deciding;
         this.observers = observers.toArray(new NetworkEventListener[0]);
+        this.counters = counters;
     }
 
     /**
      * @param deciding the listener whose answers the broker follows
      * @param observers the observing listeners, in the order they are told
+     * @param counters the broker's hook counters, where an observer's throwable is counted
      * @return {@code deciding} itself if there are no observers, else both behind one listener
      */
     public static NetworkEventListener<Object, Object> of(
-            NetworkEventListener<Object, Object> deciding, List<NetworkEventListener<Object, Object>> observers) {
-        return observers.isEmpty() ? deciding : new ObservedListener(deciding, observers);
+            NetworkEventListener<Object, Object> deciding,
+            List<NetworkEventListener<Object, Object>> observers,
+            HookCounters counters) {
+        return observers.isEmpty() ? deciding : new ObservedListener(deciding, observers, counters);
     }
 
     /** An event's call on one observer. */
@@ -61,7 +69,7 @@ public final class ObservedListener implements NetworkEventListener<Object, Obje
             } catch (VirtualMachineError e) {
                 throw e;
             } catch (Throwable t) {
-                Interceptor.hookFault();
+                counters.fault();
             }
         }
     }
@@ -97,7 +105,7 @@ public final class ObservedListener implements NetworkEventListener<Object, Obje
             } catch (VirtualMachineError e) {
                 throw e;
             } catch (Throwable t) {
-                Interceptor.hookFault();
+                counters.fault();
             }
         }
         return deciding.onRequestRead(processor, request, context, body, sizeInBytes);

@@ -68,14 +68,15 @@ class ObservedListenerTest {
     @Test
     void withoutObserversTheDecidingListenerIsUsedAsItIs() {
         NetworkEventListener<Object, Object> deciding = listener("kpipe", false);
-        assertSame(deciding, ObservedListener.of(deciding, List.of()));
+        assertSame(deciding, ObservedListener.of(deciding, List.of(), new HookCounters()));
     }
 
     @Test
-    void everyObserverIsToldFirstItsAnswersAreIgnoredAndItsFaultsCounted() {
+    void everyObserverIsToldFirstItsAnswersAreIgnoredAndItsFaultsCountedOnItsBroker() {
+        HookCounters broker = new HookCounters();
         NetworkEventListener<Object, Object> events = ObservedListener.of(
-                listener("kpipe", false), List.of(listener("timing", false), listener("broken", true)));
-        long faults = Interceptor.hookFaults();
+                listener("kpipe", false), List.of(listener("timing", false), listener("broken", true)), broker);
+        long unattributed = Interceptor.unattributedHookFaults();
 
         assertEquals(Admission.PIPELINED, events.onRequestRead(null, "q1", null, null, 10));
         events.onRequestDispatched("q1", null);
@@ -101,13 +102,14 @@ class ObservedListenerTest {
                         "broken closed c1",
                         "kpipe closed c1"),
                 told);
-        assertEquals(5, Interceptor.hookFaults() - faults, "one fault per event of the broken observer");
+        assertEquals(5, broker.faults(), "one fault per event of the broken observer");
+        assertEquals(unattributed, Interceptor.unattributedHookFaults(), "nothing on the JVM's fallback");
     }
 
     @Test
     void theObserversAnswersDoNotLeakWhenTheDecidingListenerAnswersTheDefault() {
-        NetworkEventListener<Object, Object> events =
-                ObservedListener.of(new NetworkEventListener<>() {}, List.of(listener("timing", false)));
+        NetworkEventListener<Object, Object> events = ObservedListener.of(
+                new NetworkEventListener<>() {}, List.of(listener("timing", false)), new HookCounters());
         assertEquals(Admission.CLASSIC, events.onRequestRead(null, "q1", null, null, 10));
         assertEquals("s1", events.onResponseReady(null, "s1"));
         assertEquals(false, events.onUnmute(null, "c1"));
@@ -146,7 +148,8 @@ class ObservedListenerTest {
         Counting kpipe = new Counting();
         Counting first = new Counting();
         Counting second = new Counting();
-        NetworkEventListener<Object, Object> events = ObservedListener.of(kpipe, List.of(first, second));
+        NetworkEventListener<Object, Object> events =
+                ObservedListener.of(kpipe, List.of(first, second), new HookCounters());
         Object request = new Object();
         Object response = new Object();
         int calls = 50_000;

@@ -2,6 +2,7 @@
 package dev.kpipe.plugin;
 
 import dev.kpipe.interceptor.BrokerHooks;
+import dev.kpipe.interceptor.HookCounters;
 import dev.kpipe.interceptor.Interceptor;
 import dev.kpipe.interceptor.ObservedListener;
 import dev.kpipe.interceptor.UnsupportedBrokerException;
@@ -56,13 +57,14 @@ final class BrokerHookInstaller implements HookInstaller {
     public String install(
             KpipeConfig config,
             PipelineCoordinator<Object, Object> pipeline,
-            List<NetworkEventListener<Object, Object>> observers)
+            List<NetworkEventListener<Object, Object>> observers,
+            HookCounters counters)
             throws UnsupportedBrokerException {
         Set<String> listeners = new TreeSet<>(config.pipelinedListeners());
         NetworkEventListener<Object, Object> events = BrokerEventCheck.wrap(
-                ObservedListener.of(pipeline, observers), System.getProperty(BrokerEventCheck.PROPERTY));
+                ObservedListener.of(pipeline, observers, counters), System.getProperty(BrokerEventCheck.PROPERTY));
         if (brokerCallsSpi) { // the broker reports onInstalled itself, once it has created its listener
-            hooks = new BrokerHooks("node " + nodeId, listeners);
+            hooks = new BrokerHooks("node " + nodeId, listeners, counters);
             this.events = events;
             return "no advice: the broker calls the SPI (" + KpipeNetworkListener.BROKER_SETTING + "), listeners="
                     + listeners + (observers.isEmpty() ? "" : ", observers=" + observers.size());
@@ -72,9 +74,9 @@ final class BrokerHookInstaller implements HookInstaller {
         try {
             events.onInstalled(installation.capabilities());
         } catch (RuntimeException e) {
-            Interceptor.hookFault();
+            counters.fault();
         }
-        BrokerHooks h = new BrokerHooks("node " + nodeId, listeners);
+        BrokerHooks h = new BrokerHooks("node " + nodeId, listeners, counters);
         h.listener(events);
         this.events = events;
         hooks = h;

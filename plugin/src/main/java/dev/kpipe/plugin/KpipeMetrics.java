@@ -2,6 +2,7 @@
 package dev.kpipe.plugin;
 
 import dev.kpipe.backpressure.ByteBudget;
+import dev.kpipe.interceptor.HookCounters;
 import dev.kpipe.interceptor.Interceptor;
 import dev.kpipe.plugin.classify.PipelinedApi;
 import dev.kpipe.plugin.pipeline.PipelineStats;
@@ -37,7 +38,7 @@ public final class KpipeMetrics implements AutoCloseable {
      * @param budget the broker-wide in-flight byte budget
      */
     public KpipeMetrics(PipelineStats stats, ByteBudget budget) {
-        this(stats, budget, Map.of());
+        this(stats, budget, new HookCounters(), Map.of());
     }
 
     /**
@@ -45,9 +46,10 @@ public final class KpipeMetrics implements AutoCloseable {
      *
      * @param stats the pipelining counters
      * @param budget the broker-wide in-flight byte budget
+     * @param hooks what the broker's hooks counted (its own, not the other brokers' of the JVM)
      * @param tags the tags of every metric (and so of the MBean's name, {@link JmxNames}): none, or {@code node-id}
      */
-    public KpipeMetrics(PipelineStats stats, ByteBudget budget, Map<String, String> tags) {
+    public KpipeMetrics(PipelineStats stats, ByteBudget budget, HookCounters hooks, Map<String, String> tags) {
         this.tags = Map.copyOf(tags);
         this.metrics = new Metrics(
                 new MetricConfig(), List.of(new JmxReporter()), Time.SYSTEM, new KafkaMetricsContext(JMX_PREFIX));
@@ -208,7 +210,7 @@ public final class KpipeMetrics implements AutoCloseable {
                 "Requests read on a pipelined listener in the same poll in which the client"
                         + " reset its connection, dropped unanswered before the broker processed them (stock Kafka cannot read while"
                         + " writing and never meets them).",
-                s -> Interceptor.orphanedReceives(),
+                s -> hooks.orphanedReceives(),
                 stats);
         // One counter per wait reason, derived from the enum: a reason added there gets its metric here.
         for (WaitReason reason : WaitReason.values()) {
@@ -231,8 +233,9 @@ public final class KpipeMetrics implements AutoCloseable {
         }
         gauge(
                 "plugin-fault-total",
-                "Throwables caught in kpipe code on broker threads (the broker's own path proceeded).",
-                s -> s.pluginFaults() + Interceptor.hookFaults(),
+                "Throwables caught in kpipe code on this broker's threads (the broker's own path proceeded), plus those"
+                        + " caught before a hook knew its broker (per JVM: on every broker of a JVM that runs several).",
+                s -> s.pluginFaults() + hooks.faults() + Interceptor.unattributedHookFaults(),
                 stats);
     }
 

@@ -245,7 +245,7 @@ final class KpipeRuntime {
         PipelineState state = PipelineState.build(config, plugins);
         String how;
         try {
-            how = installer.install(config, state.coordinator(), plugins.observers(config));
+            how = installer.install(config, state.coordinator(), plugins.observers(config), state.hookCounters());
         } catch (UnsupportedBrokerException | RuntimeException | LinkageError e) {
             plugins.closeAll(); // never used
             throw e;
@@ -260,7 +260,8 @@ final class KpipeRuntime {
         stats = installed.state.stats();
         synchronized (JmxNames.LOCK) { // the choice of names and the registrations, against the JVM's other brokers
             java.util.Map<String, String> tags = JmxNames.tags(nodeId);
-            metrics = new KpipeMetrics(installed.state.stats(), installed.state.budget(), tags);
+            metrics = new KpipeMetrics(
+                    installed.state.stats(), installed.state.budget(), installed.state.hookCounters(), tags);
             connectionDump = new KpipeConnections(installed.state.coordinator(), ConnectionDump.MAX_CONNECTIONS, tags);
             connectionDump.register();
         }

@@ -5,6 +5,7 @@ import dev.kpipe.backpressure.ByteBudget;
 import dev.kpipe.backpressure.InflightLimits;
 import dev.kpipe.backpressure.Ticker;
 import dev.kpipe.extension.StoragePressure;
+import dev.kpipe.interceptor.HookCounters;
 import dev.kpipe.plugin.classify.PipelinedApi;
 import dev.kpipe.plugin.classify.RequestClassifier;
 import dev.kpipe.plugin.classify.TopicPolicy;
@@ -17,19 +18,22 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The pipelining state of one broker's kpipe, built from its settings when its hooks are installed ({@link
  * KpipeRuntime}): the coordinator the hooks report to, and what the runtime changes later (the byte budget, the
- * purgatory threshold) or publishes (the counters).
+ * purgatory threshold) or publishes (the counters, its own and its hooks').
  *
  * @param coordinator the coordinator, with the classification policy and storage pressure of the settings
  * @param budget the broker-wide byte budget ({@code kpipe.max.inflight.bytes})
  * @param maxDelayedProduce the purgatory threshold ({@code kpipe.max.delayed.produce.requests}), read by the broker's
  *     queue pressure on network threads
  * @param stats the counters
+ * @param hookCounters what this broker's hooks count (their faults, the receives they drop), apart from the other
+ *     brokers of the JVM
  */
 record PipelineState(
         PipelineCoordinator<Object, Object> coordinator,
         ByteBudget budget,
         AtomicInteger maxDelayedProduce,
-        PipelineStats stats) {
+        PipelineStats stats,
+        HookCounters hookCounters) {
 
     /**
      * Builds the state for the settings; the extension instances it uses come from {@code plugins}. Takes no lock.
@@ -58,7 +62,7 @@ record PipelineState(
             pipeline.pressure(pluginPressure);
         }
         pipeline.pressureFactory(load -> new BrokerQueuePressure(load, maxDelayed::get, pluginPressure));
-        return new PipelineState(pipeline, byteBudget, maxDelayed, stats);
+        return new PipelineState(pipeline, byteBudget, maxDelayed, stats, new HookCounters());
     }
 
     /**

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kpipe.interceptor.HookCounters;
+import dev.kpipe.interceptor.Interceptor;
 import dev.kpipe.plugin.pipeline.PipelineCoordinator;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
@@ -30,14 +32,17 @@ class BrokerLifecycleTest {
     private static final class Hooks implements HookInstaller {
         final List<PipelineCoordinator<Object, Object>> installed = new ArrayList<>();
         final List<dev.kpipe.spi.NetworkEventListener<Object, Object>> observed = new ArrayList<>();
+        final List<HookCounters> counters = new ArrayList<>();
 
         @Override
         public String install(
                 KpipeConfig config,
                 PipelineCoordinator<Object, Object> coordinator,
-                List<dev.kpipe.spi.NetworkEventListener<Object, Object>> observers) {
+                List<dev.kpipe.spi.NetworkEventListener<Object, Object>> observers,
+                HookCounters hookCounters) {
             installed.add(coordinator);
             observed.addAll(observers);
+            counters.add(hookCounters);
             return "install mode test";
         }
     }
@@ -118,6 +123,32 @@ class BrokerLifecycleTest {
         KpipeRuntime third = broker(new Hooks(), "3");
         assertTrue(names("kpipe-metrics").contains(new ObjectName("kafka.server:type=kpipe-metrics")), "name freed");
         assertTrue(third.coordinator() != null);
+    }
+
+    @Test
+    void eachBrokerCountsItsOwnHookFaultsAndOrphanedReceives() {
+        Hooks one = new Hooks();
+        Hooks two = new Hooks();
+        KpipeRuntime first = broker(one, "1");
+        KpipeRuntime second = broker(two, "2");
+        assertFalse(one.counters.get(0) == two.counters.get(0), "hook counters per broker");
+
+        one.counters.get(0).fault(); // as a hook of broker 1 that caught a throwable
+        one.counters.get(0).orphanedReceives(2);
+
+        long jvm = Interceptor.unattributedHookFaults(); // the fallback, on both
+        assertEquals(1.0 + jvm, metric(first, "plugin-fault-total"));
+        assertEquals(0.0 + jvm, metric(second, "plugin-fault-total"), "broker 1's fault is not broker 2's");
+        assertEquals(2.0, metric(first, "orphaned-receive-total"));
+        assertEquals(0.0, metric(second, "orphaned-receive-total"));
+    }
+
+    private static double metric(KpipeRuntime runtime, String name) {
+        return runtime.metrics().registry().metrics().entrySet().stream()
+                .filter(e -> e.getKey().name().equals(name))
+                .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue())
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no metric " + name));
     }
 
     @Test

@@ -137,7 +137,8 @@ class KpipeReconfigurationTest {
         public String install(
                 KpipeConfig config,
                 PipelineCoordinator<Object, Object> coordinator,
-                List<dev.kpipe.spi.NetworkEventListener<Object, Object>> observers)
+                List<dev.kpipe.spi.NetworkEventListener<Object, Object>> observers,
+                dev.kpipe.interceptor.HookCounters counters)
                 throws UnsupportedBrokerException {
             if (failure != null) {
                 throw failure;

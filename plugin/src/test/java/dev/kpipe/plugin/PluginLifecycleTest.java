@@ -69,7 +69,7 @@ class PluginLifecycleTest {
     private int installs;
     private UnsupportedBrokerException failure;
     private final KpipeRuntime runtime = new KpipeRuntime(
-            (config, coordinator, observers) -> {
+            (config, coordinator, observers, counters) -> {
                 if (failure != null) {
                     throw failure;
                 }

@@ -2,7 +2,7 @@
 package dev.kpipe.interceptor.core;
 
 import dev.kpipe.interceptor.BrokerHooks;
-import dev.kpipe.interceptor.Interceptor;
+import dev.kpipe.interceptor.HookCounters;
 import dev.kpipe.spi.NetworkEventListener;
 import java.util.Set;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -83,7 +83,7 @@ public final class AppendHooks {
             } catch (VirtualMachineError e) {
                 throw e;
             } catch (Throwable t) {
-                Interceptor.hookFault();
+                HookCounters.faultOn(broker);
             }
         }
     }
@@ -102,8 +102,10 @@ public final class AppendHooks {
 
     /**
      * The guard every hook of deferred dispatch runs in: answers {@code otherwise} while the binding does not report
-     * deferred appends, else runs the body. A throwable is counted and answered with {@code otherwise}, but for a
-     * {@link VirtualMachineError}, which is rethrown.
+     * deferred appends, else runs the body. A throwable is counted on the broker whose thread this is ({@link
+     * Hooks#threadBroker()}: the hand-off is the JVM's, its threads are each one broker's; on the JVM's fallback where
+     * the hooks know no broker of the thread) and answered with {@code otherwise}, but for a {@link
+     * VirtualMachineError}, which is rethrown.
      *
      * @return the body's answer, or {@code otherwise}
      */
@@ -117,7 +119,7 @@ public final class AppendHooks {
         } catch (VirtualMachineError e) {
             throw e;
         } catch (Throwable t) {
-            Interceptor.hookFault();
+            HookCounters.faultOn(Hooks.threadBroker());
             return otherwise;
         }
     }

@@ -2,6 +2,7 @@
 package dev.kpipe.interceptor.core;
 
 import dev.kpipe.interceptor.BrokerHooks;
+import dev.kpipe.interceptor.HookCounters;
 import dev.kpipe.interceptor.Interceptor;
 import dev.kpipe.spi.BrokerServices;
 import dev.kpipe.spi.NetworkEventListener;
@@ -62,6 +63,15 @@ public final class HandlerHooks {
     }
 
     /**
+     * @return the broker of the {@code KafkaApis} this request handler thread last ran, or {@code null}; thread: any (a
+     *     fault's path, {@link Hooks#threadBroker()})
+     */
+    static BrokerHooks threadBroker() {
+        HandlerBroker h = HANDLER.get();
+        return h == null ? null : h.broker();
+    }
+
+    /**
      * A hook's body on a request handler thread; implementations capture nothing, so that a hook allocates nothing.
      *
      * @param <A> the argument's type
@@ -74,7 +84,8 @@ public final class HandlerHooks {
 
     /**
      * The guard every request handler hook runs in: does nothing until the advice is active, finds the thread's
-     * broker, does nothing if it has no listener, else runs the body. A throwable is counted, but for a {@link
+     * broker, does nothing if it has no listener, else runs the body. A throwable is counted on the thread's broker
+     * (on the JVM's fallback if finding it failed: {@link HookCounters#faultOn(BrokerHooks)}), but for a {@link
      * VirtualMachineError}, which is rethrown.
      *
      * @param apis the hooked {@code KafkaApis}
@@ -85,8 +96,9 @@ public final class HandlerHooks {
         if (model == null) {
             return;
         }
+        HandlerBroker h = null;
         try {
-            HandlerBroker h = lookUp ? handler(apis) : HANDLER.get();
+            h = lookUp ? handler(apis) : HANDLER.get();
             NetworkEventListener<Object, Object> l = h == null || h.apis != apis ? null : h.listener();
             if (l != null) {
                 hook.run(h, l, apis, a);
@@ -94,7 +106,7 @@ public final class HandlerHooks {
         } catch (VirtualMachineError e) {
             throw e;
         } catch (Throwable t) {
-            Interceptor.hookFault();
+            HookCounters.faultOn(h == null ? null : h.broker());
         }
     }
 

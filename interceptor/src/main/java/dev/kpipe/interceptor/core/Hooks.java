@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.kpipe.interceptor.core;
 
+import dev.kpipe.interceptor.BrokerHooks;
+import dev.kpipe.interceptor.HookCounters;
 import dev.kpipe.interceptor.Interceptor;
 import dev.kpipe.spi.Admission;
 import dev.kpipe.spi.NetworkEventListener;
@@ -19,9 +21,9 @@ import org.slf4j.LoggerFactory;
  * {@code kafka.network.Processor}, {@code RequestChannel} and {@code KafkaChannel} are the same in 3.8 to 4.4; the
  * line's request and response classes are reached through its {@link RequestModel}. Each hook runs in one guard
  * ({@link #guard}): it translates the broker's objects to the SPI and calls the listener, and on a throwable (counted
- * in {@link Interceptor#hookFaults()}) the broker's own behaviour proceeds; a {@link VirtualMachineError} goes on to
- * the broker thread, as it would without kpipe. The request handler's hooks are {@link HandlerHooks}, deferred
- * dispatch's {@link AppendHooks}.
+ * on the processor's broker's {@link HookCounters}) the broker's own behaviour proceeds; a {@link VirtualMachineError}
+ * goes on to the broker thread, as it would without kpipe. The request handler's hooks are {@link HandlerHooks},
+ * deferred dispatch's {@link AppendHooks}.
  *
  * <p>Threads: network threads. One binding is active per JVM; each broker has its own listener, found from the
  * processor a hook runs for ({@link Brokers}) and kept per thread.
@@ -66,8 +68,9 @@ public final class Hooks {
     /**
      * The guard every network-thread hook runs in: answers {@code otherwise} until the advice is active, finds the
      * processor (made for this thread on its first round, or again after a broker's kpipe changed), answers {@code
-     * otherwise} if its connections have no listener, else runs the body. A throwable is counted and answered with
-     * {@code otherwise}, but for a {@link VirtualMachineError}, which is rethrown.
+     * otherwise} if its connections have no listener, else runs the body. A throwable is counted on the processor's
+     * broker (on the JVM's fallback if finding the processor failed: {@link HookCounters#faultOn(BrokerHooks)}) and
+     * answered with {@code otherwise}, but for a {@link VirtualMachineError}, which is rethrown.
      *
      * @param processor the hooked {@code kafka.network.Processor}, or {@code null} for the processor whose network
      *     thread this is (the hooks on {@code RequestChannel} and {@code KafkaChannel}; none before its first round)
@@ -77,14 +80,15 @@ public final class Hooks {
         if (model == null) {
             return otherwise;
         }
+        KafkaNetworkProcessor p = null;
         try {
-            KafkaNetworkProcessor p = processor == null ? PROCESSOR.get() : processor(processor);
+            p = processor == null ? PROCESSOR.get() : processor(processor);
             NetworkEventListener<Object, Object> l = p == null ? null : p.listener();
             return l == null ? otherwise : hook.run(p, l, a, b);
         } catch (VirtualMachineError e) {
             throw e;
         } catch (Throwable t) {
-            Interceptor.hookFault();
+            HookCounters.faultOn(p == null ? null : p.broker);
             return otherwise;
         }
     }
@@ -103,7 +107,8 @@ public final class Hooks {
 
     /**
      * What the advice does with a throwable of its own (its exception handler, {@link KafkaBinding#advise}): a
-     * {@link VirtualMachineError} goes on to the broker's thread; any other is counted and dropped. Thread: any.
+     * {@link VirtualMachineError} goes on to the broker's thread; any other is counted on the broker whose thread this
+     * is ({@link #threadBroker()}) and dropped. Thread: any.
      *
      * @param thrown what the advice threw
      */
@@ -111,7 +116,20 @@ public final class Hooks {
         if (thrown instanceof VirtualMachineError e) {
             throw e;
         }
-        Interceptor.hookFault();
+        HookCounters.faultOn(threadBroker());
+    }
+
+    /**
+     * For a hook that fails outside a broker's guard: each broker has its own network and request handler threads, so
+     * the broker the hooks last found on this thread is the one it works for. Thread: any; a fault's path only (a
+     * thread the hooks never ran on gets an empty thread-local entry).
+     *
+     * @return the broker of this thread's processor (a network thread) or of its {@code KafkaApis} (a request handler
+     *     thread), as the hooks last found it, or {@code null} if they found none on this thread
+     */
+    static BrokerHooks threadBroker() {
+        KafkaNetworkProcessor p = PROCESSOR.get();
+        return p != null ? p.broker : HandlerHooks.threadBroker();
     }
 
     /** {@code Processor.processNewResponses} enter and exit. Thread: network. */
@@ -213,7 +231,7 @@ public final class Hooks {
      */
     public static void receives(Object processor) {
         guard(processor, null, null, null, (p, l, a, b) -> {
-            Interceptor.orphanedReceives(p.dropOrphanedReceives());
+            p.broker.counters().orphanedReceives(p.dropOrphanedReceives()); // a listener: its broker has hooks
             return null;
         });
     }

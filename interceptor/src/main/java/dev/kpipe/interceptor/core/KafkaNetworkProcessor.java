@@ -2,6 +2,7 @@
 package dev.kpipe.interceptor.core;
 
 import dev.kpipe.interceptor.BrokerHooks;
+import dev.kpipe.interceptor.HookCounters;
 import dev.kpipe.interceptor.Interceptor;
 import dev.kpipe.spi.NetworkEventListener;
 import dev.kpipe.spi.NetworkProcessor;
@@ -242,7 +243,7 @@ final class KafkaNetworkProcessor implements NetworkProcessor<Object, Object> {
         try {
             if (!r.channel().maybeBeginServerReauthentication(r.handshake(), r.clock())) {
                 // Cannot happen (checked when it was deferred); the handshake is gone, so the client would wait.
-                Interceptor.hookFault();
+                HookCounters.faultOn(broker);
                 throw new IllegalStateException("the broker did not begin the deferred re-authentication");
             }
         } catch (VirtualMachineError vme) {
@@ -336,7 +337,7 @@ final class KafkaNetworkProcessor implements NetworkProcessor<Object, Object> {
                 model.markDequeued(r, System.nanoTime());
             } catch (RuntimeException | LinkageError e) {
                 // only a request metric misses its dequeue time; the response itself must not get lost
-                dev.kpipe.interceptor.Interceptor.hookFault();
+                HookCounters.faultOn(broker);
             }
         }
         return r;

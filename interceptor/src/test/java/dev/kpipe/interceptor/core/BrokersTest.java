@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
 import dev.kpipe.interceptor.BrokerHooks;
+import dev.kpipe.interceptor.HookCounters;
 import java.util.List;
 import java.util.Set;
 import org.apache.kafka.common.metrics.JmxReporter;
@@ -22,7 +23,7 @@ class BrokersTest {
 
     @Test
     void theNewestOwnerCountsAndTheOlderOnesAreTold() {
-        FakeBroker.Owner old = new FakeBroker.Owner(new BrokerHooks("node 1", Set.of("PLAINTEXT")));
+        FakeBroker.Owner old = new FakeBroker.Owner(new BrokerHooks("node 1", Set.of("PLAINTEXT"), new HookCounters()));
         FakeBroker.Owner classic = new FakeBroker.Owner(null); // kpipe.enable=false, or a broker kpipe could not hook
         assertSame(old, Brokers.newest(List.of(new JmxReporter(), old)));
         assertEquals(0, old.superseded);

@@ -4,6 +4,9 @@ package dev.kpipe.interceptor.core;
 import dev.kpipe.interceptor.BrokerHooks;
 import dev.kpipe.spi.ResponseKind;
 import java.lang.reflect.Field;
+import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.LinkedBlockingDeque;
@@ -13,7 +16,10 @@ import kafka.server.KafkaApis;
 import org.apache.kafka.common.metrics.KafkaMetric;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.metrics.MetricsReporter;
+import org.apache.kafka.common.network.KafkaChannel;
 import org.apache.kafka.common.network.ListenerName;
+import org.apache.kafka.common.network.NetworkReceive;
+import org.apache.kafka.common.network.Selector;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.RequestContext;
 
@@ -118,14 +124,36 @@ final class FakeBroker {
         return apis;
     }
 
-    /** @return a {@code Processor} of which only its id, listener, metrics and response queue are set */
+    /**
+     * @return a {@code Processor} of which only its id, listener, metrics, response queue and selector are set; the
+     *     selector has no channel and no completed receive ({@link #completedReceive})
+     */
     static Processor processor(int id, String listener, Metrics metrics) throws Exception {
         Processor p = allocate(Processor.class);
         set(p, "id", id);
         set(p, "listenerName", new ListenerName(listener));
         set(p, "metrics", metrics);
         set(p, "responseQueue", new LinkedBlockingDeque<>());
+        Selector selector = allocate(Selector.class);
+        set(selector, "channels", new HashMap<String, KafkaChannel>());
+        set(selector, "closingChannels", new HashMap<String, KafkaChannel>());
+        set(selector, "completedReceives", new LinkedHashMap<String, NetworkReceive>());
+        set(p, "selector", selector);
         return p;
+    }
+
+    /**
+     * Puts a request its selector read in the last poll of a connection it has no channel of (closed in that poll).
+     *
+     * @param processor a processor of {@link #processor}
+     * @param connectionId the connection
+     */
+    @SuppressWarnings("unchecked")
+    static void completedReceive(Processor processor, String connectionId) throws Exception {
+        Field f = Selector.class.getDeclaredField("completedReceives");
+        f.setAccessible(true);
+        ((Map<String, NetworkReceive>) f.get(processor.selector()))
+                .put(connectionId, new NetworkReceive(connectionId, ByteBuffer.allocate(0)));
     }
 
     private static <T> T allocate(Class<T> type) throws Exception {

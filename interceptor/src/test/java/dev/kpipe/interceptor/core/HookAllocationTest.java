@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kpipe.interceptor.BrokerHooks;
+import dev.kpipe.interceptor.HookCounters;
 import dev.kpipe.interceptor.Interceptor;
 import dev.kpipe.spi.NetworkEventListener;
 import dev.kpipe.spi.NetworkProcessor;
@@ -64,7 +65,7 @@ class HookAllocationTest {
 
     @Test
     void theHooksOfOneRequestAllocateNothing() throws Exception {
-        BrokerHooks broker = new BrokerHooks("node 1", Set.of("PLAINTEXT"));
+        BrokerHooks broker = new BrokerHooks("node 1", Set.of("PLAINTEXT"), new HookCounters());
         broker.claimServices(); // no services to publish (no binding)
         Counting listener = new Counting();
         broker.listener(listener);
@@ -75,13 +76,14 @@ class HookAllocationTest {
         Object request = new Object();
         Object response = new Object();
 
-        long faults = Interceptor.hookFaults();
+        long unattributed = Interceptor.unattributedHookFaults();
         oneRequest(processor, apis, request, response, CALLS); // warm-up
         long before = allocatedBytes();
         oneRequest(processor, apis, request, response, CALLS);
         long allocated = allocatedBytes() - before;
 
-        assertEquals(faults, Interceptor.hookFaults());
+        assertEquals(0, broker.counters().faults());
+        assertEquals(unattributed, Interceptor.unattributedHookFaults());
         assertEquals(2 * CALLS, listener.ready);
         assertEquals(2 * CALLS, listener.written);
         assertEquals(2 * CALLS, listener.dispatched);

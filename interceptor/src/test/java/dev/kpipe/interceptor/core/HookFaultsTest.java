@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.kpipe.interceptor.BrokerHooks;
+import dev.kpipe.interceptor.HookCounters;
 import dev.kpipe.interceptor.Interceptor;
 import dev.kpipe.spi.NetworkEventListener;
 import java.lang.reflect.InvocationTargetException;
@@ -23,7 +24,9 @@ import org.junit.jupiter.api.Test;
 /**
  * A hook swallows (and counts) an ordinary throwable but lets a {@link VirtualMachineError} through to the broker
  * thread: in the hook's guard ({@code KafkaApis.handle}'s exit, {@link HandlerHooks#dispatched}, with a listener that
- * throws) and in the advice's own exception handler ({@link KafkaBinding#adviceFaults()}).
+ * throws), counted on the hook's broker, and in the advice's own exception handler ({@link
+ * KafkaBinding#adviceFaults()}), counted on the JVM's fallback on a thread the hooks never ran on. Which broker counts
+ * what, with two: {@link BrokerCountersTest}.
  */
 class HookFaultsTest {
 
@@ -38,7 +41,7 @@ class HookFaultsTest {
 
     @Test
     void theHandlersHookCountsAnOrdinaryThrowableAndLetsAnOutOfMemoryErrorThrough() throws Exception {
-        BrokerHooks broker = new BrokerHooks("node 1", Set.of("PLAINTEXT"));
+        BrokerHooks broker = new BrokerHooks("node 1", Set.of("PLAINTEXT"), new HookCounters());
         broker.claimServices(); // this test publishes no services (it has no binding)
         broker.listener(new NetworkEventListener<>() {
             @Override
@@ -56,25 +59,58 @@ class HookFaultsTest {
         Object request = new Object();
 
         Thrower.next = new IllegalStateException("a listener's bug");
-        long before = Interceptor.hookFaults();
+        long unattributed = Interceptor.unattributedHookFaults();
         HandlerHooks.dispatched(apis, request);
-        assertEquals(before + 1, Interceptor.hookFaults());
+        assertEquals(1, broker.counters().faults());
 
         OutOfMemoryError oom = new OutOfMemoryError("Java heap space");
         Thrower.next = oom;
         assertSame(oom, assertThrows(OutOfMemoryError.class, () -> HandlerHooks.dispatched(apis, request)));
-        assertEquals(before + 1, Interceptor.hookFaults());
+        assertEquals(1, broker.counters().faults());
+        assertEquals(unattributed, Interceptor.unattributedHookFaults());
         metrics.close();
     }
 
     @Test
-    void theAdvicesExceptionHandlerCountsAnOrdinaryThrowableAndLetsAnOutOfMemoryErrorThrough() {
-        long before = Interceptor.hookFaults();
-        Hooks.adviceThrew(new IllegalStateException("cannot happen"));
-        assertEquals(before + 1, Interceptor.hookFaults());
-        OutOfMemoryError oom = new OutOfMemoryError();
-        assertSame(oom, assertThrows(OutOfMemoryError.class, () -> Hooks.adviceThrew(oom)));
-        assertEquals(before + 1, Interceptor.hookFaults());
+    void theAdvicesExceptionHandlerCountsAnOrdinaryThrowableAndLetsAnOutOfMemoryErrorThrough() throws Exception {
+        onNewThread(
+                () -> { // a thread the hooks never ran on: no broker, the JVM's fallback
+                    long before = Interceptor.unattributedHookFaults();
+                    Hooks.adviceThrew(new IllegalStateException("cannot happen"));
+                    assertEquals(before + 1, Interceptor.unattributedHookFaults());
+                    OutOfMemoryError oom = new OutOfMemoryError();
+                    assertSame(oom, assertThrows(OutOfMemoryError.class, () -> Hooks.adviceThrew(oom)));
+                    assertEquals(before + 1, Interceptor.unattributedHookFaults());
+                });
+    }
+
+    /**
+     * Runs a test's body on a new thread (no broker cached by the hooks there), rethrowing what it threw.
+     *
+     * @param body the body
+     */
+    static void onNewThread(ThrowingRunnable body) throws Exception {
+        Throwable[] thrown = new Throwable[1];
+        Thread t = new Thread(() -> {
+            try {
+                body.run();
+            } catch (Throwable e) {
+                thrown[0] = e;
+            }
+        });
+        t.start();
+        t.join();
+        if (thrown[0] instanceof Exception e) {
+            throw e;
+        } else if (thrown[0] instanceof Error e) {
+            throw e;
+        }
+    }
+
+    /** A test's body. */
+    @FunctionalInterface
+    interface ThrowingRunnable {
+        void run() throws Throwable;
     }
 
     /** A broker method's stand-in. */
@@ -105,15 +141,17 @@ class HookFaultsTest {
         Object target = advised.getConstructor().newInstance();
         Method work = advised.getMethod("work");
 
-        Thrower.next = new IllegalStateException("a hook's bug");
-        long before = Interceptor.hookFaults();
-        assertEquals("done", work.invoke(target));
-        assertEquals(before + 1, Interceptor.hookFaults());
+        onNewThread(() -> {
+            Thrower.next = new IllegalStateException("a hook's bug");
+            long before = Interceptor.unattributedHookFaults();
+            assertEquals("done", work.invoke(target));
+            assertEquals(before + 1, Interceptor.unattributedHookFaults());
 
-        OutOfMemoryError oom = new OutOfMemoryError();
-        Thrower.next = oom;
-        InvocationTargetException thrown = assertThrows(InvocationTargetException.class, () -> work.invoke(target));
-        assertSame(oom, thrown.getCause());
-        assertEquals(before + 1, Interceptor.hookFaults());
+            OutOfMemoryError oom = new OutOfMemoryError();
+            Thrower.next = oom;
+            InvocationTargetException thrown = assertThrows(InvocationTargetException.class, () -> work.invoke(target));
+            assertSame(oom, thrown.getCause());
+            assertEquals(before + 1, Interceptor.unattributedHookFaults());
+        });
     }
 }
