@@ -227,7 +227,7 @@ public interface NetworkEventListener<Q, S> extends Configurable, AutoCloseable 
      * ahead may not have answered them yet. Returning true takes the close over: the broker reads nothing more from
      * the connection and does not close it; the plugin mutes it now, lets its earlier responses be written (a write
      * that fails, a peer reset, still closes it at once), then closes it with {@link NetworkProcessor#close}. Thread:
-     * the processor's network thread, inside the selector's poll (in {@code KafkaChannel.read}).
+     * the processor's network thread, inside the selector's poll, once {@code KafkaChannel.read} threw.
      *
      * @param processor the processor
      * @param connectionId the connection

@@ -37,6 +37,7 @@ import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
@@ -58,7 +59,12 @@ import org.junit.jupiter.api.TestInstance;
  * brokers hold exactly the records of the produces before the breaks (nothing after a break is appended), kpipe
  * counted its deferred closes, and its live-state gauges are back to 0. The streams take about 11 s (2026-12-02);
  * starting the 4 brokers, in parallel as {@code BadInputIT} does, takes the rest.
+ *
+ * <p>Also on Kafka 4.3.1 with kpipe's reference patch (execution {@code core-kafka-4.3.1-patched}), where the broker
+ * calls {@code onInputEnded} itself, from its selector's read failure; its stock cluster is that broker without a
+ * listener.
  */
+@Tag("patched") // run by core-kafka-4.3.1-patched beside the core suite, not by the other lines' core runs
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ConnectionEdgesIT {
 
