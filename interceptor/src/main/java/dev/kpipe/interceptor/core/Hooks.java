@@ -9,6 +9,7 @@ import dev.kpipe.spi.NetworkEventListener;
 import java.util.Set;
 import java.util.function.Supplier;
 import kafka.network.Processor;
+import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.network.KafkaChannel;
 import org.apache.kafka.common.network.NetworkReceive;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -307,13 +308,15 @@ public final class Hooks {
      * the selector would have logged it. The listener mutes the channel at once, so the selector reads it no more (an
      * end of stream would be read again at every poll); {@code Selector.attemptRead} then sees a muted channel and
      * flags memory pressure, which its next poll clears, unmuting no channel that was muted explicitly. A
-     * {@link VirtualMachineError} is never dropped. Thread: network (other callers, such as the broker's own client
+     * {@link VirtualMachineError} is never dropped, and an {@link AuthenticationException} (a TLS 1.3 post-handshake
+     * failure, {@code KafkaChannel.receive}) is never offered: the selector records it as a failed authentication and
+     * closes the channel, as stock does. Thread: network (other callers, such as the broker's own client
      * selectors, are left alone).
      *
      * @return true to drop the throwable (the read answers 0 bytes; the plugin closes the connection later)
      */
     public static boolean inputEnded(Object channel, Throwable thrown) {
-        if (thrown instanceof VirtualMachineError) {
+        if (thrown instanceof VirtualMachineError || thrown instanceof AuthenticationException) {
             return false;
         }
         return guard(null, channel, thrown, Boolean.FALSE, (p, l, ch, t) -> {
