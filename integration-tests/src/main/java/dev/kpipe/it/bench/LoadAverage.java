@@ -28,8 +28,8 @@ final class LoadAverage {
 
     /**
      * Waits, before a round, until the 1-minute load average is below {@code below}, or has stopped falling (no lower
-     * than 30 s before: the level the clusters idle at, e.g. followers fetching every millisecond), or {@code max} has
-     * passed; reads it every 5 s. The last round's own client and broker threads otherwise carry into the next round's
+     * than 30 s before, on two readings in a row: the level the clusters idle at, e.g. followers fetching every
+     * millisecond; so at least 35 s when it is above {@code below}), or {@code max} has passed; reads it every 5 s. The last round's own client and broker threads otherwise carry into the next round's
      * start (the average decays by e in a minute). Main thread.
      *
      * @param below the load average to wait for; 0 or less: returns at once
@@ -45,13 +45,15 @@ final class LoadAverage {
         long start = System.nanoTime();
         progress.phase(String.format(Locale.ROOT, "waiting for the load average < %.2f", below), start, 0, null);
         Deque<Double> last30s = new ArrayDeque<>();
+        int notFalling = 0;
         while (true) {
             double now = now();
             if (now < below) {
                 return Settled.BELOW;
             }
             if (last30s.size() == 6) {
-                if (now >= last30s.removeFirst() - 0.05) {
+                notFalling = now >= last30s.removeFirst() - 0.05 ? notFalling + 1 : 0;
+                if (notFalling == 2) {
                     return Settled.IDLE_LEVEL;
                 }
             }

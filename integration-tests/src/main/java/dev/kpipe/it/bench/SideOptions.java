@@ -77,7 +77,7 @@ record SideOptions(
                 throw new IllegalArgumentException(flag + " needs a load average (e.g. 1.5): " + v, e);
             }
             if (!(d > 0 && d < 1000)) {
-                throw new IllegalArgumentException(flag + " must be above 0: " + v);
+                throw new IllegalArgumentException(flag + " must be above 0 and below 1000: " + v);
             }
             return d;
         }

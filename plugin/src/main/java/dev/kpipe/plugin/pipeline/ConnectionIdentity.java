@@ -9,9 +9,10 @@ import org.apache.kafka.common.security.auth.KafkaPrincipal;
 /**
  * Who a pipelined connection belongs to, taken from the first request kpipe read on it: what the connection dump shows
  * and what a client's quota is keyed by ({@link ThrottledClients.Client}). It keeps only the fields, not the {@link
- * RequestContext} (whose header, header data and optionals would otherwise stay on the heap for the connection's life,
- * about 100 B; docs/benchmark.md "S10"): the listener, principal and client information are the channel's own objects,
- * so only the client id string is held beyond what Kafka keeps. Immutable; any thread.
+ * RequestContext} (whose header, header data and optionals would otherwise stay on the heap for the connection's life;
+ * docs/benchmark.md "S3 at scale"): the listener and client information are the channel's own objects, and the
+ * principal is the one the channel's authenticator gave that request (Kafka's shared {@code ANONYMOUS} on PLAINTEXT).
+ * Immutable; any thread.
  *
  * @param listenerName the listener the connection came in on, or null
  * @param principal the authenticated principal, or null
