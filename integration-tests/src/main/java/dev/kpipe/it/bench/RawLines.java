@@ -177,6 +177,16 @@ final class RawLines {
                     g.median(),
                     g.median() <= S9_MAX_GAP_RATIO,
                     "x"));
+            if (r.scenario().isFixedLoad()) { // --s9-good-rate: the gap compares equal work only if both delivered it
+                double offered = r.scenario().offeredRecordsPerSec;
+                Stat s = r.stat(Variant.STOCK, x -> x.recordsPerSec() / offered);
+                l.add(Report.target(
+                        "stock records/s >= " + Report.S2_MIN_THROUGHPUT_RATIO
+                                + " x offered (both sides carried the same work)",
+                        s.median(),
+                        s.median() >= Report.S2_MIN_THROUGHPUT_RATIO,
+                        "x"));
+            }
         }
         if (r.scenario().isS11()) {
             Stat p = r.ratio(x -> extra(x, "excluded_p99_ms"));

@@ -109,6 +109,23 @@ class RawReportTest {
     }
 
     @Test
+    void s9WithAGoodRateChecksThatStockDeliveredIt() {
+        for (int rate : new int[] {1000, 2000}) { // each round acknowledges 1,000 records/s
+            BenchOptions o = BenchOptions.parse(new String[] {"--scenario", "S9", "--s9-good-rate", "" + rate});
+            Report r = new Report(Scenarios.s9(2, o));
+            r.add(s9Round(Variant.STOCK, 1, 500, 40));
+            r.add(s9Round(Variant.KPIPE, 1, 500, 40));
+            String table = r.table(o);
+            String target = "target stock records/s >= 0.97 x offered (both sides carried the same work): ";
+            assertTrue(table.contains(target + (rate == 1000 ? "1.000x  MET" : "0.500x  MISSED")), table);
+        }
+        Report flatOut = new Report(Scenarios.s9(2, BenchOptions.parse(new String[] {"--scenario", "S9"})));
+        flatOut.add(s9Round(Variant.STOCK, 1, 500, 40));
+        flatOut.add(s9Round(Variant.KPIPE, 1, 500, 40));
+        assertEquals(1, flatOut.targets().size(), "flat out: the gap's target only");
+    }
+
+    @Test
     void s9sActiveRegimeShowsTheReplacedSlowReadersAndTheUndrainedWaits() {
         BenchOptions o = BenchOptions.parse(new String[] {"--scenario", "S9", "--s9-active"});
         Report r = new Report(Scenarios.s9(2, o));
