@@ -32,16 +32,6 @@ public final class KpipeMetrics implements AutoCloseable {
     private final Map<String, String> tags;
 
     /**
-     * Registers every metric.
-     *
-     * @param stats the pipelining counters
-     * @param budget the broker-wide in-flight byte budget
-     */
-    public KpipeMetrics(PipelineStats stats, ByteBudget budget) {
-        this(stats, budget, new HookCounters(), Map.of());
-    }
-
-    /**
      * Registers every metric, with its broker's tags.
      *
      * @param stats the pipelining counters

@@ -106,7 +106,7 @@ public final class HandlerHooks {
         } catch (VirtualMachineError e) {
             throw e;
         } catch (Throwable t) {
-            HookCounters.faultOn(h == null ? null : h.broker());
+            HookCounters.faultOn(h != null ? h.broker() : threadBroker());
         }
     }
 

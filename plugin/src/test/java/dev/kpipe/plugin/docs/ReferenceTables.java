@@ -3,6 +3,7 @@ package dev.kpipe.plugin.docs;
 
 import dev.kpipe.backpressure.ByteBudget;
 import dev.kpipe.backpressure.Ticker;
+import dev.kpipe.interceptor.HookCounters;
 import dev.kpipe.plugin.KpipeConfig;
 import dev.kpipe.plugin.KpipeMetrics;
 import dev.kpipe.plugin.classify.PipelinedApi;
@@ -64,7 +65,8 @@ final class ReferenceTables {
      */
     static String metrics() {
         Map<String, Map<String, String>> byGroup = new TreeMap<>();
-        try (KpipeMetrics m = new KpipeMetrics(new PipelineStats(), new ByteBudget(1024, 900, Ticker.SYSTEM))) {
+        try (KpipeMetrics m = new KpipeMetrics(
+                new PipelineStats(), new ByteBudget(1024, 900, Ticker.SYSTEM), new HookCounters(), Map.of())) {
             for (KafkaMetric metric : m.registry().metrics().values()) {
                 String group = metric.metricName().group();
                 if (!group.equals(KAFKA_METRICS_COUNT_GROUP)) {
