@@ -108,8 +108,8 @@ record MeasureOptions(
                 case "--client" -> clients = BenchClient.parse(Flags.value(args, ++i, a));
                 case "--s8-rate" -> s8RecordsPerSec = Flags.positiveInt(Flags.value(args, ++i, a), a);
                 case "--s8-producers" -> s8Producers = Flags.positiveInt(Flags.value(args, ++i, a), a);
-                case "--s8-linger-ms" -> s8LingerMs = nonNegativeInt(Flags.value(args, ++i, a), a);
-                case "--s8-kpipe-linger-ms" -> s8KpipeLingerMs = nonNegativeInt(Flags.value(args, ++i, a), a);
+                case "--s8-linger-ms" -> s8LingerMs = Flags.nonNegativeInt(Flags.value(args, ++i, a), a);
+                case "--s8-kpipe-linger-ms" -> s8KpipeLingerMs = Flags.nonNegativeInt(Flags.value(args, ++i, a), a);
                 default -> {
                     return -1;
                 }
@@ -131,20 +131,6 @@ record MeasureOptions(
                     s8Producers,
                     s8LingerMs,
                     s8KpipeLingerMs);
-        }
-
-        /** {@code --s8-linger-ms} and {@code --s8-kpipe-linger-ms} take 0 (no linger), so not {@link Flags#positiveInt}; a bad value names the flag. */
-        private static int nonNegativeInt(String v, String flag) {
-            int n;
-            try {
-                n = Integer.parseInt(v);
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(flag + " needs a number: " + v, e);
-            }
-            if (n < 0) {
-                throw new IllegalArgumentException(flag + " must be >= 0: " + v);
-            }
-            return n;
         }
     }
 }

@@ -55,7 +55,7 @@ record SideOptions(
                 case "--broker-cpus" -> brokerCpus = CpuList.parse(Flags.value(args, ++i, a), a);
                 case "--client-cpus" -> clientCpus = CpuList.parse(Flags.value(args, ++i, a), a);
                 case "--kpipe-observer" -> kpipeObserver = KpipeObserver.of(Flags.value(args, ++i, a), a);
-                case "--settle-load" -> settleLoad = load(Flags.value(args, ++i, a), a);
+                case "--settle-load" -> settleLoad = Flags.positiveDouble(Flags.value(args, ++i, a), a);
                 case "--settle-max-s" -> settleMaxS = Flags.positiveInt(Flags.value(args, ++i, a), a);
                 default -> {
                     return -1;
@@ -67,19 +67,6 @@ record SideOptions(
         /** @return the options parsed so far */
         SideOptions build() {
             return new SideOptions(brokerCpus, clientCpus, kpipeObserver, settleLoad, settleMaxS);
-        }
-
-        private static double load(String v, String flag) {
-            double d;
-            try {
-                d = Double.parseDouble(v);
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(flag + " needs a load average (e.g. 1.5): " + v, e);
-            }
-            if (!(d > 0 && d < 1000)) {
-                throw new IllegalArgumentException(flag + " must be above 0 and below 1000: " + v);
-            }
-            return d;
         }
     }
 }

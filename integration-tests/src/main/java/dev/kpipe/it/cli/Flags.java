@@ -49,6 +49,47 @@ public final class Flags {
         return positive(number(v, flag), v, flag);
     }
 
+    /**
+     * @param v a flag's value
+     * @param flag the flag, for the message
+     * @return {@code v} as an {@code int} of 0 or more
+     * @throws IllegalArgumentException "{@code <flag> needs a number: <v>}" if it is not a decimal {@code int},
+     *     "{@code <flag> must be >= 0: <v>}" if it is negative
+     */
+    public static int nonNegativeInt(String v, String flag) {
+        long n = number(v, flag);
+        if (n != (int) n) {
+            throw notANumber(v, flag);
+        }
+        if (n < 0) {
+            throw new IllegalArgumentException(flag + " must be >= 0: " + v);
+        }
+        return (int) n;
+    }
+
+    /**
+     * @param v a flag's value
+     * @param flag the flag, for the message
+     * @return {@code v} as a finite {@code double} above 0 (e.g. a load average, {@code 1.5})
+     * @throws IllegalArgumentException "{@code <flag> needs a number: <v>}" if it is not a finite decimal number,
+     *     "{@code <flag> must be > 0: <v>}" if it is not above 0
+     */
+    public static double positiveDouble(String v, String flag) {
+        double d;
+        try {
+            d = Double.parseDouble(v);
+        } catch (NumberFormatException e) {
+            throw notANumber(v, flag);
+        }
+        if (!Double.isFinite(d)) {
+            throw notANumber(v, flag);
+        }
+        if (d <= 0) {
+            throw new IllegalArgumentException(flag + " must be > 0: " + v);
+        }
+        return d;
+    }
+
     private static long number(String v, String flag) {
         try {
             return Long.parseLong(v);

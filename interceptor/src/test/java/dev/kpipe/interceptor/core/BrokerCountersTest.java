@@ -10,14 +10,10 @@ import dev.kpipe.interceptor.HookCounters;
 import dev.kpipe.interceptor.Interceptor;
 import dev.kpipe.spi.NetworkEventListener;
 import dev.kpipe.spi.NetworkProcessor;
-import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import kafka.network.Processor;
 import kafka.server.KafkaApis;
-import org.apache.kafka.common.metrics.KafkaMetric;
 import org.apache.kafka.common.metrics.Metrics;
-import org.apache.kafka.common.metrics.MetricsReporter;
 import org.apache.kafka.common.requests.RequestContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -156,25 +152,14 @@ class BrokerCountersTest {
     }
 
     /** A kpipe reporter that fails to give its broker's hooks. */
-    private static final class BrokenOwner implements MetricsReporter, BrokerHooks.Owner {
+    private static final class BrokenOwner extends FakeBroker.Owner {
+        BrokenOwner() {
+            super(null);
+        }
+
         @Override
         public BrokerHooks brokerHooks() {
             throw new IllegalStateException("a reporter's bug");
         }
-
-        @Override
-        public void init(List<KafkaMetric> metrics) {}
-
-        @Override
-        public void metricChange(KafkaMetric metric) {}
-
-        @Override
-        public void metricRemoval(KafkaMetric metric) {}
-
-        @Override
-        public void close() {}
-
-        @Override
-        public void configure(Map<String, ?> configs) {}
     }
 }

@@ -34,7 +34,7 @@ final class FakeBroker {
     private FakeBroker() {}
 
     /** A kpipe reporter giving its broker's hooks; counts how often it was told a newer one took over. */
-    static final class Owner implements MetricsReporter, BrokerHooks.Owner {
+    static class Owner implements MetricsReporter, BrokerHooks.Owner {
         final BrokerHooks hooks;
         int superseded;
 
